@@ -1,0 +1,32 @@
+"""exactdp: check differential-privacy sensitivity claims with exact arithmetic.
+
+>>> from exactdp import Multisets, IntegerRange, sensitivity
+>>> sensitivity("mean", Multisets(IntegerRange(0, 4), sizes=(1, 3))).value
+Fraction(2, 1)
+"""
+
+from exactdp.checkers import (
+    ClaimResult, Scope, SensitivityCurve, SensitivityResult, Verdict, Witness, assert_claim,
+    claim_parameters, local_sensitivity, sensitivity, sensitivity_curve, verify_claim,
+)
+from exactdp.errors import (
+    ClaimViolated, ExactDPError, InexactInput, InvalidArgument, TooLarge, Undecided,
+    UndefinedQuery,
+)
+from exactdp.numeric.exact import from_float, to_exact
+from exactdp.queries import Query
+from exactdp.spaces import (
+    ChangeDistance, DatasetSpace, ExactSet, IntegerRange, Multisets, SubMultisets,
+    SymmetricDistance, ValueUniverse,
+)
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "ClaimResult", "Scope", "SensitivityCurve", "SensitivityResult", "Verdict", "Witness",
+    "assert_claim", "claim_parameters", "local_sensitivity", "sensitivity",
+    "sensitivity_curve", "verify_claim", "ClaimViolated", "ExactDPError", "InexactInput",
+    "InvalidArgument", "TooLarge", "Undecided", "UndefinedQuery", "from_float", "to_exact",
+    "Query", "ChangeDistance", "DatasetSpace", "ExactSet", "IntegerRange", "Multisets",
+    "SubMultisets", "SymmetricDistance", "ValueUniverse",
+]

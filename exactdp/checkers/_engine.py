@@ -1,0 +1,422 @@
+"""The enumeration engine behind every sensitivity computation.
+
+Datasets are count vectors; each is coded as one integer ``key = sum(c_i * B**i)``
+with a base ``B`` larger than any count plus ``d_in``. A move ``(R, A)`` (see
+:mod:`exactdp.spaces.metrics`) is then one integer ``delta`` and the neighbour of
+``x`` is ``key + delta``: a dictionary lookup, no tuple building.
+
+Why a lookup is enough: adding at most ``d_in`` to a digit never carries (the base
+is larger). Removing more records of a value than ``x`` holds borrows, and the
+*lowest* borrowing digit then reads ``B - (r - c) >= B - d_in``, more than any valid
+count, so the key belongs to no dataset and the lookup misses. Likewise a neighbour
+outside the space (a size out of range, a pool value used too often) is not in the
+table. The table holds exactly the datasets a pair may use: the space itself, or
+for the release-centred scope the space widened by ``d_in`` in size.
+
+For a scalar query the largest ``|f(x) - f(x')|`` over the neighbours of ``x`` is
+reached at their largest or smallest value, so each dataset costs one ``max`` and
+one ``min`` over its neighbours' values (scaled to integers by the common
+denominator). For the standard scope every unordered pair is visited once: a move is
+kept only if it is "larger" than its reverse move.
+
+Memory holds one integer per dataset of the table; pairs are streamed, never stored.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from exactdp._progress import Progress
+from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
+from exactdp.numeric.exact import format_exact
+from exactdp.queries.base import UNDEFINED, Query, check_result
+from exactdp.spaces.datasets import DatasetSpace
+
+__all__ = ["Table", "RawResult", "run", "estimate", "STANDARD", "RELEASE_CENTRED"]
+
+STANDARD = "standard"
+RELEASE_CENTRED = "release-centred"
+
+
+def _values_text(space: DatasetSpace, counts: Sequence[int]) -> str:
+    return "[" + ", ".join(format_exact(v) for v in space.to_values(counts)) + "]"
+
+
+class Table:
+    """Exact query values over the datasets a pair may use, keyed by integer code."""
+
+    def __init__(
+        self,
+        query: Query,
+        space: DatasetSpace,
+        ambient: DatasetSpace,
+        d_max: int,
+        undefined: object,
+    ):
+        self.query = query
+        self.space = space
+        self.ambient = ambient
+        m = len(space.universe)
+        top = max((ambient.max_count(i) for i in range(m)), default=0)
+        self.base = top + d_max + 1
+        self.weights = [self.base**i for i in range(m)]
+        prepared = query.prepare(space.universe.values)
+        raw: dict[int, object] = {}
+        self.undefined: set[int] = set()
+        stated = None
+        if undefined not in ("error", "exclude"):
+            stated = undefined  # an exact number (validated by the caller)
+            if query.output == "sqrt":
+                stated = stated * stated  # the radicand of the stated value
+        weights = self.weights
+        for counts in ambient:
+            key = sum(c * w for c, w in zip(counts, weights) if c)
+            value = prepared(counts)
+            if value is UNDEFINED:
+                if stated is None:
+                    self.undefined.add(key)
+                    continue
+                value = stated
+            raw[key] = value
+        # One common denominator turns every comparison into integer arithmetic.
+        if query.output == "vector":
+            dens = {Fraction(x).denominator for v in raw.values() for x in v}
+        else:
+            dens = {Fraction(v).denominator for v in raw.values()}
+        scale = 1
+        for d in dens:
+            scale = scale * d // math.gcd(scale, d)
+        self.scale = scale
+        if query.output == "vector":
+            self.values = {
+                k: tuple(int(Fraction(x) * scale) for x in v) for k, v in raw.items()
+            }
+        else:
+            self.values = {k: int(Fraction(v) * scale) for k, v in raw.items()}
+        self.size = len(raw) + len(self.undefined)
+
+    def key(self, counts: Sequence[int]) -> int:
+        return sum(c * w for c, w in zip(counts, self.weights))
+
+    def counts(self, key: int) -> tuple[int, ...]:
+        out = []
+        for _ in self.weights:
+            key, c = divmod(key, self.base)
+            out.append(c)
+        return tuple(out)
+
+    def deltas(self, moves, halve: bool) -> list[int]:
+        w = self.weights
+        out = []
+        for removed, added in moves:
+            if halve and (len(added), added) < (len(removed), removed):
+                continue
+            out.append(sum(w[i] for i in added) - sum(w[i] for i in removed))
+        return out
+
+
+@dataclass
+class RawResult:
+    """What one enumeration found, in the table's integer units."""
+
+    best: object  # scalar/vector: int distance (L2: squared); sqrt: (a, b) radicands
+    x_key: int | None
+    x_prime_key: int | None
+    pairs: int
+    sources: int
+    excluded: int
+
+
+SCAN_COST = 8
+"""How many delta lookups one relation test in :class:`ScanNeighbours` costs (measured
+roughly: a Python loop over a count vector against a C-level dict lookup)."""
+
+
+def choose_neighbours(table: Table, metric, d_in: int, exact_k: bool, halve: bool,
+                      n_sources: int, max_pairs: int | None, what: str):
+    """Pick the cheaper neighbour strategy and check the budget before any enumeration."""
+    m = len(table.space.universe)
+    n_moves = metric.count_moves(m, d_in, exact_k)
+    n_table = table.size
+    delta_cost = n_sources * n_moves
+    scan_cost = n_sources * n_table * SCAN_COST
+    if scan_cost < delta_cost:
+        est, unit = n_sources * n_table, f"{n_table:,} candidate datasets"
+    else:
+        est, unit = delta_cost, f"{n_moves:,} moves"
+    if max_pairs is not None and est > max_pairs:
+        raise TooLarge(
+            f"{what}: about {est:,} neighbour pairs to examine ({n_sources:,} datasets x "
+            f"{unit}), over max_pairs={max_pairs:,}; shrink the universe, the sizes or "
+            f"d_in, or raise max_pairs",
+            estimate=est,
+            budget=max_pairs,
+        )
+    if scan_cost < delta_cost:
+        return ScanNeighbours(table, metric, d_in, exact_k, halve)
+    moves = metric.moves(m, d_in, exact_k)
+    return DeltaNeighbours(table, table.deltas(moves, halve), halve)
+
+
+def _cmp_sqrt_sums(p1: int, p2: int, q1: int, q2: int) -> int:
+    """Sign of ``(sqrt(p1) + sqrt(p2)) - (sqrt(q1) + sqrt(q2))`` for integers >= 0, exactly."""
+    t = p1 + p2 - q1 - q2
+    big_p, big_q = 4 * p1 * p2, 4 * q1 * q2
+    # sign(t + sqrt(P) - sqrt(Q)), squaring only non-negative sides
+    if t >= 0:
+        u = big_p + t * t - big_q
+        if u >= 0:
+            return 0 if (u == 0 and t * big_p == 0) else 1
+        s = 4 * t * t * big_p - u * u
+        return (s > 0) - (s < 0)
+    u = big_p - big_q - t * t
+    if u <= 0:
+        return 0 if (u == 0 and big_q == 0) else -1
+    s = u * u - 4 * t * t * big_q
+    return (s > 0) - (s < 0)
+
+
+def _sqrt_gap_float(a: int, b: int) -> float:
+    try:
+        return math.sqrt(a) - math.sqrt(b)
+    except OverflowError:
+        return float(math.isqrt(a) - math.isqrt(b))
+
+
+def _raise_undefined(table: Table, source: int, neighbour: int | None) -> None:
+    q = table.query
+    space = table.space
+    bad = neighbour if neighbour is not None else source
+    counts = table.counts(bad)
+    where = f"x={_values_text(space, counts)} (size {sum(counts)})"
+    if neighbour is not None:
+        where = (f"x'={_values_text(space, counts)} (size {sum(counts)}), a neighbour of "
+                 f"x={_values_text(space, table.counts(source))}")
+    raise UndefinedQuery(
+        f"{q.name} is undefined on {where}; it needs at least {q.min_size} record(s). "
+        f"Pass undefined='exclude' to leave such datasets out (minimum size "
+        f"{q.min_size}), undefined=<value> to state a value, or use sizes of at least "
+        f"{q.min_size} (CLI: --undefined exclude|VALUE)"
+    )
+
+
+def undefined_reached(table: Table, sources: Sequence[int], neighbours, halved: bool) -> tuple[int, tuple[int, int | None] | None]:
+    """How many undefined datasets the pairs would touch, and one example
+    ``(source, neighbour)`` (``neighbour`` is ``None`` when the source itself is undefined).
+
+    An undefined dataset of the space is always touched (it is some pair's ``x``); one
+    outside the space (release-centred scope) only if it neighbours a source.
+    """
+    undefined = table.undefined
+    if not undefined:
+        return 0, None
+    source_set = set(sources)
+    touched = {u for u in undefined if u in source_set}
+    example = (min(touched), None) if touched else None
+    if not halved:  # otherwise the table is the space: every undefined one is a source
+        for key in sources:
+            if key in undefined:
+                continue
+            for k in neighbours.keys(key):
+                if k in undefined and k not in touched:
+                    touched.add(k)
+                    example = example or (key, k)
+    return len(touched), example
+
+
+class DeltaNeighbours:
+    """Neighbours by key arithmetic: ``key + delta`` for every move (fast when most
+    moves are feasible: multisets over a small universe)."""
+
+    def __init__(self, table: Table, deltas: Sequence[int], halve: bool):
+        self.table = table
+        self.halve = halve
+        self.deltas = list(deltas)
+        self._get = table.values.get
+
+    def keys(self, key: int) -> list[int]:
+        """Neighbour keys in the table (defined or not)."""
+        t = self.table
+        return [k for k in map(key.__add__, self.deltas) if k in t.values or k in t.undefined]
+
+    def __call__(self, key: int) -> list:
+        return [w for w in map(self._get, map(key.__add__, self.deltas)) if w is not None]
+
+    def find(self, key: int, target) -> int:
+        get = self._get
+        for dl in self.deltas:
+            if get(key + dl) == target:
+                return key + dl
+        raise AssertionError("witness lost")  # pragma: no cover
+
+
+class ScanNeighbours:
+    """Neighbours by scanning the table's datasets of nearby sizes and testing the
+    relation (fast when the moves far outnumber the datasets: pools, large ``d_in``)."""
+
+    def __init__(self, table: Table, metric, d_in: int, exact_k: bool, halve: bool):
+        self.table = table
+        self.metric = metric
+        self.d_in = d_in
+        self.exact_k = exact_k
+        self.halve = halve
+        self.shift = metric.size_shift(d_in)
+        by_size: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+        for key in list(table.values) + list(table.undefined):
+            c = table.counts(key)
+            by_size.setdefault(sum(c), []).append((c, key))
+        self.by_size = by_size
+
+    def keys(self, key: int) -> list[int]:
+        xc = self.table.counts(key)
+        n = sum(xc)
+        related = self.metric.related
+        out = []
+        for size in range(n - self.shift, n + self.shift + 1):
+            for yc, yk in self.by_size.get(size, ()):
+                if (not self.halve or yk > key) and related(xc, yc, self.d_in, self.exact_k):
+                    out.append(yk)
+        return out
+
+    def __call__(self, key: int) -> list:
+        values = self.table.values
+        return [values[k] for k in self.keys(key) if k in values]
+
+    def find(self, key: int, target) -> int:
+        values = self.table.values
+        for k in self.keys(key):
+            if values.get(k) == target:
+                return k
+        raise AssertionError("witness lost")  # pragma: no cover
+
+
+def run(
+    table: Table,
+    sources: Sequence[int],
+    neighbours,
+    policy: object,
+    progress: Progress,
+) -> RawResult:
+    """Enumerate every pair (source, neighbour) present in the table."""
+    halved = getattr(neighbours, "halve", False)
+    excluded, example = undefined_reached(table, sources, neighbours, halved)
+    if policy == "error" and example is not None:
+        _raise_undefined(table, *example)
+    kind = table.query.output
+    if kind == "scalar":
+        return _run_scalar(table, sources, neighbours, progress, excluded)
+    if kind == "sqrt":
+        return _run_sqrt(table, sources, neighbours, progress, excluded)
+    return _run_vector(table, sources, neighbours, progress, excluded)
+
+
+def _run_scalar(table, sources, neighbours, progress, excluded) -> RawResult:
+    get = table.values.get
+    best = -1
+    best_x = best_w = None
+    pairs = 0
+    for i, key in enumerate(sources):
+        v = get(key)
+        if v is None:
+            continue
+        ws = neighbours(key)
+        if not ws:
+            continue
+        pairs += len(ws)
+        hi = max(ws)
+        lo = min(ws)
+        if hi - v > best:
+            best, best_x, best_w = hi - v, key, hi
+        if v - lo > best:
+            best, best_x, best_w = v - lo, key, lo
+        if not i & 1023:
+            progress.update(i, pairs)
+    x_prime = neighbours.find(best_x, best_w) if best_x is not None else None
+    return RawResult(max(best, 0), best_x, x_prime, pairs, len(sources), excluded)
+
+
+def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
+    """Largest ``|sqrt(a) - sqrt(b)|``: compared exactly, with a float pre-filter."""
+    get = table.values.get
+    best = None  # (a, b) with sqrt(a) - sqrt(b) the best gap so far
+    best_f = -1.0
+    best_x = best_w = None
+    pairs = 0
+    for i, key in enumerate(sources):
+        v = get(key)
+        if v is None:
+            continue
+        ws = neighbours(key)
+        if not ws:
+            continue
+        pairs += len(ws)
+        hi = max(ws)
+        lo = min(ws)
+        for a, b, w in ((hi, v, hi), (v, lo, lo)):
+            gap_f = _sqrt_gap_float(a, b)
+            tol = 1e-9 * (1.0 + abs(best_f) + abs(gap_f))
+            if best is not None and gap_f < best_f - tol:
+                continue
+            if best is None or _cmp_sqrt_sums(a, best[1], b, best[0]) > 0:
+                best, best_f, best_x, best_w = (a, b), gap_f, key, w
+        if not i & 1023:
+            progress.update(i, pairs)
+    if best is None:
+        return RawResult((0, 0), None, None, pairs, len(sources), excluded)
+    x_prime = neighbours.find(best_x, best_w)
+    return RawResult(best, best_x, x_prime, pairs, len(sources), excluded)
+
+
+def _run_vector(table, sources, neighbours, progress, excluded) -> RawResult:
+    get = table.values.get
+    norm = table.query.norm
+    best = -1
+    best_x = best_w = None
+    pairs = 0
+    for i, key in enumerate(sources):
+        v = get(key)
+        if v is None:
+            continue
+        for w in neighbours(key):
+            pairs += 1
+            if norm == "L1":
+                dist = sum(abs(a - b) for a, b in zip(v, w))
+            elif norm == "L2":
+                dist = sum((a - b) * (a - b) for a, b in zip(v, w))
+            else:
+                dist = max((abs(a - b) for a, b in zip(v, w)), default=0)
+            if dist > best:
+                best, best_x, best_w = dist, key, w
+        if not i & 1023:
+            progress.update(i, pairs)
+    x_prime = neighbours.find(best_x, best_w) if best_x is not None else None
+    return RawResult(max(best, 0), best_x, x_prime, pairs, len(sources), excluded)
+
+
+def source_keys(table: Table, space: DatasetSpace) -> list[int]:
+    """Keys of the datasets of ``space`` (the ``x`` side of every pair)."""
+    if space is table.ambient:
+        return list(table.values) + list(table.undefined)
+    return [table.key(c) for c in space]
+
+
+def validate_policy(undefined: object) -> object:
+    from exactdp.numeric.exact import to_exact
+
+    if undefined in ("error", "exclude"):
+        return undefined
+    if undefined is None:
+        return "error"
+    try:
+        return to_exact(undefined, "undefined")
+    except InvalidArgument:
+        raise InvalidArgument(
+            f"undefined={undefined!r} is not a policy; use 'error', 'exclude' or an exact "
+            f"number such as 0 or '1/2'"
+        ) from None
+
+
+__all__ += ["source_keys", "validate_policy", "check_result"]

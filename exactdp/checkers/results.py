@@ -1,0 +1,193 @@
+"""Verdicts, witnesses and the results the checkers return."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from exactdp.numeric.decide import to_sympy
+from exactdp.numeric.exact import format_exact
+from exactdp.queries.base import Query
+from exactdp.spaces.datasets import DatasetSpace
+from exactdp.spaces.metrics import Metric
+
+__all__ = ["Verdict", "Witness", "Scope", "SensitivityResult", "ClaimResult", "format_value"]
+
+
+class Verdict(str, enum.Enum):
+    """The checker's answer about a claim on a finite domain."""
+
+    VIOLATED = "violated"
+    HOLDS_TIGHT = "holds-tight"
+    HOLDS = "holds"
+    UNDECIDED = "undecided"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def format_value(value: Any) -> str:
+    """Exact text that SymPy parses: ``'7/2'``, ``'sqrt(3)/2'``, ``'(1, 0)'``."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
+        return format_exact(value)
+    return str(value)
+
+
+def _latex(value: Any) -> str:
+    import sympy
+
+    if isinstance(value, tuple):
+        return r"\left(" + ", ".join(_latex(v) for v in value) + r"\right)"
+    return sympy.latex(to_sympy(value))
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A neighbouring pair and the query's exact value on each side."""
+
+    x: tuple[Fraction, ...]
+    x_prime: tuple[Fraction, ...]
+    fx: Any
+    fx_prime: Any
+    distance: Any
+
+    def to_dict(self) -> dict:
+        return {
+            "x": [format_exact(v) for v in self.x],
+            "x_prime": [format_exact(v) for v in self.x_prime],
+            "fx": format_value(self.fx),
+            "fx_prime": format_value(self.fx_prime),
+            "distance": format_value(self.distance),
+        }
+
+    def __str__(self) -> str:
+        xs = "[" + ", ".join(format_exact(v) for v in self.x) + "]"
+        ys = "[" + ", ".join(format_exact(v) for v in self.x_prime) + "]"
+        return f"x={xs}, x'={ys}: f(x)={format_value(self.fx)}, f(x')={format_value(self.fx_prime)}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Exactly what was enumerated: every verdict carries one."""
+
+    space: DatasetSpace
+    metric: Metric
+    d_in: int
+    exact_k: bool
+    scope: str
+    datasets: int
+    pairs: int
+    excluded: int = 0
+    local_at: tuple[Fraction, ...] | None = None
+
+    def describe(self) -> str:
+        rel = self.metric.describe(self.d_in, self.exact_k)
+        if self.local_at is not None:
+            x = "[" + ", ".join(format_exact(v) for v in self.local_at) + "]"
+            head = f"local at x={x} in {self.space.describe()}"
+        else:
+            head = f"all {self.datasets:,} {self.space.describe()}"
+        if self.scope == "standard":
+            where = "both datasets in the space"
+        else:
+            where = "x in the space, x' any neighbour (release-centred)"
+        kind = "unordered pairs" if self.scope == "standard" and self.local_at is None else "pairs (x, x')"
+        text = f"{head}; {rel}; {where}; {self.pairs:,} {kind} examined"
+        if self.excluded:
+            text += f"; {self.excluded:,} datasets excluded where the query is undefined"
+        return text
+
+    def to_dict(self) -> dict:
+        return {
+            "space": self.space.describe(),
+            "neighbors": self.metric.cli_name,
+            "d_in": self.d_in,
+            "exact_k": self.exact_k,
+            "scope": self.scope,
+            "datasets": self.datasets,
+            "pairs": self.pairs,
+            "excluded": self.excluded,
+        }
+
+
+@dataclass(frozen=True)
+class SensitivityResult:
+    """Exact (global or local) sensitivity of a query, with the pair that attains it."""
+
+    query: Query
+    value: Any  # Fraction, or a SymPy expression when irrational
+    witness: Witness | None
+    scope: Scope
+
+    def __str__(self) -> str:
+        kind = "local sensitivity" if self.scope.local_at is not None else "sensitivity"
+        text = f"{self.query.name}: {kind} {format_value(self.value)}"
+        if self.witness is not None:
+            text += f", attained by {self.witness}"
+        return f"{text}\n  scope: {self.scope.describe()}"
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query.name,
+            "neighbors": self.scope.metric.cli_name,
+            "d_in": self.scope.d_in,
+            "sensitivity": format_value(self.value),
+            "witness": None if self.witness is None else self.witness.to_dict(),
+            "pairs": self.scope.pairs,
+            "scope": self.scope.to_dict(),
+            "scope_text": self.scope.describe(),
+        }
+
+    def _repr_latex_(self) -> str:
+        return rf"$\displaystyle \Delta_{{\mathrm{{{self.query.name}}}}} = {_latex(self.value)}$"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim compared with the exact sensitivity."""
+
+    claim_text: str
+    claim: Any  # the claim's exact value once the parameters are bound
+    verdict: Verdict
+    sensitivity: SensitivityResult
+    parameters: dict = field(default_factory=dict)
+
+    @property
+    def witness(self) -> Witness | None:
+        return self.sensitivity.witness
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+
+    def summary(self) -> str:
+        s = self.sensitivity
+        claim = format_value(self.claim)
+        shown = self.claim_text if self.claim_text == claim else f"{self.claim_text} = {claim}"
+        if self.verdict is Verdict.VIOLATED:
+            return (f"VIOLATED: claim {shown} < sensitivity {format_value(s.value)}; "
+                    f"witness {s.witness}")
+        if self.verdict is Verdict.HOLDS_TIGHT:
+            return f"HOLDS, tight: claim {shown} is attained by {s.witness}"
+        if self.verdict is Verdict.HOLDS:
+            return f"HOLDS with slack: claim {shown} > exact maximum {format_value(s.value)}"
+        return f"UNDECIDED: could not compare claim {shown} with {format_value(s.value)}"
+
+    def __str__(self) -> str:
+        return f"{self.sensitivity.query.name}: {self.summary()}\n  scope: {self.sensitivity.scope.describe()}"
+
+    def to_dict(self) -> dict:
+        out = self.sensitivity.to_dict()
+        out["claim"] = self.claim_text
+        out["claim_value"] = format_value(self.claim)
+        out["verdict"] = self.verdict.value
+        return out
+
+    def _repr_latex_(self) -> str:
+        rel = {Verdict.VIOLATED: "<", Verdict.HOLDS_TIGHT: "=", Verdict.HOLDS: ">"}.get(self.verdict, "?")
+        return (rf"$\displaystyle \text{{claim }} {_latex(self.claim)} {rel} "
+                rf"{_latex(self.sensitivity.value)} \quad (\text{{{self.verdict.value}}})$")

@@ -1,0 +1,431 @@
+"""Exact sensitivity by exhaustive enumeration, and claim verification.
+
+* :func:`sensitivity`: global sensitivity ``max |f(x) - f(x')|`` over every
+  neighbouring pair of a space, with the pair that attains it;
+* :func:`local_sensitivity`: the same maximum with ``x`` fixed;
+* :func:`sensitivity_curve`: sensitivity as a function of ``d_in``;
+* :func:`verify_claim`: compare a claimed sensitivity (a number, or a formula in
+  ``L``, ``U``, ``N``, ``d_in``, ``k``) with the exact one: VIOLATED, HOLDS (tight) or
+  HOLDS with slack, always with the scope that was examined.
+
+Two scopes, both explicit:
+
+* ``"standard"``: both datasets of a pair lie in the space (the DP definition on a
+  restricted domain);
+* ``"release-centred"``: ``x`` ranges over the space and ``x'`` is any neighbour of
+  ``x`` over the same universe (for a pool: any sub-multiset of the pool), whatever
+  its size; seed 003's setting, where a release of size ``n`` is compared with
+  neighbours of size ``n +- k``.
+
+>>> from exactdp import Multisets, IntegerRange, SymmetricDistance
+>>> from exactdp.queries import sum_
+>>> r = sensitivity(sum_, Multisets(IntegerRange(2, 5), sizes=(0, 3)), SymmetricDistance())
+>>> r.value
+Fraction(5, 1)
+>>> verify_claim("U - L", sum_, Multisets(IntegerRange(2, 5), sizes=(0, 3))).verdict
+<Verdict.VIOLATED: 'violated'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+import sympy
+
+from exactdp._progress import Progress
+from exactdp.checkers import _engine
+from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Verdict, Witness, format_value
+from exactdp.errors import ClaimViolated, InvalidArgument, TooLarge, Undecided
+from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
+from exactdp.numeric.exact import to_exact
+from exactdp.queries.base import Query, sqrt_value
+from exactdp.queries.builtin import parse_query
+from exactdp.spaces.datasets import DatasetSpace
+from exactdp.spaces.metrics import Metric, SymmetricDistance, check_d_in, parse_metric
+from exactdp.symbolic.parse import parse_expression
+
+__all__ = [
+    "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
+    "assert_claim", "claim_parameters", "SensitivityCurve", "DEFAULT_MAX_PAIRS",
+    "DEFAULT_MAX_DATASETS", "SCOPES",
+]
+
+DEFAULT_MAX_PAIRS = 50_000_000
+"""Default budget on neighbour pairs (about 10-20 s of enumeration on one core)."""
+
+DEFAULT_MAX_DATASETS = 3_000_000
+"""Default budget on datasets held in the value table (memory)."""
+
+SCOPES = (_engine.STANDARD, _engine.RELEASE_CENTRED)
+
+
+# -- argument handling ---------------------------------------------------------------
+
+def _query(query: Query | str) -> Query:
+    if isinstance(query, Query):
+        return query
+    if isinstance(query, str):
+        return parse_query(query)
+    raise InvalidArgument(
+        f"query={query!r} is not a Query; pass one from exactdp.queries or a name such as 'mean'"
+    )
+
+
+def _metric(metric: Metric | str | None) -> Metric:
+    if metric is None:
+        return SymmetricDistance()
+    if isinstance(metric, Metric):
+        return metric
+    if isinstance(metric, str):
+        return parse_metric(metric)
+    raise InvalidArgument(
+        f"metric={metric!r} is not a metric; pass SymmetricDistance(), ChangeDistance(), "
+        f"'add-remove' or 'substitute'"
+    )
+
+
+def _scope(scope: str) -> str:
+    aliases = {"release-centered": _engine.RELEASE_CENTRED, "release_centred": _engine.RELEASE_CENTRED}
+    scope = aliases.get(scope, scope)
+    if scope not in SCOPES:
+        raise InvalidArgument(
+            f"scope={scope!r} is not a scope; use 'standard' (both datasets in the space) or "
+            f"'release-centred' (x in the space, x' any neighbour)"
+        )
+    return scope
+
+
+def _space(space: DatasetSpace) -> DatasetSpace:
+    if not isinstance(space, DatasetSpace):
+        raise InvalidArgument(
+            f"space={space!r} is not a dataset space; build one with Multisets(universe, "
+            f"sizes=(A, B)) or SubMultisets(pool, size=N)"
+        )
+    return space
+
+
+def _ambient(space: DatasetSpace, metric: Metric, d_max: int, scope: str) -> DatasetSpace:
+    if scope == _engine.STANDARD:
+        return space
+    shift = metric.size_shift(d_max)
+    if shift == 0:
+        return space
+    return space.with_sizes(max(0, space.min_size - shift), space.max_size + shift)
+
+
+@dataclass
+class _Setup:
+    query: Query
+    space: DatasetSpace
+    metric: Metric
+    scope: str
+    policy: Any
+    table: _engine.Table
+
+
+def _setup(query, space, metric, d_max, scope, undefined, max_datasets) -> _Setup:
+    query = _query(query)
+    space = _space(space)
+    metric = _metric(metric)
+    scope = _scope(scope)
+    d_max = check_d_in(d_max)
+    policy = _engine.validate_policy(undefined)
+    if query.output == "vector" and policy not in ("error", "exclude"):
+        raise InvalidArgument(
+            f"undefined={undefined!r}: a stated value is for scalar queries; use 'exclude'"
+        )
+    if query.output == "sqrt" and isinstance(policy, Fraction) and policy < 0:
+        raise InvalidArgument(f"undefined={undefined!r} is negative; a standard deviation is >= 0")
+    ambient = _ambient(space, metric, d_max, scope)
+    n = ambient.count()
+    if max_datasets is not None and n > max_datasets:
+        raise TooLarge(
+            f"{n:,} datasets in {ambient.describe()}, over max_datasets={max_datasets:,}; "
+            f"shrink the universe ({len(space.universe)} values) or the sizes "
+            f"({space.sizes_text()}), or raise max_datasets",
+            estimate=n,
+            budget=max_datasets,
+        )
+    table = _engine.Table(query, space, ambient, d_max, policy)
+    return _Setup(query, space, metric, scope, policy, table)
+
+
+def _final_value(query: Query, raw: _engine.RawResult, scale: int):
+    if query.output == "scalar":
+        return Fraction(raw.best, scale)
+    if query.output == "sqrt":
+        a, b = raw.best
+        return to_fraction_if_rational(
+            to_sympy(sqrt_value(Fraction(a, scale))) - to_sympy(sqrt_value(Fraction(b, scale)))
+        )
+    if query.norm == "L2":
+        return to_fraction_if_rational(to_sympy(sqrt_value(Fraction(raw.best, scale * scale))))
+    return Fraction(raw.best, scale)
+
+
+def _witness(setup: _Setup, raw: _engine.RawResult, value) -> Witness | None:
+    if raw.x_key is None:
+        return None
+    table, query, space = setup.table, setup.query, setup.space
+    xc, yc = table.counts(raw.x_key), table.counts(raw.x_prime_key)
+    scale = table.scale
+
+    def public(key):
+        v = table.values[key]
+        if query.output == "vector":
+            return tuple(Fraction(c, scale) for c in v)
+        return query.public_value(Fraction(v, scale))
+
+    return Witness(space.to_values(xc), space.to_values(yc), public(raw.x_key),
+                   public(raw.x_prime_key), value)
+
+
+def _compute(setup: _Setup, d_in: int, exact_k: bool, max_pairs, progress, local_at=None) -> SensitivityResult:
+    d_in = check_d_in(d_in)
+    if exact_k and d_in == 0:
+        raise InvalidArgument("d_in=0 with exact_k=True has no pairs; use d_in >= 1")
+    table = setup.table
+    if local_at is not None:
+        sources = [table.key(local_at)]
+        halve = False
+    else:
+        sources = _engine.source_keys(table, setup.space)
+        halve = setup.scope == _engine.STANDARD
+    neighbours = _engine.choose_neighbours(
+        table, setup.metric, d_in, exact_k, halve, len(sources), max_pairs,
+        f"{setup.query.name} on {setup.space.describe()}",
+    )
+    bar = Progress(f"{setup.query.name}, d_in={d_in}", len(sources), progress)
+    try:
+        raw = _engine.run(table, sources, neighbours, setup.policy, bar)
+    finally:
+        bar.close()
+    value = _final_value(setup.query, raw, table.scale)
+    scope = Scope(
+        space=setup.space, metric=setup.metric, d_in=d_in, exact_k=exact_k, scope=setup.scope,
+        datasets=setup.space.count() if local_at is None else 1, pairs=raw.pairs,
+        excluded=raw.excluded,
+        local_at=None if local_at is None else setup.space.to_values(local_at),
+    )
+    return SensitivityResult(setup.query, value, _witness(setup, raw, value), scope)
+
+
+# -- public API ----------------------------------------------------------------------
+
+def sensitivity(
+    query: Query | str,
+    space: DatasetSpace,
+    metric: Metric | str | None = None,
+    d_in: int = 1,
+    *,
+    exact_k: bool = False,
+    scope: str = "standard",
+    undefined: object = "error",
+    max_pairs: int | None = DEFAULT_MAX_PAIRS,
+    max_datasets: int | None = DEFAULT_MAX_DATASETS,
+    progress: bool | None = None,
+) -> SensitivityResult:
+    """Exact global sensitivity of ``query`` over ``space`` under ``metric`` at ``d_in``.
+
+    ``undefined`` says what to do where the query is undefined (the mean of the empty
+    dataset): ``"error"`` (default: raise, naming the dataset), ``"exclude"`` (leave
+    those datasets out of every pair, i.e. impose the query's minimum size) or an exact
+    number to use as the value there. ``max_pairs`` and ``max_datasets`` are budgets
+    checked *before* enumerating (``None``: no limit); ``progress`` forces the stderr
+    progress line on or off (default: on when stderr is a terminal).
+    """
+    setup = _setup(query, space, metric, d_in, scope, undefined, max_datasets)
+    return _compute(setup, d_in, exact_k, max_pairs, progress)
+
+
+def local_sensitivity(
+    query: Query | str,
+    dataset: Iterable[object],
+    space: DatasetSpace,
+    metric: Metric | str | None = None,
+    d_in: int = 1,
+    *,
+    exact_k: bool = False,
+    scope: str = "standard",
+    undefined: object = "error",
+    max_datasets: int | None = DEFAULT_MAX_DATASETS,
+) -> SensitivityResult:
+    """Largest ``|f(x) - f(x')|`` over the neighbours ``x'`` of the given ``x``.
+
+    ``x`` must lie in ``space``; its neighbours are taken from the space (standard
+    scope) or from every dataset over the universe (release-centred).
+    """
+    setup = _setup(query, space, metric, d_in, scope, undefined, max_datasets)
+    counts = setup.space.to_counts(dataset, "dataset")
+    if not setup.space.contains(counts):
+        raise InvalidArgument(
+            f"dataset={list(dataset)!r} is not in {setup.space.describe()}; pick a dataset "
+            f"of the space"
+        )
+    return _compute(setup, d_in, exact_k, None, False, local_at=counts)
+
+
+@dataclass(frozen=True)
+class SensitivityCurve:
+    """Sensitivity as a function of ``d_in`` (seed 003's plots, as a table)."""
+
+    results: tuple[SensitivityResult, ...]
+
+    def table(self) -> str:
+        head = self.results[0]
+        lines = [f"{head.query.name} over {head.scope.space.describe()}",
+                 f"{'d_in':>5}  {'sensitivity':<24} {'pairs':>12}  witness"]
+        for r in self.results:
+            lines.append(f"{r.scope.d_in:>5}  {format_value(r.value):<24} {r.scope.pairs:>12,}  {r.witness}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def to_dict(self) -> list[dict]:
+        return [r.to_dict() for r in self.results]
+
+    def plot(self, path: str) -> str:
+        """Write a PNG of sensitivity against ``d_in`` (needs the ``plot`` extra)."""
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise InvalidArgument(
+                "plotting needs matplotlib; install it with: pip install 'exactdp[plot]'"
+            ) from None
+        xs = [r.scope.d_in for r in self.results]
+        ys = [float(to_sympy(r.value).evalf(17)) for r in self.results]  # display only
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot(xs, ys, marker="o", label=self.results[0].query.name)
+        ax.set_xticks(xs)
+        ax.set_xlabel("d_in")
+        ax.set_ylabel("exact sensitivity")
+        ax.set_title(self.results[0].scope.space.describe(), fontsize=9)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+        return path
+
+
+def sensitivity_curve(
+    query: Query | str,
+    space: DatasetSpace,
+    metric: Metric | str | None = None,
+    d_ins: Sequence[int] = (1, 2, 3),
+    *,
+    exact_k: bool = False,
+    scope: str = "standard",
+    undefined: object = "error",
+    max_pairs: int | None = DEFAULT_MAX_PAIRS,
+    max_datasets: int | None = DEFAULT_MAX_DATASETS,
+    progress: bool | None = None,
+) -> SensitivityCurve:
+    """:func:`sensitivity` for each ``d_in`` in ``d_ins``, sharing one value table."""
+    d_list = [check_d_in(d) for d in d_ins]
+    if not d_list:
+        raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
+    setup = _setup(query, space, metric, max(d_list), scope, undefined, max_datasets)
+    return SensitivityCurve(tuple(_compute(setup, d, exact_k, max_pairs, progress) for d in d_list))
+
+
+CLAIM_PARAMETERS = {
+    "L": "lower bound: the clip lower bound for a clipped query, else the universe's minimum",
+    "U": "upper bound: the clip upper bound for a clipped query, else the universe's maximum",
+    "N": "the dataset size, when every dataset of the space has the same size",
+    "d_in": "the bound on the dataset distance",
+    "k": "the same as d_in (seed 003 calls it the Hamming distance)",
+}
+
+
+def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
+    """The values of ``L``, ``U``, ``N``, ``d_in`` and ``k`` for a claim on this space."""
+    lo, hi = query.clip if query.clip is not None else (space.universe.lower, space.universe.upper)
+    params = {"L": lo, "U": hi, "d_in": Fraction(d_in), "k": Fraction(d_in)}
+    if space.fixed_size is not None:
+        params["N"] = Fraction(space.fixed_size)
+    return params
+
+
+def _claim_value(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
+    if isinstance(claim, str):
+        try:
+            value = to_exact(claim, "claim")
+            return claim, value
+        except (InvalidArgument, TypeError):
+            pass
+        if "N" not in params and "N" in claim.replace("Min", "").replace("Max", ""):
+            names = set()
+            try:
+                import ast
+
+                names = {n.id for n in ast.walk(ast.parse(claim.replace("^", "**"), mode="eval"))
+                         if isinstance(n, ast.Name)}
+            except SyntaxError:
+                pass
+            if "N" in names:
+                raise InvalidArgument(
+                    f"claim={claim!r} uses N, but the datasets of this space have different "
+                    f"sizes; N is defined only when every dataset has the same size"
+                )
+        expr = parse_expression(claim, params)
+        if expr.free_symbols:  # pragma: no cover - every name is bound above
+            raise InvalidArgument(f"claim={claim!r} still has free symbols {expr.free_symbols}")
+        if not expr.is_real:
+            raise InvalidArgument(f"claim={claim!r} is not a real number here ({expr})")
+        return claim, to_fraction_if_rational(expr)
+    if isinstance(claim, sympy.Basic):
+        expr = claim.subs({sympy.Symbol(k): to_sympy(v) for k, v in params.items()})
+        expr = expr.subs({s: to_sympy(params[s.name]) for s in expr.free_symbols if s.name in params})
+        if expr.free_symbols:
+            raise InvalidArgument(
+                f"claim={claim} has symbols {sorted(map(str, expr.free_symbols))} that are not "
+                f"parameters of this check ({', '.join(params)})"
+            )
+        return str(claim), to_fraction_if_rational(expr)
+    value = to_exact(claim, "claim")
+    return format_value(value), value
+
+
+def verify_claim(
+    claim: object,
+    query: Query | str,
+    space: DatasetSpace,
+    metric: Metric | str | None = None,
+    d_in: int = 1,
+    **options: Any,
+) -> ClaimResult:
+    """Compare a claimed sensitivity with the exact one; never raises on a violation.
+
+    ``claim`` is a number (int, Fraction, exact string) or a formula (a string parsed
+    safely, or a SymPy expression) in ``L``, ``U``, ``N``, ``d_in`` and ``k``; see
+    :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
+    """
+    result = sensitivity(query, space, metric, d_in, **options)
+    params = claim_parameters(result.query, result.scope.space, result.scope.d_in)
+    text, value = _claim_value(claim, params)
+    return judge(text, value, result, params)
+
+
+def judge(text: str, value: Any, result: SensitivityResult, params: dict | None = None) -> ClaimResult:
+    """The verdict on a claimed value against a computed sensitivity."""
+    try:
+        c = compare(value, result.value)
+    except Undecided:
+        verdict = Verdict.UNDECIDED
+    else:
+        verdict = Verdict.VIOLATED if c < 0 else Verdict.HOLDS_TIGHT if c == 0 else Verdict.HOLDS
+    return ClaimResult(text, value, verdict, result, dict(params or {}))
+
+
+def assert_claim(claim: object, query, space, metric=None, d_in: int = 1, **options) -> ClaimResult:
+    """Like :func:`verify_claim`, but raise :class:`ClaimViolated` unless the claim holds."""
+    result = verify_claim(claim, query, space, metric, d_in, **options)
+    if not result.ok:
+        raise ClaimViolated(str(result), result)
+    return result

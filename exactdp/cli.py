@@ -1,0 +1,223 @@
+"""The ``exactdp`` command: a thin layer over the Python API.
+
+``exactdp verify`` re-checks every built-in claim; ``exactdp sensitivity`` computes
+one exact sensitivity (optionally against a claim, per ``d_in``, or locally).
+
+Exit status: 0 success; 1 a claim is violated or undecided (``sensitivity --claim``)
+or a built-in claim departs from its expectation (``verify``); 2 bad input, with a
+one-line message and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from exactdp.checkers.builtin import FLOAT_CLOSE, builtin_claims, float_gap
+from exactdp.checkers.results import Verdict, format_value
+from exactdp.checkers.sensitivity import (
+    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, claim_parameters, judge, local_sensitivity,
+    sensitivity_curve, verify_claim, _claim_value,
+)
+from exactdp.errors import ExactDPError, InvalidArgument
+from exactdp.numeric.exact import to_exact
+from exactdp.queries import clipped, parse_query
+from exactdp.spaces.datasets import Multisets, SubMultisets
+from exactdp.spaces.metrics import parse_metric
+from exactdp.spaces.universe import ValueUniverse, parse_values
+
+__all__ = ["main"]
+
+
+def _int_range(text: str, name: str) -> list[int]:
+    lo, sep, hi = text.strip().partition("..")
+    try:
+        a = int(lo)
+        b = int(hi) if sep else a
+    except ValueError:
+        raise InvalidArgument(f"{name}={text!r} is not a whole number or a range 'A..B'") from None
+    if a < 0 or b < 0:
+        raise InvalidArgument(f"{name}={text!r} is negative; use values of at least 0")
+    if b < a:
+        raise InvalidArgument(f"{name}={text!r} has B < A; write '{b}..{a}'")
+    return list(range(a, b + 1))
+
+
+def _space(args):
+    if (args.universe is None) == (args.pool is None):
+        raise InvalidArgument(
+            "give either --universe SPEC with --sizes A..B (multisets over values), or "
+            "--pool SPEC with --size N (sub-multisets of a record pool)"
+        )
+    if args.universe is not None:
+        if args.size is not None and args.sizes is not None:
+            raise InvalidArgument("--size and --sizes both given; use one")
+        sizes = args.sizes if args.sizes is not None else args.size
+        if sizes is None:
+            raise InvalidArgument("--universe needs --sizes A..B (or --size N)")
+        universe = ValueUniverse(parse_values(args.universe), spec=_spec_text(args.universe))
+        bounds = _int_range(sizes, "--sizes")
+        return Multisets(universe, sizes=(bounds[0], bounds[-1]))
+    sizes = args.size if args.size is not None else args.sizes
+    if sizes is None:
+        raise InvalidArgument("--pool needs --size N (or --sizes A..B)")
+    bounds = _int_range(sizes, "--size")
+    return SubMultisets(parse_values(args.pool, "pool"), sizes=(bounds[0], bounds[-1]))
+
+
+def _spec_text(spec: str) -> str | None:
+    text = spec.strip()
+    if ".." in text and "," not in text:
+        return "{" + text + "}"
+    return None
+
+
+def _query(args):
+    query = parse_query(args.query)
+    if args.clip is not None:
+        parts = args.clip.split(",")
+        if len(parts) != 2:
+            raise InvalidArgument(f"--clip={args.clip!r} is not 'L,U'; write e.g. --clip 0,10")
+        query = clipped(query, to_exact(parts[0].strip(), "clip L"), to_exact(parts[1].strip(), "clip U"))
+    return query
+
+
+def _undefined(text: str | None):
+    if text is None or text in ("error", "exclude"):
+        return text or "error"
+    return to_exact(text, "--undefined")
+
+
+def _cmd_sensitivity(args) -> int:
+    space = _space(args)
+    query = _query(args)
+    metric = parse_metric(args.neighbors)
+    d_ins = _int_range(args.d_in, "--d-in")
+    scope = "release-centred" if args.release_centred else "standard"
+    opts = dict(exact_k=args.exact_k, scope=scope, undefined=_undefined(args.undefined))
+    if args.local is not None:
+        if len(d_ins) != 1:
+            raise InvalidArgument("--local takes one --d-in, not a range")
+        dataset = parse_values(args.local, "--local") if args.local.strip() else []
+        results = [local_sensitivity(query, dataset, space, metric, d_ins[0],
+                                     max_datasets=args.max_datasets, **opts)]
+    else:
+        curve = sensitivity_curve(query, space, metric, d_ins, max_pairs=args.max_pairs,
+                                  max_datasets=args.max_datasets, progress=None, **opts)
+        results = list(curve.results)
+        if args.plot:
+            curve.plot(args.plot)
+    claims = []
+    if args.claim is not None:
+        for r in results:
+            params = claim_parameters(r.query, r.scope.space, r.scope.d_in)
+            text, value = _claim_value(args.claim, params)
+            claims.append(judge(text, value, r, params))
+    if args.json:
+        objs = []
+        for i, r in enumerate(results):
+            obj = claims[i].to_dict() if claims else dict(r.to_dict(), claim=None, verdict=None)
+            objs.append(obj)
+        print(json.dumps(objs[0] if len(objs) == 1 else objs, indent=2))
+    else:
+        if len(results) > 1:
+            print(curve.table())
+            for c in claims:
+                print(f"d_in={c.sensitivity.scope.d_in}: {c.summary()}")
+        else:
+            print(claims[0] if claims else results[0])
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    if claims and not all(c.ok for c in claims):
+        return 1
+    return 0
+
+
+def _cmd_verify(args) -> int:
+    claims = builtin_claims(all_k=args.all)
+    if args.only:
+        claims = [c for c in claims if c.id.startswith(args.only)]
+        if not claims:
+            raise InvalidArgument(f"--only={args.only!r} matches no built-in claim id; try 's000' or 's003/a'")
+    failures = 0
+    rows = []
+    counts: dict[str, int] = {}
+    for claim in claims:
+        result = claim.check(progress=None)
+        met = claim.meets_expectation(result)
+        failures += not met
+        counts[result.verdict.value] = counts.get(result.verdict.value, 0) + 1
+        if args.json:
+            obj = result.to_dict()
+            obj.update(id=claim.id, source=claim.source, statement=claim.statement,
+                       expected=claim.expect, as_expected=met)
+            rows.append(obj)
+            continue
+        note = ""
+        if claim.expect == FLOAT_CLOSE and result.verdict is not Verdict.HOLDS_TIGHT:
+            gap = float_gap(result)
+            note = f" (float rounding: claim - exact = {gap:.1e} relative)"
+        mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
+        s = result.sensitivity
+        witness = f"; witness {s.witness}" if s.witness is not None else ""
+        print(f"{result.verdict.value.upper():<11} {claim.id}: claim {result.claim_text} vs exact "
+              f"{format_value(s.value)}{note}{witness}; scope: {s.scope.describe()}{mark}")
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        print(f"\n{len(claims)} built-in claims checked: {summary}; "
+              f"{failures} departed from what was expected")
+    return 1 if failures else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="exactdp", description="Check DP sensitivity claims exactly.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    v = sub.add_parser("verify", help="re-check every built-in claim (the main job)")
+    v.add_argument("--all", action="store_true", help="seed 003 at every k the notebook ran (default: k = 1, 2)")
+    v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX, e.g. s000")
+    v.add_argument("--json", action="store_true", help="a JSON list instead of text")
+    v.set_defaults(run=_cmd_verify)
+
+    s = sub.add_parser("sensitivity", help="exact sensitivity of one query over one space")
+    s.add_argument("--query", required=True, help="count|sum|mean|median|percentile:P[:METHOD]|quantile:Q|var|var:1|std|std:1")
+    s.add_argument("--universe", metavar="SPEC", help="values: 'A..B' (integers) or '1,5/2,0.25'")
+    s.add_argument("--sizes", metavar="A..B", help="dataset sizes with --universe (inclusive)")
+    s.add_argument("--pool", metavar="SPEC", help="a record pool such as '1,2,2,2,5,5,7,8,9,9'")
+    s.add_argument("--size", metavar="N", help="dataset size with --pool")
+    s.add_argument("--neighbors", default="add-remove", help="add-remove (default) or substitute")
+    s.add_argument("--d-in", default="1", metavar="K", help="distance bound, or a range A..B for a table")
+    s.add_argument("--exact-k", action="store_true", help="pairs at exactly k (seed 003's convention)")
+    s.add_argument("--release-centred", "--release-centered", action="store_true",
+                   help="x in the space, x' any neighbour (default: both in the space)")
+    s.add_argument("--clip", metavar="L,U", help="clamp records to [L, U] before the query")
+    s.add_argument("--claim", metavar="EXPR", help="a claimed sensitivity: a number or a formula in L, U, N, d_in, k")
+    s.add_argument("--local", metavar="DATASET", help="local sensitivity at this dataset (comma list)")
+    s.add_argument("--undefined", metavar="POLICY", help="error (default), exclude, or a value to use")
+    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, help="refuse above this many pairs")
+    s.add_argument("--max-datasets", type=int, default=DEFAULT_MAX_DATASETS, help="refuse above this many datasets")
+    s.add_argument("--plot", metavar="PNG", help="with a --d-in range: write a plot (needs matplotlib)")
+    s.add_argument("--json", action="store_true", help="a JSON object instead of text")
+    s.set_defaults(run=_cmd_sensitivity)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except ExactDPError as e:
+        print(f"exactdp: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        print("exactdp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

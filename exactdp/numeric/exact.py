@@ -1,0 +1,98 @@
+"""Exact numbers from user input.
+
+:func:`to_exact` is the one door through which user-supplied numbers enter the exact
+path. It accepts ``int``, :class:`~fractions.Fraction`, :class:`~decimal.Decimal`,
+SymPy rationals and strings written exactly (``"5/2"``, ``"-3"``, ``"0.25"``,
+``"1e-5"``). A ``float`` is refused, because ``0.1`` is not one tenth; the message
+says how to pass the number meant. :func:`from_float` is the explicit door for a
+float's exact binary value.
+
+>>> to_exact("0.1")
+Fraction(1, 10)
+>>> to_exact("5/2")
+Fraction(5, 2)
+>>> from_float(0.1)
+Fraction(3602879701896397, 36028797018963968)
+>>> format_exact(Fraction(7, 2))
+'7/2'
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+from exactdp.errors import InexactInput, InvalidArgument
+
+__all__ = ["to_exact", "from_float", "format_exact"]
+
+_EXACT_STRING = re.compile(
+    r"""\A\s*[-+]?(
+        \d+\s*/\s*\d+                      # a ratio of integers: 5/2
+      | (\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?  # a decimal literal: 0.25, 1e-5
+    )\s*\Z""",
+    re.VERBOSE,
+)
+
+
+def to_exact(value: object, name: str = "value") -> Fraction:
+    """Convert ``value`` to a :class:`~fractions.Fraction` without any rounding.
+
+    ``name`` is used in error messages, e.g. ``to_exact(0.1, "lower")`` raises
+    ``InexactInput: lower=0.1 is a float; ...``.
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name}={value!r} is a bool; pass a number such as 0 or 1")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        raise InexactInput(
+            f"{name}={value!r} is a float, which is not exact; pass the number you mean "
+            f"as a string ({str(value)!r}), an int or a Fraction, or use "
+            f"exactdp.from_float({value!r}) for the float's exact binary value"
+        )
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidArgument(f"{name}={value!r} is not finite; pass a finite number")
+        return Fraction(value)
+    if isinstance(value, str):
+        if not _EXACT_STRING.match(value):
+            raise InvalidArgument(
+                f"{name}={value!r} is not an exact number; write an integer ('-3'), "
+                f"a ratio ('5/2') or a decimal ('0.25', '1e-5')"
+            )
+        text = value.replace(" ", "")
+        try:
+            return Fraction(text)
+        except ZeroDivisionError:
+            raise InvalidArgument(f"{name}={value!r} divides by zero; write a nonzero denominator") from None
+    # SymPy Integer/Rational (and any exact numbers.Rational) without importing SymPy.
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if getattr(value, "is_Rational", False):
+        return Fraction(int(value.p), int(value.q))  # type: ignore[attr-defined]
+    raise InexactInput(
+        f"{name}={value!r} (type {type(value).__name__}) is not an exact number; pass an "
+        f"int, a Fraction, a Decimal or a string such as '5/2'"
+    )
+
+
+def from_float(value: float) -> Fraction:
+    """The exact binary value of a float: the explicit door for float semantics."""
+    if isinstance(value, bool) or not isinstance(value, (float, int)):
+        raise InvalidArgument(f"value={value!r} is not a float; from_float takes a float")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InvalidArgument(f"value={value!r} is not finite; pass a finite float")
+    return Fraction(value)
+
+
+def format_exact(value: Fraction | int) -> str:
+    """Exact string of a rational that SymPy and :func:`to_exact` both parse: ``'7/2'``."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator}"

@@ -1,0 +1,134 @@
+"""The :class:`Query` type: an exact function of a dataset.
+
+A query is evaluated on count vectors over a sorted universe (the engine's canonical
+form). ``prepare(values)`` returns a fast function ``counts -> result`` for one
+universe; calling the query on a list of values is the convenient public form.
+
+Output kinds:
+
+* ``"scalar"``: a rational number (``Fraction``); distance ``|f(x) - f(x')|``.
+* ``"sqrt"``: the square root of a non-negative rational (standard deviation). The
+  prepared function returns the radicand, so everything stays rational; the public
+  value is a SymPy ``sqrt``.
+* ``"vector"``: a tuple of rationals (histogram counts), compared under the query's
+  ``norm``: ``"L1"``, ``"L2"`` or ``"Linf"``.
+
+A query has a ``min_size``: the smallest dataset on which it is defined (mean: 1,
+sample variance: 2). Smaller datasets are *undefined*, and the checker asks the user
+for a policy rather than inventing a value.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from exactdp.errors import InexactInput, InvalidArgument
+from exactdp.numeric.exact import format_exact, to_exact
+
+__all__ = ["Query", "UNDEFINED"]
+
+
+class _Undefined:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+
+UNDEFINED = _Undefined()
+"""Returned by a prepared query on a dataset smaller than its ``min_size``."""
+
+Prepared = Callable[[Sequence[int]], object]
+
+
+class Query:
+    """An exact query with a name, an output kind and a minimum defined size."""
+
+    __slots__ = ("name", "output", "min_size", "norm", "_prepare", "clip")
+
+    def __init__(
+        self,
+        name: str,
+        prepare: Callable[[tuple[Fraction, ...]], Prepared],
+        *,
+        output: str = "scalar",
+        min_size: int = 0,
+        norm: str | None = None,
+        clip: tuple[Fraction, Fraction] | None = None,
+    ):
+        if output not in ("scalar", "sqrt", "vector"):
+            raise InvalidArgument(f"output={output!r} is not one of 'scalar', 'sqrt', 'vector'")
+        if output == "vector" and norm not in ("L1", "L2", "Linf"):
+            raise InvalidArgument(f"norm={norm!r} is not one of 'L1', 'L2', 'Linf'")
+        self.name = name
+        self.output = output
+        self.min_size = min_size
+        self.norm = norm
+        self.clip = clip
+        self._prepare = prepare
+
+    def prepare(self, values: tuple[Fraction, ...]) -> Prepared:
+        """A function of count vectors over the sorted ``values``."""
+        return self._prepare(values)
+
+    def __call__(self, dataset: Sequence[object]):
+        """Evaluate on a dataset given as exact values (any order).
+
+        >>> from exactdp.queries import mean
+        >>> mean(["1", "2", "5/2"])
+        Fraction(11, 6)
+        """
+        exact = sorted(to_exact(v, "dataset value") for v in dataset)
+        values = tuple(sorted(set(exact)))
+        index = {v: i for i, v in enumerate(values)}
+        counts = [0] * len(values)
+        for v in exact:
+            counts[index[v]] += 1
+        raw = self.prepare(values)(tuple(counts))
+        if raw is UNDEFINED:
+            raise InvalidArgument(
+                f"{self.name} is undefined on a dataset of {len(exact)} records; it needs "
+                f"at least {self.min_size}"
+            )
+        return self.public_value(raw)
+
+    def public_value(self, raw: object):
+        """The value a user sees: ``Fraction``, SymPy ``sqrt`` or a tuple."""
+        if self.output == "sqrt":
+            return sqrt_value(raw)  # type: ignore[arg-type]
+        return raw
+
+    def __repr__(self) -> str:
+        return f"<Query {self.name}>"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def sqrt_value(radicand: Fraction):
+    """``sqrt(radicand)`` exactly: a ``Fraction`` when rational, else a SymPy expression."""
+    import sympy
+
+    r = Fraction(radicand)
+    root = sympy.sqrt(sympy.Rational(r.numerator, r.denominator))
+    if root.is_Rational:
+        return Fraction(int(root.p), int(root.q))
+    return root
+
+
+def check_result(name: str, value: object, counts: Sequence[int]) -> Fraction:
+    """Validate what a user function returned: an exact number."""
+    if isinstance(value, float):
+        raise InexactInput(
+            f"query {name!r} returned the float {value!r} on counts {tuple(counts)}; return an "
+            f"int or a Fraction so the result is exact"
+        )
+    try:
+        return to_exact(value, f"result of query {name!r}")
+    except InvalidArgument as e:
+        raise InvalidArgument(f"{e} (counts {tuple(counts)})") from None
+
+
+def describe_number(value: Fraction) -> str:
+    return format_exact(value)

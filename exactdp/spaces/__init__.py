@@ -1,0 +1,11 @@
+"""Value universes, dataset spaces and neighbour relations."""
+
+from exactdp.spaces.datasets import DatasetSpace, Multisets, SubMultisets
+from exactdp.spaces.metrics import ChangeDistance, Metric, SymmetricDistance
+from exactdp.spaces.universe import ExactSet, IntegerRange, ValueUniverse
+
+__all__ = [
+    "DatasetSpace", "Multisets", "SubMultisets",
+    "ChangeDistance", "Metric", "SymmetricDistance",
+    "ExactSet", "IntegerRange", "ValueUniverse",
+]

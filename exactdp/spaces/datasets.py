@@ -1,0 +1,282 @@
+"""Finite dataset spaces, enumerated in canonical form.
+
+A dataset is a multiset of values from a :class:`~exactdp.spaces.universe.ValueUniverse`.
+Its canonical form is the *count vector* over the sorted universe: ``(2, 0, 1)`` over
+``{1, 2, 3}`` is the dataset ``[1, 1, 3]``. Enumerating count vectors visits every
+dataset exactly once, so no dataset is ever examined twice.
+
+Two kinds of space:
+
+* :class:`Multisets`: every multiset over a universe with size in a range (values may
+  repeat without limit); seed 003's scenario (b).
+* :class:`SubMultisets`: every sub-multiset of a fixed record *pool* with size in a
+  range; a value can be used at most as often as it occurs in the pool (seed 003's
+  scenario (a): the pool ``1,2,2,2,5,5,7,8,9,9``, releases of size 6).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from collections import Counter
+from typing import Iterable, Iterator, Sequence
+
+from exactdp.errors import InvalidArgument
+from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.spaces.universe import ValueUniverse
+
+__all__ = ["DatasetSpace", "Multisets", "SubMultisets"]
+
+
+def _check_size(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} is not an int; dataset sizes are whole numbers")
+    if value < 0:
+        raise InvalidArgument(f"{name}={value!r} is negative; dataset sizes are at least 0")
+    return value
+
+
+def _sizes(size: int | None, sizes: object) -> tuple[int, int]:
+    if size is not None and sizes is not None:
+        raise InvalidArgument(
+            f"size={size!r} and sizes={sizes!r} both given; pass size=N for one size or "
+            f"sizes=(A, B) for the range A..B"
+        )
+    if size is not None:
+        n = _check_size(size, "size")
+        return n, n
+    if sizes is None:
+        raise InvalidArgument("no size given; pass size=N or sizes=(A, B) (inclusive)")
+    if isinstance(sizes, int) and not isinstance(sizes, bool):
+        n = _check_size(sizes, "sizes")
+        return n, n
+    if isinstance(sizes, str):
+        text = sizes.strip()
+        lo, sep, hi = text.partition("..")
+        try:
+            pair = (int(lo), int(hi)) if sep else (int(text), int(text))
+        except ValueError:
+            raise InvalidArgument(
+                f"sizes={sizes!r} is not a size range; write 'A..B' such as '0..4', or 'N'"
+            ) from None
+    else:
+        try:
+            pair = tuple(sizes)  # type: ignore[arg-type]
+        except TypeError:
+            raise InvalidArgument(f"sizes={sizes!r} is not a pair; pass sizes=(A, B)") from None
+        if len(pair) != 2:
+            raise InvalidArgument(f"sizes={sizes!r} must be a pair (A, B), both included")
+    a = _check_size(pair[0], "min size")
+    b = _check_size(pair[1], "max size")
+    if a > b:
+        raise InvalidArgument(
+            f"Cannot have max size={b!r} < min size={a!r}; write sizes=({b}, {a})"
+        )
+    return a, b
+
+
+class DatasetSpace:
+    """The finite set of datasets an enumeration visits.
+
+    ``caps[i]`` bounds how often ``universe.values[i]`` may occur (``None``: no bound
+    beyond the size). Datasets are count vectors with ``min_size <= sum <= max_size``.
+    """
+
+    kind = "datasets"
+
+    def __init__(
+        self,
+        universe: ValueUniverse,
+        caps: Sequence[int | None],
+        min_size: int,
+        max_size: int,
+    ):
+        self.universe = universe
+        self.caps = tuple(caps)
+        self.min_size = min_size
+        self.max_size = max_size
+        cap_total = sum(self.max_count(i) for i in range(len(universe)))
+        if cap_total < min_size:
+            raise InvalidArgument(
+                f"min size={min_size} exceeds the {cap_total} records available; "
+                f"lower the size or enlarge the pool"
+            )
+
+    # -- structure -------------------------------------------------------------------
+    @property
+    def values(self) -> tuple[Fraction, ...]:
+        return self.universe.values
+
+    def max_count(self, i: int) -> int:
+        """Largest multiplicity value ``i`` can have in a dataset of this space."""
+        cap = self.caps[i]
+        return self.max_size if cap is None else min(cap, self.max_size)
+
+    def with_sizes(self, min_size: int, max_size: int) -> "DatasetSpace":
+        """The same universe and caps with another size range."""
+        return DatasetSpace(self.universe, self.caps, min_size, max_size)
+
+    @property
+    def fixed_size(self) -> int | None:
+        """``N`` when every dataset has the same size, else ``None``."""
+        return self.min_size if self.min_size == self.max_size else None
+
+    def sizes_text(self) -> str:
+        if self.min_size == self.max_size:
+            return str(self.min_size)
+        return f"{self.min_size}..{self.max_size}"
+
+    def describe(self) -> str:
+        return f"multisets of size {self.sizes_text()} over {self.universe.describe()}"
+
+    def __repr__(self) -> str:
+        return f"DatasetSpace({self.describe()})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, DatasetSpace)
+            and (self.universe, self.caps, self.min_size, self.max_size)
+            == (other.universe, other.caps, other.min_size, other.max_size)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.universe, self.caps, self.min_size, self.max_size))
+
+    # -- counting and enumeration --------------------------------------------------
+    def __len__(self) -> int:
+        return self.count()
+
+    def count(self) -> int:
+        """Exact number of datasets, without enumerating them."""
+        # ways[s] = number of count vectors over the values seen so far with sum s.
+        top = self.max_size
+        ways = [1] + [0] * top
+        for i in range(len(self.universe)):
+            cap = self.max_count(i)
+            new = [0] * (top + 1)
+            window = 0
+            for s in range(top + 1):  # new[s] = sum(ways[s - c] for c in 0..cap)
+                window += ways[s]
+                if s - cap - 1 >= 0:
+                    window -= ways[s - cap - 1]
+                new[s] = window
+            ways = new
+        return sum(ways[self.min_size : top + 1])
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        """Every count vector of the space, each once."""
+        m = len(self.universe)
+        caps = [self.max_count(i) for i in range(m)]
+        # room[i] = most records that values i.. can still take
+        room = [0] * (m + 1)
+        for i in range(m - 1, -1, -1):
+            room[i] = room[i + 1] + caps[i]
+        lo_size, hi_size = self.min_size, self.max_size
+        counts = [0] * m
+
+        def rec(i: int, used: int) -> Iterator[tuple[int, ...]]:
+            if i == m:
+                yield tuple(counts)
+                return
+            need = lo_size - used - room[i + 1]
+            for c in range(max(0, need), min(caps[i], hi_size - used) + 1):
+                counts[i] = c
+                yield from rec(i + 1, used + c)
+            counts[i] = 0
+
+        return rec(0, 0)
+
+    # -- conversion ----------------------------------------------------------------
+    def contains(self, counts: Sequence[int]) -> bool:
+        if len(counts) != len(self.universe):
+            return False
+        if any(c < 0 or c > self.max_count(i) for i, c in enumerate(counts)):
+            return False
+        return self.min_size <= sum(counts) <= self.max_size
+
+    def to_values(self, counts: Sequence[int]) -> tuple[Fraction, ...]:
+        """The sorted tuple of values of a count vector."""
+        out: list[Fraction] = []
+        for v, c in zip(self.universe.values, counts):
+            out.extend([v] * c)
+        return tuple(out)
+
+    def to_counts(self, dataset: Iterable[object], name: str = "dataset") -> tuple[int, ...]:
+        """The count vector of a dataset given as values (any order, exact numbers)."""
+        index = {v: i for i, v in enumerate(self.universe.values)}
+        counts = [0] * len(index)
+        for raw in dataset:
+            v = to_exact(raw, f"{name} value")
+            if v not in index:
+                raise InvalidArgument(
+                    f"{name} value {format_exact(v)!r} is not in the universe "
+                    f"{self.universe.describe()}; use values of the universe"
+                )
+            counts[index[v]] += 1
+        return tuple(counts)
+
+
+class Multisets(DatasetSpace):
+    """All multisets over ``universe`` with size in ``sizes`` (a value may repeat).
+
+    >>> from exactdp import IntegerRange
+    >>> len(Multisets(IntegerRange(0, 7), sizes=(0, 8)))
+    12870
+    """
+
+    kind = "multisets"
+
+    def __init__(
+        self, universe: ValueUniverse, *, size: int | None = None, sizes: object = None
+    ):
+        if not isinstance(universe, ValueUniverse):
+            raise InvalidArgument(
+                f"universe={universe!r} is not a ValueUniverse; build one with "
+                f"IntegerRange(A, B) or ExactSet([...])"
+            )
+        a, b = _sizes(size, sizes)
+        super().__init__(universe, [None] * len(universe), a, b)
+
+    def with_sizes(self, min_size: int, max_size: int) -> "Multisets":
+        return Multisets(self.universe, sizes=(min_size, max_size))
+
+    def __repr__(self) -> str:
+        return f"Multisets({self.universe!r}, sizes=({self.min_size}, {self.max_size}))"
+
+
+class SubMultisets(DatasetSpace):
+    """All sub-multisets of a record ``pool`` with size in ``sizes``.
+
+    A record used in a dataset cannot be used again: value ``v`` occurs at most as
+    often as it occurs in the pool.
+
+    >>> len(SubMultisets([1, 2, 2, 2, 5, 5, 7, 8, 9, 9], size=6))
+    53
+    """
+
+    kind = "sub-multisets"
+
+    def __init__(self, pool: Iterable[object], *, size: int | None = None, sizes: object = None):
+        pool_values = [to_exact(v, "pool value") for v in pool]
+        if not pool_values:
+            raise InvalidArgument("pool=[] is empty; give the records of the pool, e.g. [1, 2, 2]")
+        counter = Counter(pool_values)
+        universe = ValueUniverse(counter)
+        a, b = _sizes(size, sizes)
+        if b > len(pool_values):
+            raise InvalidArgument(
+                f"max size={b} exceeds the pool's {len(pool_values)} records; a dataset "
+                f"cannot use a record twice: use sizes up to {len(pool_values)}"
+            )
+        self.pool = tuple(sorted(pool_values))
+        super().__init__(universe, [counter[v] for v in universe.values], a, b)
+
+    def with_sizes(self, min_size: int, max_size: int) -> "SubMultisets":
+        return SubMultisets(self.pool, sizes=(min_size, min(max_size, len(self.pool))))
+
+    def describe(self) -> str:
+        pool = ",".join(format_exact(v) for v in self.pool)
+        return f"sub-multisets of size {self.sizes_text()} of the pool [{pool}]"
+
+    def __repr__(self) -> str:
+        pool = ", ".join(repr(format_exact(v)) for v in self.pool)
+        return f"SubMultisets([{pool}], sizes=({self.min_size}, {self.max_size}))"

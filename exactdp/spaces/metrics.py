@@ -1,0 +1,214 @@
+"""Dataset metrics (neighbour relations) and the moves that realise them.
+
+Two datasets are neighbours when their distance is at most ``d_in`` (the DP
+definition). Under both metrics a neighbour ``x'`` of ``x`` is ``x - R + A``: a
+multiset ``R`` of records removed and a multiset ``A`` of records added, with no value
+in both (otherwise the pair is closer than it looks). A *move* is such a pair
+``(R, A)`` of index tuples into the sorted universe.
+
+* :class:`SymmetricDistance` (add/remove, "unbounded DP"; Tumult's ``AddOneRow`` is
+  ``d_in = 1``, ``AddMaxRows(n)`` is ``d_in = n``): ``d(x, x') = |x Δ x'| = |R| + |A|``.
+* :class:`ChangeDistance` (substitute, "bounded DP"): only datasets of equal size are
+  comparable, and ``d(x, x') = |R| = |A|`` records changed.
+
+A change of one record is distance 1 under ``ChangeDistance`` and distance 2 under
+``SymmetricDistance`` (one removal plus one addition):
+:meth:`ChangeDistance.to_symmetric` converts the bound.
+
+*Exactly-k* pairs (``exact_k=True``) reproduce seed 003's convention: under
+``SymmetricDistance``, ``x'`` is ``x`` with exactly ``k`` records added or exactly ``k``
+removed (never a mix); under ``ChangeDistance``, exactly ``k`` records substituted.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import comb
+from typing import Iterator
+
+from exactdp.errors import InvalidArgument
+
+__all__ = ["Metric", "SymmetricDistance", "ChangeDistance", "check_d_in", "parse_metric"]
+
+Move = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def check_d_in(d_in: object, name: str = "d_in") -> int:
+    """Validate a dataset distance bound: a whole number, at least 0."""
+    if isinstance(d_in, bool) or not isinstance(d_in, int):
+        raise InvalidArgument(
+            f"{name}={d_in!r} is not an int; dataset distances are whole numbers of records"
+        )
+    if d_in < 0:
+        raise InvalidArgument(f"{name}={d_in!r} is negative; pass a distance of at least 0")
+    return d_in
+
+
+def _multisets(m: int, size: int) -> Iterator[tuple[int, ...]]:
+    return combinations_with_replacement(range(m), size)
+
+
+def _n_multisets(m: int, size: int) -> int:
+    return comb(m + size - 1, size) if m else int(size == 0)
+
+
+class Metric:
+    """Base class of dataset metrics; subclasses define :meth:`moves`."""
+
+    name = "metric"
+    cli_name = "metric"
+
+    def distance(self, x: tuple[int, ...], x_prime: tuple[int, ...]) -> int | None:
+        raise NotImplementedError
+
+    def moves(self, m: int, d_in: int, exact_k: bool = False) -> list[Move]:
+        """Every move ``(R, A)`` realising a pair at distance ``<= d_in`` (or exactly)."""
+        return _cached_moves(type(self), m, d_in, exact_k)
+
+    def _moves(self, m: int, d_in: int, exact_k: bool) -> list[Move]:
+        raise NotImplementedError
+
+    def count_moves(self, m: int, d_in: int, exact_k: bool = False) -> int:
+        """An upper bound on ``len(moves(...))``, without building them."""
+        raise NotImplementedError
+
+    def related(self, x: tuple[int, ...], y: tuple[int, ...], d_in: int, exact_k: bool = False) -> bool:
+        """Whether ``x != y`` are neighbours: distance ``<= d_in`` (or the exact-k rule)."""
+        raise NotImplementedError
+
+    def size_shift(self, d_in: int) -> int:
+        """How far a neighbour's size can be from the dataset's own size."""
+        raise NotImplementedError
+
+    def describe(self, d_in: int, exact_k: bool = False) -> str:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class SymmetricDistance(Metric):
+    """Add/remove neighbours: ``d(x, x')`` is the size of the symmetric difference."""
+
+    name = "SymmetricDistance"
+    cli_name = "add-remove"
+
+    def distance(self, x, x_prime):
+        return sum(abs(a - b) for a, b in zip(x, x_prime))
+
+    def size_shift(self, d_in: int) -> int:
+        return d_in
+
+    def count_moves(self, m: int, d_in: int, exact_k: bool = False) -> int:
+        if exact_k:
+            return 2 * _n_multisets(m, d_in) if d_in else 0
+        return sum(_n_multisets(m, r) * _n_multisets(m, t - r)
+                   for t in range(1, d_in + 1) for r in range(t + 1))
+
+    def related(self, x, y, d_in, exact_k=False):
+        up = down = 0
+        for a, b in zip(x, y):
+            if b > a:
+                up += b - a
+            elif a > b:
+                down += a - b
+        if exact_k:
+            return (up == d_in and down == 0) or (down == d_in and up == 0)
+        return 0 < up + down <= d_in
+
+    def _moves(self, m: int, d_in: int, exact_k: bool = False) -> list[Move]:
+        if exact_k:
+            if d_in == 0:
+                return []
+            return [((), a) for a in _multisets(m, d_in)] + [(r, ()) for r in _multisets(m, d_in)]
+        out: list[Move] = []
+        for total in range(1, d_in + 1):
+            for n_removed in range(total + 1):
+                for r in _multisets(m, n_removed):
+                    used = set(r)
+                    for a in _multisets(m, total - n_removed):
+                        if used.isdisjoint(a):
+                            out.append((r, a))
+        return out
+
+    def describe(self, d_in: int, exact_k: bool = False) -> str:
+        if exact_k:
+            return f"exactly {d_in} records added or exactly {d_in} removed (SymmetricDistance = {d_in}, one-sided)"
+        return f"SymmetricDistance <= {d_in} (add/remove)"
+
+
+class ChangeDistance(Metric):
+    """Substitute neighbours ("bounded DP"): equal sizes, ``d`` records changed."""
+
+    name = "ChangeDistance"
+    cli_name = "substitute"
+
+    def distance(self, x, x_prime):
+        if sum(x) != sum(x_prime):
+            return None  # not comparable: sizes differ
+        return sum(abs(a - b) for a, b in zip(x, x_prime)) // 2
+
+    def size_shift(self, d_in: int) -> int:
+        return 0
+
+    @staticmethod
+    def to_symmetric(d_in: int) -> int:
+        """The SymmetricDistance bound implied by ``d_in`` changes: ``2 * d_in``."""
+        return 2 * check_d_in(d_in)
+
+    def count_moves(self, m: int, d_in: int, exact_k: bool = False) -> int:
+        return sum(_n_multisets(m, j) ** 2 for j in range(d_in if exact_k else 1, d_in + 1) if j)
+
+    def related(self, x, y, d_in, exact_k=False):
+        up = down = 0
+        for a, b in zip(x, y):
+            if b > a:
+                up += b - a
+            elif a > b:
+                down += a - b
+        if up != down:
+            return False
+        return up == d_in if exact_k else 0 < up <= d_in
+
+    def _moves(self, m: int, d_in: int, exact_k: bool = False) -> list[Move]:
+        out: list[Move] = []
+        for j in range(d_in if exact_k else 1, d_in + 1):
+            if j == 0:
+                continue
+            for r in _multisets(m, j):
+                used = set(r)
+                for a in _multisets(m, j):
+                    if used.isdisjoint(a):
+                        out.append((r, a))
+        return out
+
+    def describe(self, d_in: int, exact_k: bool = False) -> str:
+        op = "=" if exact_k else "<="
+        return f"ChangeDistance {op} {d_in} (substitute, sizes equal)"
+
+
+@lru_cache(maxsize=64)
+def _cached_moves(cls: type, m: int, d_in: int, exact_k: bool) -> list[Move]:
+    return cls()._moves(m, d_in, exact_k)
+
+
+_BY_CLI = {"add-remove": SymmetricDistance, "substitute": ChangeDistance}
+
+
+def parse_metric(text: str) -> Metric:
+    """``'add-remove'`` or ``'substitute'`` (also the class names)."""
+    key = text.strip()
+    for cls in (SymmetricDistance, ChangeDistance):
+        if key in (cls.cli_name, cls.name):
+            return cls()
+    raise InvalidArgument(
+        f"neighbors={text!r} is not a known relation; use 'add-remove' (SymmetricDistance) "
+        f"or 'substitute' (ChangeDistance)"
+    )
