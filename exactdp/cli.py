@@ -162,7 +162,7 @@ def _cmd_verify(args) -> int:
         mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
         s = result.sensitivity
         witness = f"; witness {s.witness}" if s.witness is not None else ""
-        print(f"{result.verdict.value.upper():<11} {claim.id}: claim {result.claim_text} vs exact "
+        print(f"{result.verdict.value.upper():<11} {claim.id}: claim {result.claim_shown} vs exact "
               f"{format_value(s.value)}{note}{witness}; scope: {s.scope.describe()}{mark}")
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -206,9 +206,26 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+_VALUE_OPTIONS = {"--universe", "--pool", "--sizes", "--size", "--d-in", "--clip", "--claim",
+                  "--local", "--undefined", "--query", "--neighbors"}
+
+
+def _glue_values(argv: Sequence[str]) -> list[str]:
+    """``--universe -3..13`` -> ``--universe=-3..13``, so values may start with '-'."""
+    out: list[str] = []
+    it = iter(argv)
+    for token in it:
+        if token in _VALUE_OPTIONS:
+            value = next(it, None)
+            out.append(token if value is None else f"{token}={value}")
+        else:
+            out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_glue_values(sys.argv[1:] if argv is None else argv))
     try:
         return args.run(args)
     except ExactDPError as e:

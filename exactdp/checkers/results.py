@@ -164,10 +164,15 @@ class ClaimResult:
     def ok(self) -> bool:
         return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
 
+    @property
+    def claim_shown(self) -> str:
+        """The claim as written, with its value when it is a formula: ``U - L = 8``."""
+        claim = format_value(self.claim)
+        return self.claim_text if self.claim_text == claim else f"{self.claim_text} = {claim}"
+
     def summary(self) -> str:
         s = self.sensitivity
-        claim = format_value(self.claim)
-        shown = self.claim_text if self.claim_text == claim else f"{self.claim_text} = {claim}"
+        shown = self.claim_shown
         if self.verdict is Verdict.VIOLATED:
             return (f"VIOLATED: claim {shown} < sensitivity {format_value(s.value)}; "
                     f"witness {s.witness}")

@@ -39,7 +39,7 @@ def sign(value, max_digits: int = 400) -> int:
     """-1, 0 or 1 for an exact real constant; raises :class:`Undecided` otherwise."""
     expr = to_sympy(value)
     if expr.is_Rational:
-        return (expr > 0) - (expr < 0)
+        return int(bool(expr > 0)) - int(bool(expr < 0))
     if expr.free_symbols:
         raise Undecided(f"cannot sign {expr}: it still has free symbols {sorted(map(str, expr.free_symbols))}")
     if expr.is_algebraic:
