@@ -179,11 +179,18 @@ def _cmp_sqrt_sums(p1: int, p2: int, q1: int, q2: int) -> int:
     return (s > 0) - (s < 0)
 
 
-def _sqrt_gap_float(a: int, b: int) -> float:
+def _sqrt_gap_float(a: int, b: int) -> tuple[float, float]:
+    """``(sqrt(a) - sqrt(b), sqrt(a) + sqrt(b))`` in floats: a pre-filter only.
+
+    Each square root is within a few ulps, so the gap is off by at most about
+    ``1e-15 * (sqrt(a) + sqrt(b))``; the caller's tolerance is far wider than that. Too
+    large for floats: an infinite magnitude, which forces the exact comparison.
+    """
     try:
-        return math.sqrt(a) - math.sqrt(b)
+        ra, rb = math.sqrt(a), math.sqrt(b)
     except OverflowError:
-        return float(math.isqrt(a) - math.isqrt(b))
+        return 0.0, math.inf
+    return ra - rb, ra + rb
 
 
 def _raise_undefined(table: Table, source: int, neighbour: int | None) -> None:
@@ -342,7 +349,7 @@ def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
     """Largest ``|sqrt(a) - sqrt(b)|``: compared exactly, with a float pre-filter."""
     get = table.values.get
     best = None  # (a, b) with sqrt(a) - sqrt(b) the best gap so far
-    best_f = -1.0
+    best_f = best_mag = 0.0
     best_x = best_w = None
     pairs = 0
     for i, key in enumerate(sources):
@@ -356,12 +363,11 @@ def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
         hi = max(ws)
         lo = min(ws)
         for a, b, w in ((hi, v, hi), (v, lo, lo)):
-            gap_f = _sqrt_gap_float(a, b)
-            tol = 1e-9 * (1.0 + abs(best_f) + abs(gap_f))
-            if best is not None and gap_f < best_f - tol:
-                continue
+            gap_f, mag = _sqrt_gap_float(a, b)
+            if best is not None and gap_f < best_f - 1e-9 * (1.0 + mag + best_mag):
+                continue  # clearly smaller, whatever the float error
             if best is None or _cmp_sqrt_sums(a, best[1], b, best[0]) > 0:
-                best, best_f, best_x, best_w = (a, b), gap_f, key, w
+                best, best_f, best_mag, best_x, best_w = (a, b), gap_f, mag, key, w
         if not i & 1023:
             progress.update(i, pairs)
     if best is None:
