@@ -24,6 +24,8 @@ def to_sympy(value) -> sympy.Expr:
     if isinstance(value, int) and not isinstance(value, bool):
         return sympy.Integer(value)
     if isinstance(value, sympy.Expr):
+        if value.has(sympy.Float):
+            raise TypeError(f"value={value!r} contains a float; exact values only")
         return value
     raise TypeError(f"value={value!r} is not an exact number")
 
@@ -40,6 +42,8 @@ def sign(value, max_digits: int = 400) -> int:
     expr = to_sympy(value)
     if expr.is_Rational:
         return int(bool(expr > 0)) - int(bool(expr < 0))
+    if expr.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or expr.is_finite is False:
+        raise Undecided(f"cannot sign {expr}: it is not a finite real number")
     if expr.free_symbols:
         raise Undecided(f"cannot sign {expr}: it still has free symbols {sorted(map(str, expr.free_symbols))}")
     if expr.is_algebraic:

@@ -26,7 +26,11 @@ from fractions import Fraction
 
 from exactdp.errors import InexactInput, InvalidArgument
 
-__all__ = ["to_exact", "from_float", "format_exact"]
+__all__ = ["to_exact", "from_float", "format_exact", "MAX_DECIMAL_EXPONENT"]
+
+MAX_DECIMAL_EXPONENT = 4000
+"""Largest ``|e|`` accepted in a decimal string such as ``'1e-5'`` (``Fraction`` would
+otherwise build ``10**e`` digit by digit: ``'1e999999999'`` is eleven characters)."""
 
 _EXACT_STRING = re.compile(
     r"""\A\s*[-+]?(
@@ -65,7 +69,13 @@ def to_exact(value: object, name: str = "value") -> Fraction:
                 f"{name}={value!r} is not an exact number; write an integer ('-3'), "
                 f"a ratio ('5/2') or a decimal ('0.25', '1e-5')"
             )
-        text = value.replace(" ", "")
+        text = "".join(value.split())
+        mantissa, _, exponent = text.lower().partition("e")
+        if exponent and abs(int(exponent)) > MAX_DECIMAL_EXPONENT:
+            raise InvalidArgument(
+                f"{name}={value!r} has the exponent {exponent}, beyond +-{MAX_DECIMAL_EXPONENT}; "
+                f"write a number of reasonable size"
+            )
         try:
             return Fraction(text)
         except ZeroDivisionError:
@@ -92,7 +102,7 @@ def from_float(value: float) -> Fraction:
 
 def format_exact(value: Fraction | int) -> str:
     """Exact string of a rational that SymPy and :func:`to_exact` both parse: ``'7/2'``."""
-    value = Fraction(value)
+    value = to_exact(value)
     if value.denominator == 1:
         return str(value.numerator)
     return f"{value.numerator}/{value.denominator}"

@@ -117,17 +117,18 @@ def sqrt_value(radicand: Fraction):
     return root
 
 
-def check_result(name: str, value: object, counts: Sequence[int]) -> Fraction:
-    """Validate what a user function returned: an exact number."""
+def check_result(name: str, value: object, dataset: Sequence[Fraction]) -> Fraction:
+    """Validate what a user function returned on ``dataset``: an exact number."""
+    shown = "[" + ", ".join(format_exact(v) for v in dataset) + "]"
     if isinstance(value, float):
         raise InexactInput(
-            f"query {name!r} returned the float {value!r} on counts {tuple(counts)}; return an "
+            f"query {name!r} returned the float {value!r} on the dataset {shown}; return an "
             f"int or a Fraction so the result is exact"
         )
     try:
         return to_exact(value, f"result of query {name!r}")
-    except InvalidArgument as e:
-        raise InvalidArgument(f"{e} (counts {tuple(counts)})") from None
+    except (InvalidArgument, InexactInput) as e:
+        raise type(e)(f"{e} (on the dataset {shown})") from None
 
 
 def describe_number(value: Fraction) -> str:

@@ -35,54 +35,63 @@ def _prep_count(values):
     return sum
 
 
+def _integer_scale(values):
+    """``(numerators, D)`` with ``values[i] == numerators[i] / D``: integer arithmetic
+    inside the per-dataset loops, one ``Fraction`` at the end."""
+    den = 1
+    for v in values:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    return tuple(int(v * den) for v in values), den
+
+
 def _prep_sum(values):
-    vs = values
+    nums, den = _integer_scale(values)
 
     def f(counts):
-        return sum(c * v for c, v in zip(counts, vs) if c)
+        return Fraction(sum(c * v for c, v in zip(counts, nums) if c), den)
 
     return f
 
 
 def _moments(values):
-    """Prepared ``counts -> (n, S1, S2)`` in exact arithmetic."""
-    vs = values
-    sq = tuple(v * v for v in values)
+    """Prepared ``counts -> (n, S1, S2)`` over the integer numerators, and ``D``."""
+    nums, den = _integer_scale(values)
+    sq = tuple(v * v for v in nums)
 
     def f(counts):
         n = s1 = s2 = 0
-        for c, v, w in zip(counts, vs, sq):
+        for c, v, w in zip(counts, nums, sq):
             if c:
                 n += c
                 s1 += c * v
                 s2 += c * w
         return n, s1, s2
 
-    return f
+    return f, den
 
 
 def _prep_mean(values):
-    mom = _moments(values)
+    mom, den = _moments(values)
 
     def f(counts):
         n, s1, _ = mom(counts)
         if n == 0:
             return UNDEFINED
-        return Fraction(s1) / n
+        return Fraction(s1, n * den)
 
     return f
 
 
 def _variance_prep(ddof: int):
     def prep(values):
-        mom = _moments(values)
+        mom, den = _moments(values)
 
         def f(counts):
             n, s1, s2 = mom(counts)
             if n <= ddof:
                 return UNDEFINED
-            # sum of squared deviations = S2 - S1^2 / n
-            return (Fraction(s2) - Fraction(s1) * s1 / n) / (n - ddof)
+            # sum of squared deviations = (n*S2 - S1^2) / (n * D^2)
+            return Fraction(n * s2 - s1 * s1, n * (n - ddof) * den * den)
 
         return f
 
@@ -193,8 +202,8 @@ def variance(ddof: int = 0) -> Query:
     >>> variance(1)([1, 2, 3, 4])
     Fraction(5, 3)
     """
-    if isinstance(ddof, bool) or ddof not in (0, 1):
-        raise InvalidArgument(f"ddof={ddof!r} is not 0 (population) or 1 (sample)")
+    if type(ddof) is not int or ddof not in (0, 1):
+        raise InvalidArgument(f"ddof={ddof!r} is not the int 0 (population) or 1 (sample)")
     name = "var" if ddof == 0 else "var:1"
     return Query(name, _variance_prep(ddof), min_size=ddof + 1)
 

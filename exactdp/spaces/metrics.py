@@ -64,7 +64,7 @@ class Metric:
 
     def moves(self, m: int, d_in: int, exact_k: bool = False) -> list[Move]:
         """Every move ``(R, A)`` realising a pair at distance ``<= d_in`` (or exactly)."""
-        return _cached_moves(type(self), m, d_in, exact_k)
+        return list(_cached_moves(type(self), m, d_in, exact_k))
 
     def _moves(self, m: int, d_in: int, exact_k: bool) -> list[Move]:
         raise NotImplementedError
@@ -195,8 +195,8 @@ class ChangeDistance(Metric):
 
 
 @lru_cache(maxsize=64)
-def _cached_moves(cls: type, m: int, d_in: int, exact_k: bool) -> list[Move]:
-    return cls()._moves(m, d_in, exact_k)
+def _cached_moves(cls: type, m: int, d_in: int, exact_k: bool) -> tuple[Move, ...]:
+    return tuple(cls()._moves(m, d_in, exact_k))
 
 
 _BY_CLI = {"add-remove": SymmetricDistance, "substitute": ChangeDistance}

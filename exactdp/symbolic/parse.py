@@ -24,6 +24,7 @@ from typing import Iterable, Mapping
 import sympy
 
 from exactdp.errors import InvalidArgument
+from exactdp.numeric.exact import to_exact
 
 __all__ = ["parse_expression", "ALLOWED_FUNCTIONS"]
 
@@ -34,6 +35,7 @@ ALLOWED_FUNCTIONS = {
 }
 _CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
 _MAX_LENGTH = 2000
+_MAX_BITS = 100_000  # a numeric power may not exceed about 2**_MAX_BITS
 
 
 def _fail(text: str, what: str) -> InvalidArgument:
@@ -68,6 +70,8 @@ def parse_expression(
         tree = ast.parse(source, mode="eval")
     except SyntaxError:
         raise _fail(text, "is not a formula") from None
+    except (RecursionError, MemoryError):
+        raise _fail(text, "is nested too deeply") from None
 
     def build(node: ast.AST) -> sympy.Expr:
         if isinstance(node, ast.Expression):
@@ -78,7 +82,7 @@ def parse_expression(
             if isinstance(node.value, int):
                 return sympy.Integer(node.value)
             literal = ast.get_source_segment(source, node) or repr(node.value)
-            exact = Fraction(literal)  # the digits as written, not the float
+            exact = to_exact(literal, "claim literal")  # the digits as written, not the float
             return sympy.Rational(exact.numerator, exact.denominator)
         if isinstance(node, ast.Name):
             if node.id in env:
@@ -106,6 +110,10 @@ def parse_expression(
             if isinstance(op, ast.Pow):
                 if right.is_Number and abs(right) > 64:
                     raise _fail(text, f"raises to the power {right}, which is too large")
+                if left.is_Rational and right.is_Rational:
+                    size = max(abs(int(left.p)).bit_length(), int(left.q).bit_length(), 1)
+                    if size * abs(int(right.p)) > _MAX_BITS:
+                        raise _fail(text, "builds a number too large to work with")
                 return left**right
             raise _fail(text, f"uses the operator {type(op).__name__}")
         if isinstance(node, ast.Call):
@@ -120,7 +128,13 @@ def parse_expression(
             return ALLOWED_FUNCTIONS[node.func.id](*args)
         raise _fail(text, f"contains {type(node).__name__}, which is not allowed")
 
-    return build(tree)
+    try:
+        expr = build(tree)
+    except RecursionError:
+        raise _fail(text, "is nested too deeply") from None
+    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise _fail(text, "is not finite (a division by zero, or log(0)?)")
+    return expr
 
 
 def _as_sympy(value: object) -> sympy.Expr:

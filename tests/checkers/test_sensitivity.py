@@ -177,3 +177,11 @@ def test_results_render_for_humans_and_jupyter():
     assert r._repr_latex_().startswith("$\\displaystyle")
     d = r.to_dict()
     assert d["verdict"] == "violated" and d["sensitivity"] == "10" and d["claim"] == "U - L"
+
+
+def test_curve_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    curve = sensitivity_curve(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)), d_ins=(1, 2))
+    path = curve.plot(str(tmp_path / "curve.png"))
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,338 @@
+"""parse_expression: a small arithmetic grammar rebuilt into SymPy, nothing executed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+import exactdp
+from exactdp import InvalidArgument
+from exactdp.symbolic import parse_expression
+from exactdp.symbolic.parse import ALLOWED_FUNCTIONS
+
+x = sympy.Symbol("x", real=True)
+d_in, U, L = (sympy.Symbol(n, real=True) for n in ("d_in", "U", "L"))
+
+
+@pytest.mark.parametrize(
+    "text, names, expected",
+    [
+        ("1 + 2*3", (), sympy.Integer(7)),
+        ("(1 + 2)*3", (), sympy.Integer(9)),
+        ("7/2", (), sympy.Rational(7, 2)),
+        ("2^10", (), sympy.Integer(1024)),
+        ("2**10", (), sympy.Integer(1024)),
+        ("2^3^2", (), sympy.Integer(512)),  # right-associative, as **
+        ("2^-3", (), sympy.Rational(1, 8)),
+        ("2**64", (), sympy.Integer(2**64)),
+        ("-(3)", (), sympy.Integer(-3)),
+        ("+3", (), sympy.Integer(3)),
+        ("--3", (), sympy.Integer(3)),
+        ("0.1", (), sympy.Rational(1, 10)),
+        ("0.1 + 0.2", (), sympy.Rational(3, 10)),
+        ("1e-5", (), sympy.Rational(1, 100000)),
+        ("1.5e2", (), sympy.Integer(150)),
+        (".5", (), sympy.Rational(1, 2)),
+        ("0.30000000000000004", (), sympy.Rational(30000000000000004, 10**17)),
+        ("  3  ", (), sympy.Integer(3)),
+        ("sqrt(8)", (), 2 * sympy.sqrt(2)),
+        ("sqrt(2)^2", (), sympy.Integer(2)),
+        ("abs(-3)", (), sympy.Integer(3)),
+        ("Abs(-5/2)", (), sympy.Rational(5, 2)),
+        ("max(1, 5/2)", (), sympy.Rational(5, 2)),
+        ("Max(1, 2, 3)", (), sympy.Integer(3)),
+        ("min(1, 5/2)", (), sympy.Integer(1)),
+        ("Min(-1, 0)", (), sympy.Integer(-1)),
+        ("floor(7/2)", (), sympy.Integer(3)),
+        ("ceiling(7/2)", (), sympy.Integer(4)),
+        ("log(E)", (), sympy.Integer(1)),
+        ("exp(0)", (), sympy.Integer(1)),
+        ("log(8, 2)", (), sympy.Integer(3)),
+        ("pi", (), sympy.pi),
+        ("2*pi", (), 2 * sympy.pi),
+        ("U - L", {"U": 3, "L": -1}, sympy.Integer(4)),
+        ("U - L", {"U": Fraction(7, 2), "L": Fraction(1, 2)}, sympy.Integer(3)),
+        ("d*s", {"d": 2, "s": sympy.sqrt(2)}, 2 * sympy.sqrt(2)),
+        ("E", {"E": 5}, sympy.Integer(5)),  # a parameter shadows the constant
+        ("d_in/2*(U-L)", ["d_in", "U", "L"], d_in * (U - L) / 2),
+        ("x^2 - 1", ["x"], x**2 - 1),
+        ("sqrt(x)", ["x"], sympy.sqrt(x)),
+        ("max(x, 0)", ("x",), sympy.Max(x, 0)),
+    ],
+)
+def test_parse_expression_accepts(text, names, expected):
+    assert parse_expression(text, names) == expected
+
+
+def test_decimal_literals_are_read_exactly():
+    assert parse_expression("0.1") == sympy.Rational(1, 10)
+    assert parse_expression("0.1") != sympy.Rational(Fraction(0.1).numerator, Fraction(0.1).denominator)
+
+
+def test_symbols_from_a_list_are_real_symbols():
+    result = parse_expression("x", ["x"])
+    assert result == sympy.Symbol("x", real=True)
+    assert result.is_real is True
+    assert result != sympy.Symbol("x")  # assumptions are part of a symbol's identity
+
+
+def test_allowed_function_names():
+    assert set(ALLOWED_FUNCTIONS) == {
+        "sqrt", "Abs", "abs", "Max", "max", "Min", "min", "floor", "ceiling", "log", "exp",
+    }
+
+
+@settings(max_examples=80, deadline=None, database=None)
+@given(
+    st.fractions(min_value=-1000, max_value=1000, max_denominator=1000),
+    st.fractions(min_value=-1000, max_value=1000, max_denominator=1000),
+)
+def test_parameter_substitution_is_exact(a, b):
+    result = parse_expression("(a - b)^2 + a/2", {"a": a, "b": b})
+    expected = (a - b) ** 2 + a / 2
+    assert result == sympy.Rational(expected.numerator, expected.denominator)
+
+
+# -- refusals (one table) -----------------------------------------------------------------
+
+REJECTED = [
+    "__import__('os').system('x')",
+    "eval('1')",
+    "exec('1')",
+    "open('f')",
+    "print(1)",
+    "getattr(x, 'real')",
+    "Symbol('y')",
+    "sympify('1')",
+    "sympy.sqrt(2)",
+    "x.real",
+    "(1).real",
+    "x.__class__",
+    "sqrt(2).evalf()",
+    "lambda: 1",
+    "(lambda y: y)(1)",
+    "[y for y in (1, 2)]",
+    "{y: 1 for y in (1,)}",
+    "sum(y for y in (1, 2))",
+    "[1, 2][0]",
+    "x[0]",
+    "'abc'",
+    "b'abc'",
+    "f'{x}'",
+    "sqrt(x=4)",
+    "max(1, key=abs)",
+    "sqrt()",
+    "sqrt(*[4])",
+    "1 if x else 2",
+    "(y := 1)",
+    "1 < 2",
+    "1 and 2",
+    "not 1",
+    "~1",
+    "1 // 2",
+    "1 % 2",
+    "1 & 2",
+    "1 << 2",
+    "[1]",
+    "(1, 2)",
+    "{1}",
+    "True",
+    "None",
+    "...",
+    "1j",
+    "2**65",
+    "2^100",
+    "10**-65",
+    "x^1000",
+    "2^(60+5)",
+    "y",  # unknown name (only x is a parameter)
+    "d_in",
+    "",
+    "   ",
+    "1 +",
+    "1/0",
+    "1/(2-2)",
+    "x/(x-x)",
+    "1/(sqrt(2)^2 - 2)",
+    "1" * 2001,  # too long
+    "1;2",
+    "import os",
+]
+
+
+@pytest.mark.parametrize("text", REJECTED, ids=[t if len(t) < 40 else f"{t[:20]}...({len(t)} chars)" for t in REJECTED])
+def test_parse_expression_rejects(text):
+    with pytest.raises(InvalidArgument) as info:
+        parse_expression(text, ["x"])
+    assert "claim" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        (5, ()),
+        (None, ()),
+        (b"1+1", ()),
+        ("U", {"U": 0.5}),
+        ("U", {"U": True}),
+        ("U", {"U": "3"}),
+        ("1/U", {"U": 0}),
+    ],
+)
+def test_parse_expression_bad_arguments(text, names):
+    with pytest.raises(InvalidArgument):
+        parse_expression(text, names)
+
+
+def test_rejection_messages_name_the_problem():
+    with pytest.raises(InvalidArgument, match=r"calls 'eval', which is not allowed"):
+        parse_expression("eval('1')")
+    with pytest.raises(InvalidArgument, match=r"uses the unknown name 'y' \(parameters here: x\)"):
+        parse_expression("y", ["x"])
+    with pytest.raises(InvalidArgument, match=r"divides by zero"):
+        parse_expression("1/0")
+    with pytest.raises(InvalidArgument, match=r"raises to the power 65, which is too large"):
+        parse_expression("2^65")
+    with pytest.raises(InvalidArgument, match=r"too long \(at most 2000\)"):
+        parse_expression("1+" * 1000 + "1")
+    with pytest.raises(InvalidArgument, match=r"contains Attribute"):
+        parse_expression("x.real", ["x"])
+
+
+def test_length_limit_is_2000_characters():
+    assert parse_expression("7" * 2000) == int("7" * 2000)  # 2000 characters are fine
+    assert parse_expression(" " * 1990 + "1") == 1
+    with pytest.raises(InvalidArgument):
+        parse_expression("7" * 2001)
+    with pytest.raises(InvalidArgument):
+        parse_expression(" " * 2000 + "1")  # the limit counts the text as given
+
+
+def test_no_code_is_executed(tmp_path):
+    witness = tmp_path / "created"
+    attempts = [
+        f"open({str(witness)!r}, 'w')",
+        f"__import__('pathlib').Path({str(witness)!r}).touch()",
+        f"exec(\"open({str(witness)!r}, 'w')\")",
+        f"eval(\"open({str(witness)!r}, 'w')\")",
+        f"[open({str(witness)!r}, 'w') for _ in (1,)]",
+        f"(lambda: open({str(witness)!r}, 'w'))()",
+        f"sqrt(open({str(witness)!r}, 'w'))",
+        f"max(1, open({str(witness)!r}, 'w'))",
+        f"1 if open({str(witness)!r}, 'w') else 2",
+    ]
+    for text in attempts:
+        with pytest.raises(InvalidArgument):
+            parse_expression(text)
+        assert not witness.exists(), text
+
+
+# -- regressions (found by review, fixed) ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["0^-1", "0**(-2)", "log(0)", "1 + 0^(-1)"])
+def test_division_by_zero_through_powers_and_log_is_refused(text):
+    with pytest.raises(InvalidArgument):
+        parse_expression(text)
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("-" * 1000 + "1", 1), ("1+" * 999 + "1", 1000)],
+    ids=["minus-1000", "plus-999"],
+)
+def test_deep_nesting_within_the_length_limit_is_handled(text, value):
+    assert len(text) <= 2000
+    try:
+        outcome = parse_expression(text)
+    except InvalidArgument:
+        outcome = "refused"
+    except RecursionError:
+        outcome = "RecursionError"  # failed below, outside the handler: a short report
+    assert outcome in ("refused", value)
+
+
+def _start_child(texts: list[str]) -> subprocess.Popen:
+    """A fresh interpreter that loads the parser (without the package ``__init__``, for
+    fewer imports), caps its memory, prints ``ready``, waits for a line on stdin, then
+    runs ``parse_expression`` on each text and prints, per text, the name of the
+    exception raised or ``returned``."""
+    package = str(Path(exactdp.__file__).resolve().parent)
+    script = textwrap.dedent(
+        f"""
+        import resource, sys, types
+        stub = types.ModuleType("exactdp")
+        stub.__path__ = [{package!r}]
+        sys.modules["exactdp"] = stub
+        from exactdp.symbolic.parse import parse_expression
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        print("ready", flush=True)
+        sys.stdin.readline()
+        for text in {texts!r}:
+            try:
+                parse_expression(text)
+                print("returned", flush=True)
+            except BaseException as e:
+                print(type(e).__name__, flush=True)
+        """
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True,
+    )
+
+
+HUGE = {
+    "decimal-exponent": "1e999999999",  # 10**999999999 is built from the literal's digits
+    "nested-powers": "((((((2^64)^64)^64)^64)^64)^64)",  # each exponent <= 64; 2**(64**6)
+}
+SANITY = ["2^64", "2^65", "1/0"]
+
+
+@pytest.fixture(scope="module")
+def child_outcomes():
+    """Outcomes of parse_expression in fresh interpreters run side by side: for each HUGE
+    text the name of the exception raised, ``returned``, or ``HUNG`` (more than 1 s after
+    the start signal); under ``"sanity"`` the list of outcomes of the SANITY texts."""
+    procs = {key: _start_child([text]) for key, text in HUGE.items()}
+    procs["sanity"] = _start_child(SANITY)
+    outcomes = {}
+    try:
+        for proc in procs.values():  # all imported before any starts computing
+            assert proc.stdout.readline().strip() == "ready"
+        for proc in procs.values():
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        deadline = time.monotonic() + 1.0
+        for key, proc in procs.items():
+            budget = 30 if key == "sanity" else max(deadline - time.monotonic(), 0)
+            try:
+                proc.wait(timeout=budget)
+                outcomes[key] = proc.stdout.read().split()
+            except subprocess.TimeoutExpired:
+                outcomes[key] = ["HUNG"]
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdin.close()
+            proc.stdout.close()
+    return outcomes
+
+
+def test_child_outcomes_are_reported(child_outcomes):
+    # the machinery behind the next test, on texts that do not hang
+    assert child_outcomes["sanity"] == ["returned", "InvalidArgument", "InvalidArgument"]
+
+
+@pytest.mark.parametrize("key", list(HUGE))
+def test_huge_numbers_are_refused_quickly(child_outcomes, key):
+    assert child_outcomes[key] == ["InvalidArgument"]
