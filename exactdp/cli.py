@@ -19,7 +19,7 @@ from exactdp.checkers.builtin import FLOAT_CLOSE, builtin_claims, float_gap
 from exactdp.checkers.results import Verdict, format_value
 from exactdp.checkers.sensitivity import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, claim_parameters, judge, local_sensitivity,
-    sensitivity_curve, verify_claim, _claim_value,
+    sensitivity_curve, bind_claim,
 )
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.numeric.exact import to_exact
@@ -113,7 +113,7 @@ def _cmd_sensitivity(args) -> int:
     if args.claim is not None:
         for r in results:
             params = claim_parameters(r.query, r.scope.space, r.scope.d_in)
-            text, value = _claim_value(args.claim, params)
+            text, value = bind_claim(args.claim, params)
             claims.append(judge(text, value, r, params))
     if args.json:
         objs = []

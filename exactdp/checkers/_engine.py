@@ -32,10 +32,13 @@ from typing import Sequence
 from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
 from exactdp.numeric.exact import format_exact
-from exactdp.queries.base import UNDEFINED, Query, check_result
+from exactdp.queries.base import UNDEFINED, Query
 from exactdp.spaces.datasets import DatasetSpace
 
-__all__ = ["Table", "RawResult", "run", "estimate", "STANDARD", "RELEASE_CENTRED"]
+__all__ = [
+    "Table", "RawResult", "run", "choose_neighbours", "source_keys", "validate_policy",
+    "STANDARD", "RELEASE_CENTRED",
+]
 
 STANDARD = "standard"
 RELEASE_CENTRED = "release-centred"
@@ -424,5 +427,3 @@ def validate_policy(undefined: object) -> object:
             f"number such as 0 or '1/2'"
         ) from None
 
-
-__all__ += ["source_keys", "validate_policy", "check_result"]

@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from fractions import Fraction
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
-from exactdp.checkers.results import ClaimResult, Verdict, format_value
+from exactdp.checkers.results import ClaimResult, Verdict
 from exactdp.checkers.sensitivity import verify_claim
-from exactdp.numeric.decide import compare, to_sympy
-from exactdp.numeric.exact import to_exact
+from exactdp.numeric.decide import to_sympy
 from exactdp.queries import Query, clipped, count, histogram, mean, median, percentile, std, sum_, variance
 from exactdp.spaces import ChangeDistance, IntegerRange, Metric, Multisets, SubMultisets, SymmetricDistance
 from exactdp.spaces.datasets import DatasetSpace

@@ -98,7 +98,7 @@ class Scope:
         kind = "unordered pairs" if self.scope == "standard" and self.local_at is None else "pairs (x, x')"
         text = f"{head}; {rel}; {where}; {self.pairs:,} {kind} examined"
         if self.excluded:
-            text += f"; {self.excluded:,} datasets excluded where the query is undefined"
+            text += f"; {self.excluded:,} dataset(s) excluded where the query is undefined"
         return text
 
     def to_dict(self) -> dict:

@@ -48,7 +48,7 @@ from exactdp.symbolic.parse import parse_expression
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
-    "assert_claim", "claim_parameters", "SensitivityCurve", "DEFAULT_MAX_PAIRS",
+    "assert_claim", "bind_claim", "judge", "claim_parameters", "SensitivityCurve", "DEFAULT_MAX_PAIRS",
     "DEFAULT_MAX_DATASETS", "SCOPES",
 ]
 
@@ -352,44 +352,37 @@ def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, 
     return params
 
 
-def _claim_value(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
+def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
+    """``(text, exact value)`` of a claim once ``params`` (see :func:`claim_parameters`)
+    are substituted. A claim is a number, a formula string (parsed safely) or a SymPy
+    expression in the parameter names."""
     if isinstance(claim, str):
         try:
-            value = to_exact(claim, "claim")
-            return claim, value
-        except (InvalidArgument, TypeError):
-            pass
-        if "N" not in params and "N" in claim.replace("Min", "").replace("Max", ""):
-            names = set()
-            try:
-                import ast
-
-                names = {n.id for n in ast.walk(ast.parse(claim.replace("^", "**"), mode="eval"))
-                         if isinstance(n, ast.Name)}
-            except SyntaxError:
-                pass
-            if "N" in names:
-                raise InvalidArgument(
-                    f"claim={claim!r} uses N, but the datasets of this space have different "
-                    f"sizes; N is defined only when every dataset has the same size"
-                )
-        expr = parse_expression(claim, params)
-        if expr.free_symbols:  # pragma: no cover - every name is bound above
-            raise InvalidArgument(f"claim={claim!r} still has free symbols {expr.free_symbols}")
-        if not expr.is_real:
-            raise InvalidArgument(f"claim={claim!r} is not a real number here ({expr})")
-        return claim, to_fraction_if_rational(expr)
-    if isinstance(claim, sympy.Basic):
-        expr = claim.subs({sympy.Symbol(k): to_sympy(v) for k, v in params.items()})
-        expr = expr.subs({s: to_sympy(params[s.name]) for s in expr.free_symbols if s.name in params})
-        if expr.free_symbols:
-            raise InvalidArgument(
-                f"claim={claim} has symbols {sorted(map(str, expr.free_symbols))} that are not "
-                f"parameters of this check ({', '.join(params)})"
-            )
-        return str(claim), to_fraction_if_rational(expr)
-    value = to_exact(claim, "claim")
-    return format_value(value), value
+            return claim, to_exact(claim, "claim")
+        except InvalidArgument:
+            pass  # not a plain number: a formula
+        expr = parse_expression(claim, sorted(set(params) | set(CLAIM_PARAMETERS)))
+    elif isinstance(claim, sympy.Basic):
+        expr = claim
+    else:
+        value = to_exact(claim, "claim")
+        return format_value(value), value
+    text = claim if isinstance(claim, str) else str(claim)
+    unbound = sorted(s.name for s in expr.free_symbols if s.name not in params)
+    if "N" in unbound:
+        raise InvalidArgument(
+            f"claim={text!r} uses N, but the datasets of this space have different sizes; "
+            f"N is defined only when every dataset has the same size"
+        )
+    if unbound:
+        raise InvalidArgument(
+            f"claim={text!r} has symbols {unbound} that are not parameters of this check "
+            f"({', '.join(params)})"
+        )
+    value = expr.subs({s: to_sympy(params[s.name]) for s in expr.free_symbols})
+    if value.has(sympy.zoo, sympy.nan) or not value.is_real:
+        raise InvalidArgument(f"claim={text!r} is not a real number here ({value})")
+    return text, to_fraction_if_rational(value)
 
 
 def verify_claim(
@@ -408,7 +401,7 @@ def verify_claim(
     """
     result = sensitivity(query, space, metric, d_in, **options)
     params = claim_parameters(result.query, result.scope.space, result.scope.d_in)
-    text, value = _claim_value(claim, params)
+    text, value = bind_claim(claim, params)
     return judge(text, value, result, params)
 
 

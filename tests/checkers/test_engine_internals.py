@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 
 import sympy
 from hypothesis import given, settings, strategies as st
