@@ -53,7 +53,9 @@ __all__ = [
 ]
 
 DEFAULT_MAX_PAIRS = 50_000_000
-"""Default budget on neighbour pairs (about 10-20 s of enumeration on one core)."""
+"""Default budget on candidate neighbour pairs (datasets x moves, an upper bound on the
+pairs examined): about 5 to 10 s of enumeration on one core of the benchmark machine
+(measured: 327 million candidates, 31 million pairs examined, took 34 s)."""
 
 DEFAULT_MAX_DATASETS = 3_000_000
 """Default budget on datasets held in the value table (memory)."""
