@@ -1,0 +1,31 @@
+"""The README's Python example runs and prints what the README says."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_python_example():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README.md", "exec"), {})
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "violated 10 x=[], x'=[10]: f(x)=0, f(x')=10"
+    assert lines[1] == "-sqrt(89)/6 + sqrt(273)/6"
+    assert lines[2].startswith("percentile:90: sensitivity 7, attained by")
+
+
+def test_readme_quick_start_is_two_commands_and_ci_runs_the_second():
+    text = README.read_text(encoding="utf-8")
+    quick = re.search(r"## Quick start.*?```sh\n(.*?)```", text, re.S).group(1).strip().splitlines()
+    assert len(quick) == 2
+    test_command = quick[1].split("#")[0].strip()
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_command in ci
