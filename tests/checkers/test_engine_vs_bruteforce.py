@@ -17,7 +17,9 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from exactdp.numeric.decide import to_sympy
-from exactdp import ChangeDistance, ExactSet, Multisets, SubMultisets, SymmetricDistance, sensitivity
+from exactdp import (
+    ChangeDistance, ExactSet, Multisets, SubMultisets, SymmetricDistance, local_sensitivity, sensitivity,
+)
 from exactdp.queries import (
     clipped, count, histogram, mean, median, percentile, std, sum_, user_query, variance,
 )
@@ -135,3 +137,35 @@ def test_engine_matches_brute_force(problem):
     assert sizes[0] <= len(w.x) <= sizes[1]
     if scope == "standard":
         assert sizes[0] <= len(w.x_prime) <= sizes[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(), st.randoms(use_true_random=False))
+def test_local_sensitivity_matches_brute_force(problem, rnd):
+    universe, caps, sizes, metric, d, exact_k, scope, query = problem
+    if caps is None:
+        space = Multisets(ExactSet(universe), sizes=sizes)
+        naive_caps = [sizes[1] + d] * len(universe)
+    else:
+        space = SubMultisets([v for v, c in zip(universe, caps) for _ in range(c)], sizes=sizes)
+        naive_caps = caps
+    candidates = sorted(x for x in naive_datasets(universe, naive_caps, *sizes) if len(x) >= query.min_size)
+    if not candidates:
+        return
+    x = rnd.choice(candidates)
+    result = local_sensitivity(query, x, space, metric, d, exact_k=exact_k, scope=scope, undefined="exclude")
+    shift = d if isinstance(metric, SymmetricDistance) else 0
+    pool = naive_datasets(universe, naive_caps, max(0, sizes[0] - shift), sizes[1] + shift)
+    if scope == "standard":
+        pool = {y for y in pool if sizes[0] <= len(y) <= sizes[1]}
+    fx = query(x)
+    dists = [distance(query, fx, query(y)) for y in pool
+             if len(y) >= query.min_size and related(x, y, metric, d, exact_k)]
+    expected = max(dists, key=lambda t: float(t), default=None)
+    got = to_sympy(result.value)
+    if expected is None:
+        assert got == 0 and result.witness is None
+        return
+    assert sympy.simplify(got - expected) == 0, (x, got, expected)
+    assert result.witness.x == tuple(x)
+    assert result.scope.pairs == len(dists)
