@@ -8,7 +8,8 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.numeric.decide import to_sympy
-from exactdp.numeric.exact import format_exact
+from exactdp.errors import ExactDPError
+from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace
 from exactdp.spaces.metrics import Metric
@@ -168,7 +169,11 @@ class ClaimResult:
     def claim_shown(self) -> str:
         """The claim as written, with its value when it is a formula: ``U - L = 8``."""
         claim = format_value(self.claim)
-        return self.claim_text if self.claim_text == claim else f"{self.claim_text} = {claim}"
+        try:
+            literal = to_exact(self.claim_text) == self.claim  # a number, written exactly
+        except ExactDPError:
+            literal = False
+        return self.claim_text if literal or self.claim_text == claim else f"{self.claim_text} = {claim}"
 
     def summary(self) -> str:
         s = self.sensitivity
