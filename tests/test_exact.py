@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
-import textwrap
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import sympy
@@ -159,50 +155,17 @@ def test_to_exact_decimal_string_is_the_written_digits(mantissa, exponent):
 
 # -- a huge decimal exponent must not hang ----------------------------------------------
 
-def _outcome_in_child(call: str, seconds: float) -> str:
-    """Run ``call`` in a fresh interpreter and return the name of the exception it raised,
-    ``"returned"``, or ``"HUNG"`` if it takes more than ``seconds`` after the imports.
-
-    The child loads ``exactdp.numeric.exact`` without the package ``__init__`` (which
-    imports SymPy) so that it starts fast, and caps its memory."""
-    package = str(Path(exactdp.__file__).resolve().parent)
-    script = textwrap.dedent(
-        f"""
-        import resource, sys, types
-        stub = types.ModuleType("exactdp")
-        stub.__path__ = [{package!r}]
-        sys.modules["exactdp"] = stub
-        from exactdp.numeric.exact import to_exact
-        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-        print("ready", flush=True)
-        try:
-            {call}
-            print("returned")
-        except BaseException as e:
-            print(type(e).__name__)
-        """
-    )
-    with subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    ) as proc:
-        assert proc.stdout.readline().strip() == "ready"
-        try:
-            proc.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            return "HUNG"
-        return proc.stdout.read().strip()
+SETUP = "from exactdp.numeric.exact import to_exact"
 
 
-def test_child_helper_reports_outcomes():
-    # the helper behind the next test, checked on calls that do not hang
-    assert _outcome_in_child("to_exact('1e5')", seconds=10) == "returned"
-    assert _outcome_in_child("to_exact('abc')", seconds=10) == "InvalidArgument"
+def test_child_helper_reports_outcomes(outcomes_in_child):
+    # the fixture behind the next test, checked on calls that do not hang
+    assert outcomes_in_child(SETUP, ["to_exact('1e5')", "to_exact('abc')"], 10) == [
+        "returned", "InvalidArgument"]
 
 
-def test_huge_decimal_exponent_is_refused_quickly():
-    assert _outcome_in_child("to_exact('1e999999999')", seconds=1.0) == "InvalidArgument"
+def test_huge_decimal_exponent_is_refused_quickly(outcomes_in_child):
+    assert outcomes_in_child(SETUP, ["to_exact('1e999999999')"], 1.0) == ["InvalidArgument"]
 
 
 # -- from_float ---------------------------------------------------------------------------

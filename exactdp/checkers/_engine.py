@@ -36,7 +36,7 @@ from typing import Sequence
 
 from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
-from exactdp.numeric.exact import format_exact
+from exactdp.numeric.exact import common_denominator, format_dataset
 from exactdp.queries.base import UNDEFINED, Query
 from exactdp.spaces.datasets import DatasetSpace
 
@@ -47,10 +47,6 @@ __all__ = [
 
 STANDARD = "standard"
 RELEASE_CENTRED = "release-centred"
-
-
-def _values_text(space: DatasetSpace, counts: Sequence[int]) -> str:
-    return "[" + ", ".join(format_exact(v) for v in space.to_values(counts)) + "]"
 
 
 class Table:
@@ -91,12 +87,9 @@ class Table:
             raw[key] = value
         # One common denominator turns every comparison into integer arithmetic.
         if query.output == "vector":
-            dens = {Fraction(x).denominator for v in raw.values() for x in v}
+            scale = common_denominator(x for v in raw.values() for x in v)
         else:
-            dens = {Fraction(v).denominator for v in raw.values()}
-        scale = 1
-        for d in dens:
-            scale = scale * d // math.gcd(scale, d)
+            scale = common_denominator(raw.values())
         self.scale = scale
         if query.output == "vector":
             self.values = {
@@ -134,7 +127,6 @@ class RawResult:
     x_key: int | None
     x_prime_key: int | None
     pairs: int
-    sources: int
     excluded: int
 
 
@@ -206,10 +198,10 @@ def _raise_undefined(table: Table, source: int, neighbour: int | None) -> None:
     space = table.space
     bad = neighbour if neighbour is not None else source
     counts = table.counts(bad)
-    where = f"x={_values_text(space, counts)} (size {sum(counts)})"
+    where = f"x={format_dataset(space.to_values(counts))} (size {sum(counts)})"
     if neighbour is not None:
-        where = (f"x'={_values_text(space, counts)} (size {sum(counts)}), a neighbour of "
-                 f"x={_values_text(space, table.counts(source))}")
+        where = (f"x'={format_dataset(space.to_values(counts))} (size {sum(counts)}), a neighbour of "
+                 f"x={format_dataset(space.to_values(table.counts(source)))}")
     raise UndefinedQuery(
         f"{q.name} is undefined on {where}; it needs at least {q.min_size} record(s). "
         f"Pass undefined='exclude' to leave such datasets out (minimum size "
@@ -350,7 +342,7 @@ def _run_scalar(table, sources, neighbours, progress, excluded) -> RawResult:
         if not i & 1023:
             progress.update(i, pairs)
     x_prime = neighbours.find(best_x, best_w) if best_x is not None else None
-    return RawResult(max(best, 0), best_x, x_prime, pairs, len(sources), excluded)
+    return RawResult(max(best, 0), best_x, x_prime, pairs, excluded)
 
 
 def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
@@ -379,9 +371,9 @@ def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
         if not i & 1023:
             progress.update(i, pairs)
     if best is None:
-        return RawResult((0, 0), None, None, pairs, len(sources), excluded)
+        return RawResult((0, 0), None, None, pairs, excluded)
     x_prime = neighbours.find(best_x, best_w)
-    return RawResult(best, best_x, x_prime, pairs, len(sources), excluded)
+    return RawResult(best, best_x, x_prime, pairs, excluded)
 
 
 def _run_vector(table, sources, neighbours, progress, excluded) -> RawResult:
@@ -407,7 +399,7 @@ def _run_vector(table, sources, neighbours, progress, excluded) -> RawResult:
         if not i & 1023:
             progress.update(i, pairs)
     x_prime = neighbours.find(best_x, best_w) if best_x is not None else None
-    return RawResult(max(best, 0), best_x, x_prime, pairs, len(sources), excluded)
+    return RawResult(max(best, 0), best_x, x_prime, pairs, excluded)
 
 
 def source_keys(table: Table, space: DatasetSpace) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from exactdp.numeric.decide import to_sympy
 from exactdp.errors import ExactDPError
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_dataset, format_exact, to_exact
 from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace
 from exactdp.spaces.metrics import Metric
@@ -66,8 +66,7 @@ class Witness:
         }
 
     def __str__(self) -> str:
-        xs = "[" + ", ".join(format_exact(v) for v in self.x) + "]"
-        ys = "[" + ", ".join(format_exact(v) for v in self.x_prime) + "]"
+        xs, ys = format_dataset(self.x), format_dataset(self.x_prime)
         return f"x={xs}, x'={ys}: f(x)={format_value(self.fx)}, f(x')={format_value(self.fx_prime)}"
 
 
@@ -88,8 +87,7 @@ class Scope:
     def describe(self) -> str:
         rel = self.metric.describe(self.d_in, self.exact_k)
         if self.local_at is not None:
-            x = "[" + ", ".join(format_exact(v) for v in self.local_at) + "]"
-            head = f"local at x={x} in {self.space.describe()}"
+            head = f"local at x={format_dataset(self.local_at)} in {self.space.describe()}"
         else:
             head = f"all {self.datasets:,} {self.space.describe()}"
         if self.scope == "standard":

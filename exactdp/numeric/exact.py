@@ -19,14 +19,19 @@ Fraction(3602879701896397, 36028797018963968)
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from decimal import Decimal
 from fractions import Fraction
+from typing import Iterable
 
 from exactdp.errors import InexactInput, InvalidArgument
 
-__all__ = ["to_exact", "from_float", "format_exact", "MAX_DECIMAL_EXPONENT"]
+__all__ = [
+    "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
+    "MAX_DECIMAL_EXPONENT",
+]
 
 MAX_DECIMAL_EXPONENT = 4000
 """Largest ``|e|`` accepted in a decimal string such as ``'1e-5'`` (``Fraction`` would
@@ -106,3 +111,21 @@ def format_exact(value: Fraction | int) -> str:
     if value.denominator == 1:
         return str(value.numerator)
     return f"{value.numerator}/{value.denominator}"
+
+
+def format_dataset(values: Iterable[Fraction | int]) -> str:
+    """A dataset as exact text: ``[1, 5/2, 5/2]``."""
+    return "[" + ", ".join(format_exact(v) for v in values) + "]"
+
+
+def common_denominator(values: Iterable[Fraction | int]) -> int:
+    """The least common multiple of the denominators: every value times it is an integer.
+
+    >>> common_denominator([Fraction(1, 4), Fraction(5, 6), 3])
+    12
+    """
+    den = 1
+    for v in values:
+        d = Fraction(v).denominator
+        den = den * d // math.gcd(den, d)
+    return den

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_dataset, to_exact
 
 __all__ = ["Query", "UNDEFINED"]
 
@@ -119,7 +119,7 @@ def sqrt_value(radicand: Fraction):
 
 def check_result(name: str, value: object, dataset: Sequence[Fraction]) -> Fraction:
     """Validate what a user function returned on ``dataset``: an exact number."""
-    shown = "[" + ", ".join(format_exact(v) for v in dataset) + "]"
+    shown = format_dataset(dataset)
     if isinstance(value, float):
         raise InexactInput(
             f"query {name!r} returned the float {value!r} on the dataset {shown}; return an "
@@ -129,7 +129,3 @@ def check_result(name: str, value: object, dataset: Sequence[Fraction]) -> Fract
         return to_exact(value, f"result of query {name!r}")
     except (InvalidArgument, InexactInput) as e:
         raise type(e)(f"{e} (on the dataset {shown})") from None
-
-
-def describe_number(value: Fraction) -> str:
-    return format_exact(value)

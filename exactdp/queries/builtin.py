@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import common_denominator, format_exact, to_exact
 from exactdp.queries.base import UNDEFINED, Query, check_result
 
 __all__ = [
@@ -38,9 +38,7 @@ def _prep_count(values):
 def _integer_scale(values):
     """``(numerators, D)`` with ``values[i] == numerators[i] / D``: integer arithmetic
     inside the per-dataset loops, one ``Fraction`` at the end."""
-    den = 1
-    for v in values:
-        den = den * v.denominator // math.gcd(den, v.denominator)
+    den = common_denominator(values)
     return tuple(int(v * den) for v in values), den
 
 

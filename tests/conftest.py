@@ -1,0 +1,58 @@
+"""Shared test fixtures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import exactdp
+
+
+@pytest.fixture(scope="session")
+def outcomes_in_child():
+    """``run(setup, calls, seconds)``: execute ``calls`` one after another in a fresh
+    interpreter and return, per call, the name of the exception it raised or
+    ``"returned"``; ``"HUNG"`` ends the list if they take more than ``seconds`` after
+    ``setup``. For inputs that once hung or exhausted memory: a regression fails
+    instead of stalling the suite.
+
+    The child loads modules of ``exactdp`` without the package ``__init__`` (fewer
+    imports) and caps its address space at 2 GiB."""
+    package = str(Path(exactdp.__file__).resolve().parent)
+
+    def run(setup: str, calls: list[str], seconds: float) -> list[str]:
+        script = textwrap.dedent(
+            f"""
+            import resource, sys, types
+            stub = types.ModuleType("exactdp")
+            stub.__path__ = [{package!r}]
+            sys.modules["exactdp"] = stub
+            {setup}
+            resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+            print("ready", flush=True)
+            for call in {calls!r}:
+                try:
+                    exec(call)
+                    print("returned", flush=True)
+                except BaseException as e:
+                    print(type(e).__name__, flush=True)
+            """
+        )
+        with subprocess.Popen(
+            [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True,
+        ) as proc:
+            assert proc.stdout.readline().strip() == "ready"
+            try:
+                proc.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                return proc.stdout.read().split() + ["HUNG"]
+            return proc.stdout.read().split()
+
+    return run
