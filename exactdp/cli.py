@@ -203,21 +203,52 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--plot", metavar="PNG", help="with a --d-in range: write a plot (needs matplotlib)")
     s.add_argument("--json", action="store_true", help="a JSON object instead of text")
     s.set_defaults(run=_cmd_sensitivity)
+    for register in _extra_commands():
+        register(sub)
     return p
+
+
+_EXTRA_COMMAND_MODULES = ("exactdp._cli_calibrate", "exactdp._cli_compose",
+                          "exactdp._cli_floatsum", "exactdp._cli_catalog")
+
+
+def _extra_commands():
+    """Each module has ``register(subparsers)``; it adds its sub-command(s) with
+    ``set_defaults(run=...)``, a function ``args -> exit status``."""
+    import importlib
+    out = []
+    for name in _EXTRA_COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:  # TEMPORARY while the modules are being written
+            if e.name != name:
+                raise
+            continue
+        out.append(module.register)
+    return out
 
 
 _VALUE_OPTIONS = {"--universe", "--pool", "--sizes", "--size", "--d-in", "--clip", "--claim",
                   "--local", "--undefined", "--query", "--neighbors"}
 
 
+def _looks_negative(token: str | None) -> bool:
+    return token is not None and len(token) > 1 and token[0] == "-" and (token[1].isdigit() or token[1] == ".")
+
+
 def _glue_values(argv: Sequence[str]) -> list[str]:
-    """``--universe -3..13`` -> ``--universe=-3..13``, so values may start with '-'."""
+    """``--universe -3..13`` -> ``--universe=-3..13``, so values may start with '-'
+    (for any ``--option`` followed by a value that looks like a negative number)."""
     out: list[str] = []
-    it = iter(argv)
-    for token in it:
-        if token in _VALUE_OPTIONS:
-            value = next(it, None)
-            out.append(token if value is None else f"{token}={value}")
+    argv = list(argv)
+    it = iter(range(len(argv)))
+    for i in it:
+        token = argv[i]
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if token in _VALUE_OPTIONS or (token.startswith("--") and "=" not in token
+                                      and _looks_negative(following)):
+            j = next(it, None)
+            out.append(token if j is None else f"{token}={argv[j]}")
         else:
             out.append(token)
     return out
