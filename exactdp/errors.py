@@ -8,6 +8,7 @@ what to do instead.
 from __future__ import annotations
 
 __all__ = [
+    "SpaceMismatch",
     "ExactDPError",
     "InvalidArgument",
     "InexactInput",
@@ -28,6 +29,10 @@ class InvalidArgument(ExactDPError, ValueError):
 
 class InexactInput(ExactDPError, TypeError):
     """A float (or another inexact value) reached a place that needs an exact number."""
+
+
+class SpaceMismatch(InvalidArgument):
+    """Two steps do not chain: the output domain or metric of one is not the input of the next."""
 
 
 class UndefinedQuery(ExactDPError, ValueError):
