@@ -1,0 +1,248 @@
+"""Composition of privacy guarantees: exact where the theorem is rational, enclosed and
+rounded up where it is not.
+
+- :func:`compose_sequential`: basic composition, ``(sum of epsilons, sum of deltas)``,
+  exact rationals.
+- :func:`compose_zcdp`: zCDP composes by adding ``rho`` (Bun & Steinke 2016), exact.
+- :func:`advanced_composition`: the k-fold theorem of Dwork, Rothblum and Vadhan (FOCS
+  2010; Dwork & Roth 2014, Thm 3.20): ``k`` mechanisms, each ``(epsilon, delta)``-DP,
+  compose to ``(sqrt(2k ln(1/delta')) epsilon + k epsilon (e^epsilon - 1), k delta +
+  delta')``-DP for every ``delta' > 0``. The total epsilon is irrational; it is returned
+  as an exact SymPy expression, an interval enclosure and a float never below it.
+
+>>> compose_sequential([("0.1", "1e-6"), ("0.9", 0)])
+(Fraction(1, 1), Fraction(1, 1000000))
+>>> compose_zcdp(["1/8", "3/8"])
+Fraction(1, 2)
+>>> advanced_composition("0.1", 0, 100, "1e-6").epsilon_float
+6.308230950513408
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable
+
+from exactdp.errors import InvalidArgument, Undecided
+from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.rounding import float_at_least
+
+__all__ = ["compose_sequential", "compose_zcdp", "advanced_composition", "AdvancedComposition"]
+
+
+def _nonnegative(value, name: str) -> Fraction:
+    x = to_exact(value, name)
+    if x < 0:
+        raise InvalidArgument(f"{name}={value!r} is negative; privacy parameters are at least 0")
+    return x
+
+
+def _probability(value, name: str) -> Fraction:
+    x = _nonnegative(value, name)
+    if x > 1:
+        raise InvalidArgument(f"{name}={value!r} is above 1; delta is a probability in [0, 1]")
+    return x
+
+
+def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
+    """Basic sequential composition: the exact ``(sum of epsilon, sum of delta)``.
+
+    Each item is an ``epsilon`` (pure DP) or a pair ``(epsilon, delta)``, in any exact
+    form (ints, Fractions, Decimals, strings such as ``"1e-6"``); floats are refused.
+
+    >>> compose_sequential(["0.1", "0.9"])
+    (Fraction(1, 1), Fraction(0, 1))
+    """
+    eps_total, delta_total = Fraction(0), Fraction(0)
+    for i, item in enumerate(spends):
+        if isinstance(item, (tuple, list)):
+            if len(item) != 2:
+                raise InvalidArgument(
+                    f"spends[{i}]={item!r} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
+                )
+            eps, delta = item
+        else:
+            eps, delta = item, 0
+        eps_total += _nonnegative(eps, f"spends[{i}] epsilon")
+        delta_total += _probability(delta, f"spends[{i}] delta")
+    return eps_total, delta_total
+
+
+def compose_zcdp(rhos: Iterable) -> Fraction:
+    """zCDP composition: the exact sum of the ``rho`` values (Bun & Steinke 2016, Lemma 2.3).
+
+    >>> compose_zcdp([Fraction(1, 2), "0.25"])
+    Fraction(3, 4)
+    """
+    return sum((_nonnegative(rho, f"rhos[{i}]") for i, rho in enumerate(rhos)), Fraction(0))
+
+
+# --- advanced composition ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdvancedComposition:
+    """The k-fold advanced-composition guarantee ``(epsilon, delta)``.
+
+    ``delta = k*delta_each + delta_prime`` is exact. ``epsilon`` is irrational:
+    ``epsilon_expr`` is its exact SymPy expression, ``epsilon_interval`` an
+    ``mpmath.iv`` enclosure and ``epsilon_float`` the smallest float ``>=`` it.
+    """
+
+    k: int
+    epsilon_each: Fraction
+    delta_each: Fraction
+    delta_prime: Fraction
+    delta: Fraction
+    epsilon_interval: object
+    epsilon_float: float
+
+    @property
+    def epsilon_expr(self):
+        """The exact total epsilon as a SymPy expression."""
+        return _advanced_epsilon_sympy(self.k, self.epsilon_each, self.delta_prime)
+
+    def epsilon_at_most(self, bound) -> bool:
+        """Whether the exact total epsilon is ``<= bound`` (an exact number).
+
+        Decided by enclosures refined until they settle; raises
+        :class:`~exactdp.errors.Undecided` if they never do.
+        """
+        b = to_exact(bound, "bound")
+        return _decide_le(lambda prec: _advanced_epsilon_interval(self.k, self.epsilon_each,
+                                                                  self.delta_prime, prec), b)
+
+    def fits(self, epsilon, delta) -> bool:
+        """Whether the composed guarantee fits in the budget ``(epsilon, delta)``."""
+        return self.delta <= _probability(delta, "delta") and self.epsilon_at_most(epsilon)
+
+    def to_dict(self) -> dict:
+        lo, hi = _endpoints(self.epsilon_interval)
+        return {
+            "method": "advanced",
+            "k": self.k,
+            "epsilon_each": format_exact(self.epsilon_each),
+            "delta_each": format_exact(self.delta_each),
+            "delta_prime": format_exact(self.delta_prime),
+            "epsilon": {"exact": str(self.epsilon_expr), "interval": [format_exact(lo), format_exact(hi)],
+                        "float": self.epsilon_float},
+            "delta": {"exact": format_exact(self.delta), "float": float_at_least(self.delta)},
+        }
+
+
+def advanced_composition(epsilon, delta, k: int, delta_prime) -> AdvancedComposition:
+    """Advanced composition (Dwork, Rothblum, Vadhan 2010) of ``k`` mechanisms, each
+    ``(epsilon, delta)``-DP, for the slack ``delta_prime`` in ``(0, 1)``.
+
+    The result is ``(sqrt(2k ln(1/delta_prime))*epsilon + k*epsilon*(e^epsilon - 1),
+    k*delta + delta_prime)``; epsilon is enclosed and rounded up (``epsilon_float``).
+    For mechanisms with different parameters, compose their maxima (each is then
+    ``(max epsilon, max delta)``-DP). Basic composition (:func:`compose_sequential`) is
+    smaller when ``k`` is small; both are valid.
+
+    >>> r = advanced_composition("0.1", "1e-7", 100, "1e-6")
+    >>> r.delta
+    Fraction(11, 1000000)
+    >>> r.epsilon_at_most("6.30823095052"), r.epsilon_at_most("6.30823095051")
+    (True, False)
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidArgument(f"k={k!r} is not a positive int; pass how many mechanisms are composed")
+    eps = _nonnegative(epsilon, "epsilon")
+    dlt = _probability(delta, "delta")
+    dp = to_exact(delta_prime, "delta_prime")
+    if not 0 < dp < 1:
+        raise InvalidArgument(
+            f"delta_prime={delta_prime!r} is not in (0, 1); advanced composition needs a slack "
+            f"0 < delta_prime < 1, such as '1e-6'"
+        )
+    if k * dlt + dp > 1:
+        raise InvalidArgument(
+            f"k*delta + delta_prime = {format_exact(k * dlt + dp)} is above 1: the guarantee is "
+            f"vacuous; use a smaller delta or delta_prime"
+        )
+    interval = _advanced_epsilon_interval(k, eps, dp, _START_PREC)
+    return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, interval,
+                               float_at_least(_endpoints(interval)[1]))
+
+
+def _advanced_epsilon_sympy(k: int, eps: Fraction, dp: Fraction):
+    import sympy
+
+    e = sympy.Rational(eps.numerator, eps.denominator)
+    inv = sympy.Rational(dp.denominator, dp.numerator)
+    return sympy.sqrt(2 * k * sympy.log(inv)) * e + k * e * (sympy.exp(e) - 1)
+
+
+# --- interval helpers (private) ---------------------------------------------------
+
+_START_PREC = 80
+_MAX_PREC = 4096
+
+
+def _advanced_epsilon_interval(k: int, eps: Fraction, dp: Fraction, prec: int):
+    from mpmath import iv
+
+    with _iv_precision(prec):
+        e = _iv_fraction(eps)
+        return iv.sqrt(2 * k * iv.log(_iv_fraction(1 / dp))) * e + k * e * (iv.exp(e) - 1)
+
+
+class _iv_precision:
+    """Set ``mpmath.iv``'s working precision for a block and restore it after."""
+
+    def __init__(self, prec: int):
+        self.prec = prec
+
+    def __enter__(self):
+        from mpmath import iv
+
+        self.saved = iv.prec
+        iv.prec = self.prec
+
+    def __exit__(self, *exc):
+        from mpmath import iv
+
+        iv.prec = self.saved
+        return False
+
+
+def _iv_fraction(x: Fraction):
+    """An ``iv`` interval enclosing the rational ``x`` (exact if it is dyadic)."""
+    from mpmath import iv
+
+    return iv.mpf(x.numerator) / x.denominator
+
+
+def _endpoints(interval) -> tuple[Fraction, Fraction]:
+    """The exact endpoints of an ``mpmath.iv`` interval, read from its raw binary form
+    (converting an endpoint to ``mpf`` would round it to the ``mp`` precision)."""
+
+    def frac(raw) -> Fraction:
+        sign, man, exp, bc = raw
+        if bc < 0 or (man == 0 and exp != 0):
+            raise Undecided(f"the enclosure {interval} is unbounded; the value could not be enclosed")
+        value = Fraction(int(man)) * Fraction(2) ** int(exp)
+        return -value if sign else value
+
+    a, b = interval._mpi_
+    return frac(a), frac(b)
+
+
+def _decide_le(enclose, bound: Fraction) -> bool:
+    """Whether the real enclosed by ``enclose(prec)`` is ``<= bound``, refining the
+    precision until the enclosure lies on one side; :class:`Undecided` otherwise."""
+    prec = _START_PREC
+    while prec <= _MAX_PREC:
+        lo, hi = _endpoints(enclose(prec))
+        if hi <= bound:
+            return True
+        if lo > bound:
+            return False
+        prec *= 2
+    raise Undecided(
+        f"could not decide whether the value is <= {format_exact(bound)}: its enclosure at "
+        f"{_MAX_PREC} bits still contains it; the two are too close to tell apart"
+    )
+

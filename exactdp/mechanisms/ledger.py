@@ -1,0 +1,276 @@
+"""An exact privacy-budget ledger: spends add up in exact rationals, so no round-off can
+admit an overspend or refuse an exact split.
+
+A :class:`BudgetLedger` holds a budget and records spends against it. Every number is a
+:class:`~fractions.Fraction`: the split ``1 = 1/10 + 9/10`` is accepted exactly, where
+floats give ``0.1 + 0.9 = 1.0000000000000002 > 1.0`` (opendp/opendp#2131), and a spend
+one part in 10^30 too large is refused.
+
+>>> ledger = BudgetLedger(epsilon=1)
+>>> ledger.spend(epsilon="0.1", label="count").epsilon
+Fraction(1, 10)
+>>> ledger.spend(epsilon="0.9", label="sum").epsilon
+Fraction(9, 10)
+>>> ledger.remaining()["epsilon"]
+Fraction(0, 1)
+
+**Two accounts.** A ledger has an approximate-DP account, a budget ``(epsilon, delta)``
+(``delta`` defaults to 0: pure DP), and/or a zCDP account, a budget ``rho``. A spend is
+charged to one account: ``spend(epsilon=..., delta=...)`` to the first,
+``spend(rho=...)`` to the second, and ``rho`` values add exactly (zCDP composes by
+adding). The accounts are kept apart on purpose: converting ``rho`` to ``(epsilon,
+delta)`` costs a choice of ``delta`` and is lossy, so the ledger never does it behind
+the caller's back. To charge a zCDP mechanism to an ``(epsilon, delta)`` budget, convert
+its ``rho`` first (Bun–Steinke or CKS20, e.g. with :mod:`exactdp.mechanisms.zcdp`) and
+spend the resulting ``(epsilon, delta)``; to charge a pure ``epsilon``-DP mechanism to a
+``rho`` budget, spend ``rho = epsilon**2 / 2`` (exact; Bun & Steinke 2016, Prop. 1.4).
+Reading the zCDP account's total as a single ``(epsilon, delta)`` guarantee at the end is
+the same conversion applied to :meth:`BudgetLedger.spent` ``["rho"]``.
+
+**Floats.** By default a float spend is refused (``0.1`` is not one tenth) and the message
+says how to pass the number meant. ``BudgetLedger(..., floats="binary")`` takes each float
+at its exact binary value instead; then ``0.1 + 0.9`` as floats is *not* exactly 1
+(the two binary values add up to ``1 + 2**-55``, although the float sum rounds to
+``1.0``) and the second spend of such a split is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from exactdp.errors import ExactDPError, InvalidArgument
+from exactdp.numeric.exact import format_exact, from_float, to_exact
+from exactdp.numeric.rounding import float_at_least, float_at_most
+
+__all__ = ["BudgetLedger", "Spend", "BudgetExceeded", "FLOAT_POLICIES"]
+
+FLOAT_POLICIES = ("refuse", "binary")
+"""``floats=`` choices: refuse float spends (default), or take a float's exact binary value."""
+
+_KEYS = ("epsilon", "delta", "rho")
+
+
+class BudgetExceeded(ExactDPError):
+    """A spend would take a ledger past its budget; the ledger is left unchanged.
+
+    ``spend`` is the refused :class:`Spend` (not recorded) and ``remaining`` the budget
+    left, as exact values.
+    """
+
+    def __init__(self, message: str, *, spend: "Spend", remaining: dict):
+        super().__init__(message)
+        self.spend = spend
+        self.remaining = remaining
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One recorded spend: exact ``epsilon`` and ``delta`` (approximate-DP account) or
+    ``rho`` (zCDP account); the other fields are ``None``."""
+
+    index: int
+    label: str | None
+    epsilon: Fraction | None = None
+    delta: Fraction | None = None
+    rho: Fraction | None = None
+
+    @property
+    def name(self) -> str:
+        """How messages refer to this spend: ``spend #2 'sum'``."""
+        return f"spend #{self.index}" + (f" {self.label!r}" if self.label is not None else "")
+
+    def describe(self) -> str:
+        """``epsilon=1/10, delta=0`` or ``rho=1/2``."""
+        if self.rho is not None:
+            return f"rho={format_exact(self.rho)}"
+        return f"epsilon={format_exact(self.epsilon)}, delta={format_exact(self.delta)}"
+
+    def to_dict(self) -> dict:
+        """Exact values as strings (``"1/10"``); absent fields are ``None``."""
+        out: dict = {"index": self.index, "label": self.label}
+        for key in _KEYS:
+            value = getattr(self, key)
+            out[key] = None if value is None else format_exact(value)
+        return out
+
+
+class BudgetLedger:
+    """A privacy budget and the spends recorded against it, all in exact arithmetic.
+
+    ``BudgetLedger(epsilon=1, delta="1e-6")`` is an approximate-DP budget (``delta``
+    defaults to 0); ``BudgetLedger(rho="1/2")`` a zCDP budget; both may be given, as two
+    separate accounts (see the module docstring). Numbers may be ints, Fractions,
+    Decimals or exact strings (``"0.1"`` is one tenth). ``floats="refuse"`` (default)
+    refuses floats; ``floats="binary"`` takes a float at its exact binary value.
+
+    :meth:`spend` records a spend or raises :class:`BudgetExceeded` (leaving the ledger
+    unchanged) if any account would go past its budget; :meth:`check` answers the same
+    question without recording.
+    """
+
+    def __init__(self, epsilon=None, delta=None, *, rho=None, floats: str = "refuse"):
+        if floats not in FLOAT_POLICIES:
+            raise InvalidArgument(
+                f"floats={floats!r} is not a float policy; use 'refuse' (default) or 'binary' "
+                f"(a float's exact binary value)"
+            )
+        self._floats = floats
+        if epsilon is None and delta is not None:
+            raise InvalidArgument(
+                f"delta={delta!r} given without epsilon; give the budget as epsilon=..., delta=..."
+            )
+        if epsilon is None and rho is None:
+            raise InvalidArgument(
+                "no budget given; pass epsilon=... (and delta=...) for an approximate-DP budget, "
+                "rho=... for a zCDP budget, or both"
+            )
+        self._budget: dict[str, Fraction | None] = {"epsilon": None, "delta": None, "rho": None}
+        if epsilon is not None:
+            self._budget["epsilon"] = self._number(epsilon, "budget epsilon")
+            self._budget["delta"] = Fraction(0) if delta is None else self._probability(delta, "budget delta")
+        if rho is not None:
+            self._budget["rho"] = self._number(rho, "budget rho")
+        self._spent = {key: (None if self._budget[key] is None else Fraction(0)) for key in _KEYS}
+        self._history: list[Spend] = []
+
+    # -- input -------------------------------------------------------------------------
+
+    def _exact(self, value, name: str) -> Fraction:
+        if isinstance(value, float) and self._floats == "binary":
+            return from_float(value)
+        return to_exact(value, name)
+
+    def _number(self, value, name: str) -> Fraction:
+        x = self._exact(value, name)
+        if x < 0:
+            raise InvalidArgument(f"{name}={value!r} is negative; privacy parameters are at least 0")
+        return x
+
+    def _probability(self, value, name: str) -> Fraction:
+        x = self._number(value, name)
+        if x > 1:
+            raise InvalidArgument(f"{name}={value!r} is above 1; delta is a probability in [0, 1]")
+        return x
+
+    def _make_spend(self, epsilon, delta, rho, label) -> Spend:
+        index = len(self._history) + 1
+        tag = f"spend #{index}" + (f" {label!r}" if label is not None else "")
+        if label is not None and not isinstance(label, str):
+            raise InvalidArgument(f"label={label!r} is not a string; name the spend with text")
+        if rho is not None:
+            if epsilon is not None or delta is not None:
+                raise InvalidArgument(
+                    f"{tag} gives rho={rho!r} together with epsilon/delta; a spend goes to one "
+                    f"account: spend rho and (epsilon, delta) separately"
+                )
+            if self._budget["rho"] is None:
+                raise InvalidArgument(
+                    f"{tag} spends rho={rho!r} but this ledger has no rho budget; create it with "
+                    f"rho=..., or convert the rho to (epsilon, delta) (zCDP conversion) and spend that"
+                )
+            return Spend(index, label, rho=self._number(rho, f"{tag} rho"))
+        if epsilon is None:
+            if delta is None:
+                raise InvalidArgument(f"{tag} spends nothing; pass epsilon=... (and delta=...) or rho=...")
+            raise InvalidArgument(f"{tag} gives delta={delta!r} without epsilon; pass epsilon=0 for a delta-only spend")
+        if self._budget["epsilon"] is None:
+            raise InvalidArgument(
+                f"{tag} spends epsilon={epsilon!r} but this ledger has only a rho budget; for a "
+                f"pure epsilon-DP mechanism spend rho=epsilon**2/2, or create the ledger with "
+                f"epsilon=... (and delta=...)"
+            )
+        eps = self._number(epsilon, f"{tag} epsilon")
+        dlt = Fraction(0) if delta is None else self._probability(delta, f"{tag} delta")
+        return Spend(index, label, epsilon=eps, delta=dlt)
+
+    # -- the question and the record ------------------------------------------------------
+
+    def _excess(self, spend: Spend) -> list[str]:
+        """Per account key, why the spend does not fit (empty list: it fits)."""
+        out = []
+        for key in _KEYS:
+            amount = getattr(spend, key)
+            if amount is None:
+                continue
+            total = self._spent[key] + amount
+            if total > self._budget[key]:
+                out.append(
+                    f"{key}: spent {format_exact(self._spent[key])} + {format_exact(amount)} = "
+                    f"{format_exact(total)} > budget {format_exact(self._budget[key])}"
+                )
+        return out
+
+    def check(self, epsilon=None, delta=None, *, rho=None) -> bool:
+        """Whether this spend would fit in what is left (exactly); records nothing."""
+        return not self._excess(self._make_spend(epsilon, delta, rho, None))
+
+    def spend(self, epsilon=None, delta=None, *, rho=None, label: str | None = None) -> Spend:
+        """Record a spend of ``(epsilon, delta)`` or ``rho`` and return it.
+
+        Raises :class:`BudgetExceeded` (naming the spend, what is left and what to do)
+        if it would take an account past its budget; nothing is recorded then.
+        """
+        record = self._make_spend(epsilon, delta, rho, label)
+        excess = self._excess(record)
+        if excess:
+            left = self.remaining()
+            keys = ("rho",) if record.rho is not None else ("epsilon", "delta")
+            left_text = ", ".join(f"{k}={format_exact(left[k])}" for k in keys)
+            raise BudgetExceeded(
+                f"{record.name} ({record.describe()}) would exceed the budget: "
+                f"{'; '.join(excess)}. Left: {left_text}. Spend at most what is left "
+                f"(smaller parameters, i.e. more noise), or start from a larger budget",
+                spend=record, remaining=left,
+            )
+        for key in _KEYS:
+            amount = getattr(record, key)
+            if amount is not None:
+                self._spent[key] += amount
+        self._history.append(record)
+        return record
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def floats(self) -> str:
+        """The float policy: ``'refuse'`` or ``'binary'``."""
+        return self._floats
+
+    @property
+    def history(self) -> tuple[Spend, ...]:
+        """The recorded spends, oldest first (refused spends are not recorded)."""
+        return tuple(self._history)
+
+    def budget(self) -> dict[str, Fraction | None]:
+        """The budget: ``{'epsilon', 'delta', 'rho'}``, ``None`` for an absent account."""
+        return dict(self._budget)
+
+    def spent(self) -> dict[str, Fraction | None]:
+        """Exact totals spent per key; ``None`` for an absent account."""
+        return dict(self._spent)
+
+    def remaining(self) -> dict[str, Fraction | None]:
+        """Exact budget left per key (budget minus spent, never negative)."""
+        return {key: (None if self._budget[key] is None else self._budget[key] - self._spent[key])
+                for key in _KEYS}
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary: budget, spent (with a float never below it), remaining
+        (with a float never above it), history and the float policy."""
+
+        def pack(values: dict, rounding) -> dict:
+            return {key: None if v is None else {"exact": format_exact(v), "float": rounding(v)}
+                    for key, v in values.items()}
+
+        return {
+            "budget": {k: None if v is None else format_exact(v) for k, v in self._budget.items()},
+            "spent": pack(self._spent, float_at_least),
+            "remaining": pack(self.remaining(), float_at_most),
+            "history": [s.to_dict() for s in self._history],
+            "floats": self._floats,
+        }
+
+    def __repr__(self) -> str:
+        parts = [f"{k}={format_exact(v)!r}" for k, v in self._budget.items() if v is not None]
+        return f"BudgetLedger({', '.join(parts)}, spends={len(self._history)})"

@@ -1,0 +1,196 @@
+"""The exact budget ledger: exact splits accepted, overspends refused, floats only by choice."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exactdp.errors import InexactInput, InvalidArgument
+from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
+
+
+def test_exact_split_of_one_is_accepted_opendp_2131():
+    # opendp/opendp#2131: floats refused [0.1, 0.9] of 1.0 ("1.0000000000000002 > 1.0").
+    ledger = BudgetLedger(epsilon=1)
+    ledger.spend(epsilon="0.1", label="a")
+    ledger.spend(epsilon="0.9", label="b")
+    assert ledger.spent()["epsilon"] == 1
+    assert ledger.remaining() == {"epsilon": 0, "delta": 0, "rho": None}
+    # and nothing more fits, not even the smallest positive amount
+    assert not ledger.check(epsilon=Fraction(1, 10**30))
+    assert ledger.check(epsilon=0)
+
+
+def test_ten_tenths_fit_exactly_and_an_eleventh_is_refused():
+    ledger = BudgetLedger(epsilon=1, delta="1e-5")
+    for i in range(10):
+        ledger.spend(epsilon="0.1", delta="1e-6", label=f"q{i}")
+    assert ledger.spent() == {"epsilon": 1, "delta": Fraction(1, 100000), "rho": None}
+    with pytest.raises(BudgetExceeded) as info:
+        ledger.spend(epsilon="0.1", label="q10")
+    assert len(ledger.history) == 10  # unchanged
+    assert info.value.spend == Spend(11, "q10", epsilon=Fraction(1, 10), delta=Fraction(0))
+    assert info.value.remaining == {"epsilon": 0, "delta": 0, "rho": None}
+
+
+def test_overspend_message_names_the_spend_what_is_left_and_what_to_do():
+    ledger = BudgetLedger(epsilon=1, delta="1e-6")
+    ledger.spend(epsilon="0.25", delta="1e-7", label="count")
+    with pytest.raises(BudgetExceeded) as info:
+        ledger.spend(epsilon="0.8", delta="1e-7", label="sum")
+    msg = str(info.value)
+    assert "spend #2 'sum' (epsilon=4/5, delta=1/10000000)" in msg
+    assert "epsilon: spent 1/4 + 4/5 = 21/20 > budget 1" in msg
+    assert "Left: epsilon=3/4, delta=9/10000000" in msg
+    assert "Spend at most what is left" in msg
+    assert ledger.spent()["epsilon"] == Fraction(1, 4)
+
+
+def test_delta_alone_can_overspend():
+    ledger = BudgetLedger(epsilon=10, delta="1e-6")
+    ledger.spend(epsilon=0, delta="1e-6")
+    with pytest.raises(BudgetExceeded, match="delta: spent 1/1000000 \\+ 1/10000000000 = "):
+        ledger.spend(epsilon="0.1", delta="1e-10")
+
+
+def test_rho_account_adds_exactly_and_is_separate():
+    ledger = BudgetLedger(epsilon=1, rho="1/2")
+    ledger.spend(rho="1/8")
+    ledger.spend(rho="3/8")
+    ledger.spend(epsilon="1")
+    assert ledger.spent() == {"epsilon": 1, "delta": 0, "rho": Fraction(1, 2)}
+    with pytest.raises(BudgetExceeded, match="rho: spent 1/2 \\+ 1/1000 = 501/1000 > budget 1/2"):
+        ledger.spend(rho="0.001", label="late")
+    assert [s.rho for s in ledger.history] == [Fraction(1, 8), Fraction(3, 8), None]
+
+
+def test_pure_epsilon_against_a_rho_budget_via_the_exact_conversion():
+    # A pure eps-DP mechanism is eps**2/2-zCDP: spend that against a rho budget.
+    ledger = BudgetLedger(rho="1/2")
+    ledger.spend(rho=Fraction(1, 2) ** 2 / 2)
+    assert ledger.remaining()["rho"] == Fraction(3, 8)
+
+
+def test_floats_refused_by_default_with_how_to_pass_them():
+    ledger = BudgetLedger(epsilon=1)
+    with pytest.raises(InexactInput, match=r"spend #1 'x' epsilon=0.1 is a float.*'0.1'"):
+        ledger.spend(epsilon=0.1, label="x")
+    assert ledger.history == ()
+
+
+def test_floats_at_their_binary_value_do_not_split_one_exactly():
+    # Fraction(0.1) + Fraction(0.9) = 1 + 2**-55: NOT exactly 1, although 0.1 + 0.9 == 1.0
+    # in float arithmetic. Taken at their binary values, the second spend overspends.
+    assert 0.1 + 0.9 == 1.0
+    assert Fraction(0.1) + Fraction(0.9) == 1 + Fraction(1, 2**55)
+    ledger = BudgetLedger(epsilon=1, floats="binary")
+    ledger.spend(epsilon=0.1)
+    with pytest.raises(BudgetExceeded, match="> budget 1"):
+        ledger.spend(epsilon=0.9)
+    # the binary value of 0.5 is exact, so halves do fit
+    halves = BudgetLedger(epsilon=1.0, floats="binary")
+    halves.spend(epsilon=0.5)
+    halves.spend(epsilon=0.5)
+    assert halves.remaining()["epsilon"] == 0
+
+
+def test_to_dict_is_json_with_safe_floats():
+    ledger = BudgetLedger(epsilon=1, delta="1e-5", rho="1/3")
+    ledger.spend(epsilon="1/3", delta="1e-6", label="a")
+    ledger.spend(rho="1/10")
+    d = json.loads(json.dumps(ledger.to_dict()))
+    assert d["budget"] == {"epsilon": "1", "delta": "1/100000", "rho": "1/3"}
+    assert d["spent"]["epsilon"] == {"exact": "1/3", "float": 0.33333333333333337}  # rounded up
+    assert d["remaining"]["epsilon"] == {"exact": "2/3", "float": 0.6666666666666666}  # rounded down
+    assert Fraction(d["spent"]["epsilon"]["float"]) > Fraction(1, 3)
+    assert Fraction(d["remaining"]["epsilon"]["float"]) < Fraction(2, 3)
+    assert d["remaining"]["rho"]["exact"] == "7/30"
+    assert d["history"] == [
+        {"index": 1, "label": "a", "epsilon": "1/3", "delta": "1/1000000", "rho": None},
+        {"index": 2, "label": None, "epsilon": None, "delta": None, "rho": "1/10"},
+    ]
+    assert d["floats"] == "refuse"
+    assert repr(ledger) == "BudgetLedger(epsilon='1', delta='1/100000', rho='1/3', spends=2)"
+
+
+BAD = [
+    (lambda: BudgetLedger(), InvalidArgument, "no budget given"),
+    (lambda: BudgetLedger(delta="1e-6"), InvalidArgument, "delta='1e-6' given without epsilon"),
+    (lambda: BudgetLedger(epsilon=-1), InvalidArgument, "budget epsilon=-1 is negative"),
+    (lambda: BudgetLedger(epsilon=1, delta=2), InvalidArgument, "budget delta=2 is above 1"),
+    (lambda: BudgetLedger(epsilon=1.0), InexactInput, "budget epsilon=1.0 is a float"),
+    (lambda: BudgetLedger(epsilon=1, floats="round"), InvalidArgument, "floats='round' is not a float policy"),
+    (lambda: BudgetLedger(epsilon=1).spend(), InvalidArgument, "spend #1 spends nothing"),
+    (lambda: BudgetLedger(epsilon=1).spend(delta="1e-6"), InvalidArgument, "without epsilon; pass epsilon=0"),
+    (lambda: BudgetLedger(epsilon=1).spend(epsilon="-0.1"), InvalidArgument, "spend #1 epsilon='-0.1' is negative"),
+    (lambda: BudgetLedger(epsilon=1).spend(epsilon=0, delta="1.5"), InvalidArgument, "delta='1.5' is above 1"),
+    (lambda: BudgetLedger(epsilon=1).spend(rho="0.1"), InvalidArgument, "has no rho budget"),
+    (lambda: BudgetLedger(rho=1).spend(epsilon="0.1"), InvalidArgument, "spend rho=epsilon**2/2"),
+    (lambda: BudgetLedger(epsilon=1, rho=1).spend(epsilon=1, rho=1), InvalidArgument, "a spend goes to one account"),
+    (lambda: BudgetLedger(epsilon=1).spend(epsilon=1, label=3), InvalidArgument, "label=3 is not a string"),
+    (lambda: BudgetLedger(epsilon=1).spend(epsilon="abc"), InvalidArgument, "'abc' is not an exact number"),
+]
+
+
+@pytest.mark.parametrize("call, exc, fragment", BAD)
+def test_bad_arguments(call, exc, fragment):
+    with pytest.raises(exc) as info:
+        call()
+    assert fragment in str(info.value)
+
+
+# --- properties ---------------------------------------------------------------------
+
+def _fractions(numerators: int, denominators: int):
+    # cheaper to generate than st.fractions(...) and just as exact
+    return st.builds(Fraction, st.integers(0, numerators), st.integers(1, denominators))
+
+
+fractions = _fractions(3 * 10**6, 10**6)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(budget=fractions, spends=st.lists(fractions, max_size=6))
+def test_never_accepts_a_total_above_the_budget(budget, spends):
+    ledger = BudgetLedger(epsilon=budget)
+    accepted = Fraction(0)
+    for s in spends:
+        fits = accepted + s <= budget
+        assert ledger.check(epsilon=s) == fits
+        if fits:
+            ledger.spend(epsilon=s)
+            accepted += s
+        else:
+            with pytest.raises(BudgetExceeded):
+                ledger.spend(epsilon=s)
+    assert ledger.spent()["epsilon"] == accepted <= budget
+    assert ledger.remaining()["epsilon"] == budget - accepted >= 0
+
+
+@settings(max_examples=1000, deadline=None)
+@given(budget=_fractions(5 * 10**9, 10**9),
+       weights=st.lists(st.integers(1, 10**6), min_size=1, max_size=8),
+       delta=st.builds(lambda n, d: Fraction(min(n, d), d), st.integers(0, 10**12), st.integers(1, 10**12)))
+def test_always_accepts_an_exact_split_of_the_whole_budget(budget, weights, delta):
+    # parts are exact fractions of the budget that add up to it exactly
+    total = sum(weights)
+    ledger = BudgetLedger(epsilon=budget, delta=delta)
+    for w in weights:
+        ledger.spend(epsilon=budget * w / total, delta=delta * w / total)
+    assert ledger.remaining() == {"epsilon": 0, "delta": 0, "rho": None}
+    assert not ledger.check(epsilon=Fraction(1, 10**40)) and not ledger.check(epsilon=0, delta=Fraction(1, 10**40))
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.floats(min_value=0, max_value=1, allow_nan=False), min_size=1, max_size=5))
+def test_binary_floats_are_charged_at_their_exact_value(parts):
+    exact = sum(Fraction(p) for p in parts)
+    ledger = BudgetLedger(epsilon=exact, floats="binary")
+    for p in parts:
+        ledger.spend(epsilon=p)
+    assert ledger.remaining()["epsilon"] == 0
+    assert ledger.to_dict()["spent"]["epsilon"]["float"] >= exact  # rounded up, never below
