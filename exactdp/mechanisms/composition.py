@@ -24,9 +24,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable
 
-from exactdp.errors import InvalidArgument, Undecided
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.intervals import decide, enclose, exact_interval, float_at_least_of, interval_to_fractions
 from exactdp.numeric.rounding import float_at_least
+
+_PREC = 64
+"""Working precision (bits) of the enclosure stored in a result; comparisons and safe
+floats refine it as far as they need."""
 
 __all__ = ["compose_sequential", "compose_zcdp", "advanced_composition", "AdvancedComposition"]
 
@@ -109,16 +114,15 @@ class AdvancedComposition:
         Decided by enclosures refined until they settle; raises
         :class:`~exactdp.errors.Undecided` if they never do.
         """
-        b = to_exact(bound, "bound")
-        return _decide_le(lambda prec: _advanced_epsilon_interval(self.k, self.epsilon_each,
-                                                                  self.delta_prime, prec), b)
+        fn = _advanced_epsilon_enclosure(self.k, self.epsilon_each, self.delta_prime)
+        return decide(fn, "<=", to_exact(bound, "bound"))
 
     def fits(self, epsilon, delta) -> bool:
         """Whether the composed guarantee fits in the budget ``(epsilon, delta)``."""
         return self.delta <= _probability(delta, "delta") and self.epsilon_at_most(epsilon)
 
     def to_dict(self) -> dict:
-        lo, hi = _endpoints(self.epsilon_interval)
+        lo, hi = interval_to_fractions(self.epsilon_interval)
         return {
             "method": "advanced",
             "k": self.k,
@@ -162,9 +166,9 @@ def advanced_composition(epsilon, delta, k: int, delta_prime) -> AdvancedComposi
             f"k*delta + delta_prime = {format_exact(k * dlt + dp)} is above 1: the guarantee is "
             f"vacuous; use a smaller delta or delta_prime"
         )
-    interval = _advanced_epsilon_interval(k, eps, dp, _START_PREC)
-    return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, interval,
-                               float_at_least(_endpoints(interval)[1]))
+    fn = _advanced_epsilon_enclosure(k, eps, dp)
+    return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, enclose(fn, prec=_PREC),
+                               float_at_least_of(fn))
 
 
 def _advanced_epsilon_sympy(k: int, eps: Fraction, dp: Fraction):
@@ -175,74 +179,11 @@ def _advanced_epsilon_sympy(k: int, eps: Fraction, dp: Fraction):
     return sympy.sqrt(2 * k * sympy.log(inv)) * e + k * e * (sympy.exp(e) - 1)
 
 
-# --- interval helpers (private) ---------------------------------------------------
+def _advanced_epsilon_enclosure(k: int, eps: Fraction, dp: Fraction):
+    """``fn(iv)`` for :mod:`exactdp.numeric.intervals`: encloses the total epsilon."""
 
-_START_PREC = 80
-_MAX_PREC = 4096
+    def fn(iv):
+        e = exact_interval(eps)
+        return iv.sqrt(2 * k * iv.log(exact_interval(1 / dp))) * e + k * e * (iv.exp(e) - 1)
 
-
-def _advanced_epsilon_interval(k: int, eps: Fraction, dp: Fraction, prec: int):
-    from mpmath import iv
-
-    with _iv_precision(prec):
-        e = _iv_fraction(eps)
-        return iv.sqrt(2 * k * iv.log(_iv_fraction(1 / dp))) * e + k * e * (iv.exp(e) - 1)
-
-
-class _iv_precision:
-    """Set ``mpmath.iv``'s working precision for a block and restore it after."""
-
-    def __init__(self, prec: int):
-        self.prec = prec
-
-    def __enter__(self):
-        from mpmath import iv
-
-        self.saved = iv.prec
-        iv.prec = self.prec
-
-    def __exit__(self, *exc):
-        from mpmath import iv
-
-        iv.prec = self.saved
-        return False
-
-
-def _iv_fraction(x: Fraction):
-    """An ``iv`` interval enclosing the rational ``x`` (exact if it is dyadic)."""
-    from mpmath import iv
-
-    return iv.mpf(x.numerator) / x.denominator
-
-
-def _endpoints(interval) -> tuple[Fraction, Fraction]:
-    """The exact endpoints of an ``mpmath.iv`` interval, read from its raw binary form
-    (converting an endpoint to ``mpf`` would round it to the ``mp`` precision)."""
-
-    def frac(raw) -> Fraction:
-        sign, man, exp, bc = raw
-        if bc < 0 or (man == 0 and exp != 0):
-            raise Undecided(f"the enclosure {interval} is unbounded; the value could not be enclosed")
-        value = Fraction(int(man)) * Fraction(2) ** int(exp)
-        return -value if sign else value
-
-    a, b = interval._mpi_
-    return frac(a), frac(b)
-
-
-def _decide_le(enclose, bound: Fraction) -> bool:
-    """Whether the real enclosed by ``enclose(prec)`` is ``<= bound``, refining the
-    precision until the enclosure lies on one side; :class:`Undecided` otherwise."""
-    prec = _START_PREC
-    while prec <= _MAX_PREC:
-        lo, hi = _endpoints(enclose(prec))
-        if hi <= bound:
-            return True
-        if lo > bound:
-            return False
-        prec *= 2
-    raise Undecided(
-        f"could not decide whether the value is <= {format_exact(bound)}: its enclosure at "
-        f"{_MAX_PREC} bits still contains it; the two are too close to tell apart"
-    )
-
+    return fn
