@@ -235,7 +235,7 @@ def entries() -> list[Entry]:
             neighbors="AddMaxRows(n) in, rows added/removed out",
             published=n * F, derived=n * F,
             symbols=_meanings("n", "F"),
-            grid=[{"n": a, "F": b} for a in (1, 2, 3) for b in (1, 2, 3)],
+            grid=[{"n": a, "F": b} for a in (1, 2, 3) for b in (1, 2, 3) if a * b < 9],
             truth=flat_map_truth,
             covers=("exactdp.relational.entries.flat_map_truth",
                     "exactdp.relational.transforms.flat_map"),
