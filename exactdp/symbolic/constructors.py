@@ -12,8 +12,11 @@ Finite-domain convention of the exact forms (written down once, used everywhere)
   are integers; otherwise the grid of step ``1/D`` (``D`` the common denominator of ``L``
   and ``U``) when it has at most 13 points, else ``L``, ``U``, their midpoint and the
   integers between. ``L`` and ``U`` are always records, so extreme pairs exist;
-* **sizes** are ``0..d_in + 1`` when the size is not public (``min_size..min_size + d_in +
-  1`` when a smallest size is), and exactly ``N`` when it is (bounded DP);
+* **sizes** are ``0..d_in`` when the size is not public (enough for ``d_in`` records added
+  to the empty dataset, or ``d_in`` records changed), ``min_size..min_size + d_in`` when a
+  smallest size is public, ``0..2*d_in + 1`` for quantile scores under substitution (a
+  score moves by the full ``d_in`` only when enough records lie on one side), and exactly
+  ``N`` when the size is public (bounded DP);
 * **neighbours**: ``"add-remove"`` is :class:`~exactdp.spaces.metrics.SymmetricDistance`
   (records added plus removed), ``"substitute"`` is
   :class:`~exactdp.spaces.metrics.ChangeDistance` (records changed; one change is two
@@ -109,10 +112,11 @@ def record_grid(lower, upper) -> tuple[Fraction, ...]:
     return tuple(sorted({lo, hi, (lo + hi) / 2, *map(Fraction, inner)}))
 
 
-def _sizes(b: dict, bounded_key: str | None = "N", low: int = 0) -> dict:
-    if bounded_key is not None and bounded_key in b and b.get(bounded_key) is not None:
-        return {"size": int(b[bounded_key])}
-    return {"sizes": (low, low + b["d_in"] + 1)}
+def _sizes(b: dict, extra: int = 0) -> dict:
+    """Exactly ``N`` when the size is public, else ``0..d_in + extra``."""
+    if b.get("N") is not None:
+        return {"size": int(b["N"])}
+    return {"sizes": (0, b["d_in"] + extra)}
 
 
 class _DecodedWitness:
@@ -339,7 +343,8 @@ def _mean_unknown_size(neighbors: str) -> sympy.Expr:
     m = MIN_SIZE
     if neighbors == "substitute":
         return (S.U - S.L) * sympy.Min(d_in, m) / m
-    return (S.U - S.L) * sympy.Min(1, sympy.Max(d_in / (m + d_in), sympy.floor(d_in / 2) / m))
+    half = sympy.ceiling(d_in / 2)
+    return (S.U - S.L) * sympy.Min(1, sympy.Max(d_in / (m + d_in), half / (m + 2 * half - d_in)))
 
 
 def make_mean(L=None, U=None, neighbors: str = "add-remove", size=None,
@@ -352,10 +357,13 @@ def make_mean(L=None, U=None, neighbors: str = "add-remove", size=None,
 
     Unknown size (sum/count), every dataset of at least ``min_size >= 1`` records:
 
-    * add/remove: ``(U - L)*Min(1, Max(d_in/(min_size + d_in), floor(d_in/2)/min_size))``:
-      either add ``d_in`` records ``U`` to ``min_size`` records ``L``, or change
-      ``floor(d_in/2)`` of ``min_size`` records; once ``d_in >= 2*min_size`` the whole
-      range ``U - L`` is reachable (``[L]*m`` against ``[U]*m``);
+    * add/remove, with ``m = min_size`` and ``h = ceiling(d_in/2)``:
+      ``(U - L)*Min(1, Max(d_in/(m + d_in), h/(m + 2*h - d_in)))``. Two families of pairs
+      attain it: ``m`` records ``U`` against the same plus ``d_in`` records ``L``
+      (``d_in/(m + d_in)``), and ``m`` records ``U`` against ``m - d_in + h`` of them plus
+      ``h`` records ``L`` (``h`` added, ``d_in - h`` removed: ``h/(m + 2*h - d_in)``, which
+      is ``floor(d_in/2)/m`` at even ``d_in``); once ``d_in >= 2*m`` the whole range
+      ``U - L`` is reachable (``[U]*m`` against ``[L]*m``);
     * substitute: ``(U - L)*Min(d_in, min_size)/min_size`` (the smallest size is the worst).
 
     >>> make_mean(0, 6, min_size=2).map(1), make_mean(0, 6, min_size=2).map(2)
@@ -393,7 +401,7 @@ def make_mean(L=None, U=None, neighbors: str = "add-remove", size=None,
             m = int(b["min_size"])
             if m < 1:
                 raise InvalidArgument(f"min_size={m!r}: the mean needs at least 1 record")
-            space = Multisets(grid, sizes=(m, m + b["d_in"] + 1))
+            space = Multisets(grid, sizes=(m, m + b["d_in"]))
         return mean_query, space, _metric(neighbors)
 
     dom = _bounds_domain(size_sym)
@@ -432,9 +440,12 @@ def make_variance(L=None, U=None, size=None, ddof: int = 0,
         space = Multisets(ExactSet(record_grid(b["L"], b["U"])), size=int(b["N"]))
         return variance_query(ddof), space, _metric(neighbors)
 
-    return Transformation("variance" if ddof == 0 else "sample variance", _bounds_domain(size_sym),
-                          NEIGHBORS[neighbors], Domain("real numbers"), "AbsoluteDistance",
-                          expr, params, exact=exact)
+    t = Transformation("variance" if ddof == 0 else "sample variance",
+                       _bounds_domain(size_sym), NEIGHBORS[neighbors], Domain("real numbers"),
+                       "AbsoluteDistance", expr, params, exact=exact)
+    if ddof == 1:
+        t.grid_defaults = {"N": (2, 3, 4, 5)}
+    return t
 
 
 # -- histograms --------------------------------------------------------------------------
@@ -461,7 +472,8 @@ def make_histogram(k=1, norm: str = "L1", neighbors: str = "add-remove", size=No
       (``j`` records moved from ``k`` bins to ``k`` other bins).
 
     Exact form: ``bins`` bins (default ``k + 1`` under add/remove, ``2*k`` under
-    substitution); a record is a non-empty set of at most ``k`` bins.
+    substitution); a record is a set of one bin or of ``k`` bins (sets of sizes strictly
+    between move the histogram less, and leaving them out keeps ``k = 3`` enumerable).
 
     >>> make_histogram(k=2, norm="L2").map(3)
     3*sqrt(2)
@@ -496,7 +508,8 @@ def make_histogram(k=1, norm: str = "L1", neighbors: str = "add-remove", size=No
             )
         if nb < kk_:
             raise InvalidArgument(f"bins={nb!r} < k={kk_}; use at least k bins")
-        records = [s for r in range(1, kk_ + 1) for s in itertools.combinations(range(nb), r)]
+        sizes_used = sorted({1, kk_})
+        records = [s for r in sizes_used for s in itertools.combinations(range(nb), r)]
 
         def hist(xs):
             out = [0] * nb
@@ -592,7 +605,8 @@ def make_quantile_score(candidates: Iterable[object], alpha=None, form: str = "s
         lo, hi = math.floor(cands[0]) - 1, math.ceil(cands[-1]) + 1
         universe = sorted(set(range(lo, hi + 1)) | set(cands))
         q = _vector_query(f"quantile score ({form}, alpha={format_exact(al)})", scores, "Linf")
-        return q, Multisets(ExactSet(universe), **_sizes(b, None)), _metric(neighbors)
+        extra = 0 if neighbors == "add-remove" else b["d_in"] + 1
+        return q, Multisets(ExactSet(universe), **_sizes(b, extra)), _metric(neighbors)
 
     shown = ", ".join(format_exact(c) for c in cands)
     return Transformation(f"quantile_score[{form}]", Domain("datasets", "reals"),
@@ -621,10 +635,10 @@ def make_vector_sum(C=None, norm: str = "L1", neighbors: str = "add-remove",
     Map: add/remove ``C*d_in``; substitute ``2*C*d_in`` (``2*C*Min(d_in, N)`` with known
     ``N``): a row ``r`` replaced by ``-r``.
 
-    Exact form: the rows of the integer square ``[-(G+1), G+1]**2`` (``G = ceil(C)``) whose
-    norm is rational (for L2: Pythagorean rows such as (3, 4)), plus ``(+-C, 0)`` and
-    ``(0, +-C)``, each clipped exactly; the clipped rows include norm-``C`` points, so the
-    map is attained.
+    Exact form: the rows ``{-C, 0, C}**2`` whose norm is rational (under L2 the corners
+    are left out), plus ``(2*C, 0)`` and ``(6*C/5, 8*C/5)`` outside the ball, each clipped
+    exactly (to ``(C, 0)`` and ``(3*C/5, 4*C/5)``); the rows include norm-``C`` points on
+    both sides of the origin, so the map is attained.
 
     >>> make_vector_sum(2, "L2").map(3)
     Fraction(6, 1)
@@ -649,13 +663,10 @@ def make_vector_sum(C=None, norm: str = "L1", neighbors: str = "add-remove",
 
     def exact(b):
         c = b["C"]
-        g = math.ceil(c) + 1
-        raw = set()
-        for x in range(-g, g + 1):
-            for y in range(-g, g + 1):
-                if _rational_norm(Fraction(x), Fraction(y), p) is not None:
-                    raw.add((Fraction(x), Fraction(y)))
-        raw |= {(c, Fraction(0)), (-c, Fraction(0)), (Fraction(0), c), (Fraction(0), -c)}
+        z = Fraction(0)
+        raw = {(x, y) for x in (-c, z, c) for y in (-c, z, c)
+               if _rational_norm(x, y, p) is not None}
+        raw |= {(2 * c, z), (6 * c / 5, 8 * c / 5)}  # outside the ball: clipped
 
         def clip(r):
             nr = _rational_norm(r[0], r[1], p)

@@ -45,7 +45,7 @@ from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN
 __all__ = [
     "SpaceMismatch", "Domain", "Transformation", "Measurement", "DATASET_METRICS",
     "OUTPUT_METRICS", "MEASURES", "EXTRA_SYMBOLS", "EXTRA_MEANINGS", "scale", "sigma",
-    "min_size", "parameter_symbol",
+    "min_size", "parameter_symbol", "meanings", "validate_params", "chain",
 ]
 
 
@@ -311,6 +311,11 @@ class _Map:
                     f"formulas from exactdp.symbolic.symbols"
                 )
         self._expression = expr
+        subs = self._subs()
+        if subs:
+            self.input_domain = input_domain.substitute(subs)
+            if output_domain is not None:
+                self.output_domain = output_domain.substitute(subs)
         self._exact = exact
         self._record_map = record_map
         self.note = note
@@ -581,13 +586,15 @@ def chain(first: Transformation, second: _Map) -> _Map:
     params = dict(first.params)
     for k, v in second.params.items():
         if k in params and params[k] != v:
+            if isinstance(params[k], Fraction) and isinstance(v, Fraction):
+                del params[k]  # both bound, differently: each side keeps its own value
+                continue
             raise SpaceMismatch(
                 f"cannot chain {first.name} >> {second.name}: {k}={_show(params[k])} in "
                 f"{first.name} but {k}={_show(v)} in {second.name}; bind both alike"
             )
         params[k] = v
-    inner = first.formula
-    expr = second.formula.xreplace({D_IN: inner})
+    expr = second.expression.xreplace({D_IN: first.expression})
     name = f"{first.name} >> {second.name}"
     exact = None
     if first._record_map is not None and isinstance(second, Transformation) and second._exact:
@@ -607,9 +614,10 @@ def _chained_exact(first: Transformation, second: Transformation):
     from exactdp.spaces.datasets import Multisets
 
     def build(binding):
-        query, space, metric, *rest = second._exact(dict(binding))
-        fq, fspace, _fm, *_ = first._exact(dict(binding))
-        f = first._record_map(binding)
+        query, space, metric, *rest = second._exact({**binding, **second.bound})
+        own = {**binding, **first.bound}
+        fq, fspace, _fm, *_ = first._exact(own)
+        f = first._record_map(own)
 
         def prep(values, _q=query, _f=f):
             return _q.prepare(tuple(_f(v) for v in values))

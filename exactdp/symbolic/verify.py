@@ -1,0 +1,332 @@
+"""Verify a symbolic claim against a transformation over a grid of parameter values.
+
+:func:`verify` takes a claimed stability map (a SymPy expression, or a string parsed
+safely by :func:`~exactdp.symbolic.parse.parse_expression` with the canonical symbols),
+a :class:`~exactdp.symbolic.maps.Transformation` built by a ``make_*`` constructor, and a
+grid of parameter bindings. It enumerates every binding exactly with the engine and says
+whether the claim is VIOLATED (with the first binding and neighbouring pair that break
+it), HOLDS_TIGHT (never below the exact sensitivity, equal to it somewhere) or HOLDS
+(above it on every binding), always with the scope. The comparison is the catalogue's
+(:func:`~exactdp.symbolic.catalogue.check_entry`); the transformation's own derived map
+is judged on the same grid, as a self-check.
+
+Default grids (for the parameters left symbolic): bounds ``(L, U)`` in ``(-2, -1)``
+(negative, ``U < 0``), ``(-1, 2)`` (``L < 0 < U``), ``(0, 2)``, ``(1, 3)`` (``L > 0``);
+``N`` in ``1..5``; ``d_in`` in ``1..4``; ``k`` and ``C`` in ``1, 2``; ``alpha`` in
+``0, 1/4, 1/3, 1/2, 2/3, 1``; ``min_size`` in ``1..3``.
+
+>>> from exactdp.symbolic.constructors import make_sum
+>>> r = verify("U - L", make_sum(), grid={"L": [-2, 0], "U": [-1, 2]}, d_in=1)
+>>> r.verdict
+<Verdict.VIOLATED: 'violated'>
+>>> print(r.witness)
+at L=-2, U=-1, d_in=1: formula 1 vs exact 2; pair x=[], x'=[-2]: f(x)=0, f(x')=-2
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from fractions import Fraction
+from typing import Any, Iterable, Mapping, Sequence
+
+import sympy
+
+from exactdp.checkers.results import Verdict
+from exactdp.errors import ClaimViolated, InvalidArgument
+from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.symbolic.catalogue import Entry, EntryCheck, InstanceWitness, check_entry
+from exactdp.symbolic.maps import Transformation, meanings, parameter_symbol
+from exactdp.symbolic.parse import parse_expression
+from exactdp.symbolic.symbols import d_in as D_IN
+
+__all__ = ["verify", "assert_verified", "GridResult", "default_grid", "DEFAULT_VALUES",
+           "DEFAULT_BOUNDS", "MAX_BINDINGS"]
+
+DEFAULT_BOUNDS = ((-2, -1), (-1, 2), (0, 2), (1, 3))
+"""``(L, U)`` pairs of the default grid: negative (``U < 0``), ``L < 0 < U``, ``L = 0``,
+``L > 0``."""
+
+DEFAULT_VALUES: dict[str, tuple] = {
+    "N": (1, 2, 3, 4, 5),
+    "d_in": (1, 2, 3, 4),
+    "k": (1, 2),
+    "C": (1, 2),
+    "alpha": (0, Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(2, 3), 1),
+    "min_size": (1, 2, 3),
+}
+
+MAX_BINDINGS = 2000
+"""Largest grid :func:`verify` accepts (each binding is one enumeration)."""
+
+
+def _claim_expression(claim: object, names: Iterable[str]) -> tuple[str, sympy.Expr]:
+    """``(text, expression in canonical symbols)``."""
+    allowed = sorted(set(names))
+    if isinstance(claim, str):
+        env = {n: parameter_symbol(n) for n in allowed}
+        return claim, parse_expression(claim, env)
+    if isinstance(claim, sympy.Basic):
+        stray = sorted(s.name for s in claim.free_symbols if s.name not in allowed)
+        if stray:
+            raise InvalidArgument(
+                f"claim={claim} uses {stray}, which are not parameters here ({allowed})"
+            )
+        canon = claim.xreplace({s: parameter_symbol(s.name) for s in claim.free_symbols})
+        if canon.has(sympy.Float):
+            raise InvalidArgument(f"claim={claim} contains a float; write exact numbers")
+        return str(claim), canon
+    value = to_exact(claim, "claim")
+    return format_exact(value), sympy.Rational(value.numerator, value.denominator)
+
+
+def default_grid(transformation: Transformation, d_in=None) -> list[dict]:
+    """The default bindings for the parameters ``transformation`` leaves symbolic."""
+    names = transformation.free
+    axes: list[list[dict]] = []
+    if "L" in names or "U" in names:
+        pairs = []
+        for lo, hi in DEFAULT_BOUNDS:
+            pair = {}
+            if "L" in names:
+                pair["L"] = lo
+            if "U" in names:
+                pair["U"] = hi
+            pairs.append(pair)
+        bound = transformation.bound
+        pairs = [p for p in pairs
+                 if p.get("L", bound.get("L", -10**9)) <= p.get("U", bound.get("U", 10**9))]
+        axes.append(_unique(pairs))
+    overrides = getattr(transformation, "grid_defaults", {}) or {}
+    for name in names:
+        if name in ("L", "U"):
+            continue
+        values = overrides.get(name, DEFAULT_VALUES.get(name))
+        if values is None:
+            raise InvalidArgument(
+                f"no default values for the parameter {name!r} of {transformation.name!r}; "
+                f"pass grid={{{name!r}: [...]}}"
+            )
+        axes.append([{name: v} for v in values])
+    axes.append([{"d_in": v} for v in _d_values(d_in)])
+    out = []
+    for combo in itertools.product(*axes):
+        binding: dict = {}
+        for part in combo:
+            binding.update(part)
+        out.append(binding)
+    return out
+
+
+def _unique(pairs: list[dict]) -> list[dict]:
+    seen, out = set(), []
+    for p in pairs:
+        key = tuple(sorted(p.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _d_values(d_in) -> tuple:
+    if d_in is None:
+        return DEFAULT_VALUES["d_in"]
+    if isinstance(d_in, (int, Fraction, str)) and not isinstance(d_in, bool):
+        return (d_in,)
+    try:
+        values = tuple(d_in)
+    except TypeError:
+        raise InvalidArgument(f"d_in={d_in!r} is not a distance or a list of distances") from None
+    if not values:
+        raise InvalidArgument("d_in=[] is empty; pass a distance such as 1 or a list (1, 2)")
+    return values
+
+
+def _grid(transformation: Transformation, grid, d_in) -> list[dict]:
+    if grid is None:
+        bindings = default_grid(transformation, d_in)
+    elif isinstance(grid, Mapping):
+        names = list(grid)
+        for n in names:
+            if n != "d_in":
+                parameter_symbol(n)
+        axes = [list(grid[n]) if not isinstance(grid[n], (int, Fraction, str)) else [grid[n]]
+                for n in names]
+        bindings = [dict(zip(names, combo)) for combo in itertools.product(*axes)]
+        if "d_in" not in grid:
+            bindings = [dict(b, d_in=v) for b in bindings for v in _d_values(d_in)]
+        elif d_in is not None:
+            raise InvalidArgument("d_in given both in grid and as d_in=...; give it once")
+        # L > U combinations of a product grid are skipped, not errors
+        bindings = [b for b in bindings if not _reversed(b, transformation.bound)]
+    else:
+        bindings = [dict(b) for b in grid]
+        if d_in is not None:
+            bindings = [dict(b, d_in=v) for b in bindings for v in _d_values(d_in)]
+    if not bindings:
+        raise InvalidArgument(f"grid={grid!r} has no binding; give at least one")
+    if len(bindings) > MAX_BINDINGS:
+        raise InvalidArgument(
+            f"the grid has {len(bindings):,} bindings, over {MAX_BINDINGS:,}; give fewer values"
+        )
+    free = set(transformation.free)
+    for b in bindings:
+        missing = sorted(free - set(b))
+        if missing or "d_in" not in b:
+            raise InvalidArgument(
+                f"binding {b!r} has no value for {missing or ['d_in']}; the grid must bind "
+                f"{sorted(free | {'d_in'})}"
+            )
+        extra = sorted(set(b) - free - {"d_in"})
+        if extra:
+            raise InvalidArgument(
+                f"binding {b!r} binds {extra}, which {transformation.name!r} does not leave "
+                f"free (its free parameters: {sorted(free)})"
+            )
+    return bindings
+
+
+def _reversed(b: Mapping, bound: Mapping) -> bool:
+    lo, hi = b.get("L", bound.get("L")), b.get("U", bound.get("U"))
+    if lo is None or hi is None:
+        return False
+    return to_exact(hi, "U") < to_exact(lo, "L")
+
+
+@dataclasses.dataclass(frozen=True)
+class GridResult:
+    """A claim judged on every binding of a grid, with the first witness.
+
+    ``verdict`` is the claim's; ``witness`` is the first violating binding (VIOLATED), the
+    first tight one (HOLDS_TIGHT) or the first one with slack (HOLDS). ``map_verdict`` is
+    the transformation's own derived map on the same grid (HOLDS_TIGHT expected).
+    """
+
+    claim_text: str
+    claim: sympy.Expr
+    transformation: Transformation
+    check: EntryCheck
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.check.published_verdict
+
+    @property
+    def witness(self) -> InstanceWitness | None:
+        return self.check.published_witness
+
+    @property
+    def map_verdict(self) -> Verdict:
+        return self.check.derived_verdict
+
+    @property
+    def bindings(self) -> int:
+        return self.check.instances
+
+    @property
+    def ok(self) -> bool:
+        """The claim is never below the exact sensitivity on the grid."""
+        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+
+    def scope(self) -> str:
+        grid = self.check.entry.grid
+        names = sorted({n for b in grid for n in b}, key=lambda n: (n == "d_in", n))
+        parts = []
+        for n in names:
+            values = sorted({to_exact(b[n], n) for b in grid if n in b})
+            parts.append(f"{n} in {{{', '.join(format_exact(v) for v in values)}}}")
+        return (f"{self.bindings} parameter bindings ({'; '.join(parts)}) of "
+                f"{self.transformation.name}, each enumerated exactly")
+
+    def summary(self) -> str:
+        t = self.transformation
+        w = self.witness
+        if self.verdict is Verdict.VIOLATED:
+            return f"VIOLATED: claim {self.claim_text} is below the exact sensitivity {w}"
+        if self.verdict is Verdict.HOLDS_TIGHT:
+            return f"HOLDS, tight: claim {self.claim_text} is never below, and attained {w}"
+        if self.verdict is Verdict.HOLDS:
+            return f"HOLDS with slack on every binding: claim {self.claim_text}, e.g. {w}"
+        return f"UNDECIDED: claim {self.claim_text} could not be compared {w}"
+
+    def __str__(self) -> str:
+        lines = [f"{self.transformation.name}: {self.summary()}",
+                 f"  scope: {self.scope()}"]
+        if self.witness is not None:
+            lines.append(f"  witness enumeration: {self.witness.truth.scope}")
+        mv = self.map_verdict
+        lines.append(f"  derived map {self.transformation.expression}: {mv.value}"
+                     + ("" if mv is Verdict.HOLDS_TIGHT else "  <-- not tight everywhere"))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "transformation": self.transformation.name,
+            "claim": self.claim_text,
+            "claim_expression": str(self.claim),
+            "verdict": self.verdict.value,
+            "witness": None if self.witness is None else self.witness.to_dict(),
+            "derived": str(self.transformation.expression),
+            "derived_verdict": self.map_verdict.value,
+            "bindings": self.bindings,
+            "scope": self.scope(),
+        }
+
+    def _repr_latex_(self) -> str:
+        rel = {Verdict.VIOLATED: r"\not\geq", Verdict.HOLDS_TIGHT: r"\geq",
+               Verdict.HOLDS: ">"}.get(self.verdict, "?")
+        return (rf"$\displaystyle {sympy.latex(self.claim)} {rel} "
+                rf"\Delta_{{\mathrm{{{self.transformation.name}}}}}"
+                rf"\ \text{{({self.verdict.value} on {self.bindings} bindings)}}$")
+
+
+def verify(claim: object, transformation: Transformation, grid=None, d_in=None) -> GridResult:
+    """Judge ``claim`` (an expression in ``d_in`` and the parameters of
+    ``transformation``) against the exact sensitivity on every binding of ``grid``.
+
+    ``grid`` is ``None`` (the defaults above, for the parameters left symbolic), a mapping
+    ``name -> values`` (their product; combinations with ``L > U`` are skipped) or a list of
+    bindings. ``d_in`` is one distance or a list (default ``1..4``), unless the grid binds
+    it. A string claim is parsed safely; anything but arithmetic is refused with
+    :class:`~exactdp.errors.InvalidArgument`. Never raises on a violation.
+    """
+    if not isinstance(transformation, Transformation):
+        raise InvalidArgument(
+            f"transformation={transformation!r} is not a Transformation; build one with a "
+            f"make_* constructor"
+        )
+    if not transformation.has_exact_form:
+        raise InvalidArgument(
+            f"transformation {transformation.name!r} has no exact form to enumerate; verify "
+            f"claims against make_* constructors"
+        )
+    names = set(transformation.params) | {"d_in"}
+    text, expr = _claim_expression(claim, names)
+    bound = {parameter_symbol(k): sympy.Rational(v.numerator, v.denominator)
+             for k, v in transformation.bound.items()}
+    expr_bound = expr.xreplace(bound)
+    derived = transformation.expression
+    bindings = _grid(transformation, grid, d_in)
+    used = {s.name for s in expr_bound.free_symbols | derived.free_symbols} | set(transformation.free)
+    entry = Entry(
+        id=f"verify:{transformation.name}",
+        source="claim given to verify()",
+        statistic=transformation.name,
+        neighbors=transformation.input_metric,
+        published=expr_bound,
+        derived=derived,
+        symbols=meanings(used | {"d_in"}),
+        grid=bindings,
+        truth=transformation.truth,
+    )
+    return GridResult(text, expr, transformation, check_entry(entry))
+
+
+def assert_verified(claim: object, transformation: Transformation, grid=None,
+                    d_in=None) -> GridResult:
+    """:func:`verify`, raising :class:`~exactdp.errors.ClaimViolated` (carrying the
+    result) unless the claim holds on every binding."""
+    result = verify(claim, transformation, grid, d_in)
+    if not result.ok:
+        raise ClaimViolated(str(result), result)
+    return result
