@@ -132,6 +132,11 @@ def _hi(x) -> mpmath.mpf:
     return mpmath.mp.make_mpf(x._mpi_[1])
 
 
+def _neg(t: mpmath.mpf) -> mpmath.mpf:
+    """``-t`` exactly (``-t`` in the ``mp`` context would round to ``mp.prec`` bits)."""
+    return mpmath.mp.make_mpf(mpmath.libmp.mpf_neg(t._mpf_))
+
+
 def _to_fraction(value: mpmath.mpf) -> Fraction:
     """The exact value of a finite ``mpf``, from its raw ``(sign, man, exp, bc)`` tuple.
 
@@ -394,7 +399,7 @@ def _erfc_point(t: mpmath.mpf):
         guard = int(t * t * 1.4427) + 16
         with _iv_precision(iv.prec + guard):
             return 1 - _erf_series_point(t)
-    return 1 + _erf_series_point(-t)
+    return 1 + _erf_series_point(_neg(t))
 
 
 def _erf_point(t: mpmath.mpf):
@@ -402,7 +407,7 @@ def _erf_point(t: mpmath.mpf):
         if _use_continued_fraction(t):
             return 1 - _erfc_cf_point(t)
         return _erf_series_point(t)
-    return -_erf_point(-t)
+    return -_erf_point(_neg(t))
 
 
 def _as_interval(x):
@@ -456,8 +461,8 @@ def lgamma(x):
         raise InvalidArgument(f"x={x!r} reaches 0 or below; lgamma is enclosed for positive arguments only")
     y = iv.loggamma(x)
     slack = mpmath.mpf(2) ** (-iv.prec + 8)
-    pad = iv.mpf(slack) * iv.mpf(max(abs(_lo(y)), abs(_hi(y)), 1))
-    return iv.mpf([_lo(y - pad), _hi(y + pad)])
+    pad = _hi(iv.mpf(slack) * (abs(y) + 1))
+    return y + iv.mpf([_neg(pad), pad])
 
 
 # --- SymPy reals -----------------------------------------------------------------
