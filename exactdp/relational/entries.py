@@ -36,7 +36,7 @@ def _pos(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, integer=True, positive=True)
 
 
-n, F, m, T, V, K = (_pos(s) for s in ("n", "F", "m", "T", "V", "K"))
+n, F, m, T, S, V, K = (_pos(s) for s in ("n", "F", "m", "T", "S", "V", "K"))
 T_l, T_r, S_l, S_r, M_l, M_r, R_l, V_l = (_pos(s) for s in
                                            ("T_l", "T_r", "S_l", "S_r", "M_l", "M_r", "R_l", "V_l"))
 r, g = _pos("r"), _pos("g")
@@ -46,6 +46,7 @@ MEANINGS = {
     "F": "max_rows of the flat map: the most output rows one input row may produce",
     "m": "the most rows of the public table that share one join key",
     "T": "the truncation threshold (DropExcess max_rows; 1 for DropNonUnique)",
+    "S": "the truncation strategy's published stability (2: DropExcess, 1: DropNonUnique)",
     "V": "the number of distinct non-key contents a row may have (1: the table holds join keys only)",
     "K": "the number of join keys in the enumerated domain",
     "T_l": "the left table's truncation threshold (DropExcess max_rows; 1 for DropNonUnique)",
@@ -60,7 +61,7 @@ MEANINGS = {
     "g": "MaxGroupsPerID.max: the most groups one privacy id may contribute to",
 }
 
-SYMBOLS = {s.name: s for s in (n, F, m, T, V, K, T_l, T_r, S_l, S_r, M_l, M_r, R_l, V_l, r, g)}
+SYMBOLS = {s.name: s for s in (n, F, m, T, S, V, K, T_l, T_r, S_l, S_r, M_l, M_r, R_l, V_l, r, g)}
 
 _SECTION = "seed 001 (Tumult Analytics, 'Understanding sensitivity'), section "
 
@@ -226,7 +227,7 @@ def entries() -> list[Entry]:
                    "exactdp.relational.transforms.private_join_stability")
     trunc_grid = lambda s, v, extra: [  # noqa: E731
         {"n": nn, "T": tt, "S": s, "K": nn, "V": v, "rows_per_key": tt + 1 + extra}
-        for nn in (1, 2, 3) for tt in ((1, 2) if s == 2 else (1,))]
+        for nn in (1, 2, 3, 4) for tt in ((1, 2) if s == 2 else (1,))]
     return [
         Entry(
             id="s001/flat-map/add-max-rows",
@@ -261,7 +262,7 @@ def entries() -> list[Entry]:
             statistic="DropExcess(T) truncation (output table)",
             neighbors="AddMaxRows(n) in, rows added/removed out",
             published=2 * n, derived=2 * n,
-            symbols=_meanings("n", "T", "K", "V"),
+            symbols=_meanings("n", "T", "S", "K", "V"),
             grid=trunc_grid(2, 2, 0),
             truth=truncation_truth,
             covers=("exactdp.relational.entries.truncation_truth",
@@ -276,7 +277,7 @@ def entries() -> list[Entry]:
             statistic="DropExcess(T) truncation of a table of join keys only (output table)",
             neighbors="AddMaxRows(n) in, rows added/removed out",
             published=2 * n, derived=n,
-            symbols=_meanings("n", "T", "K", "V"),
+            symbols=_meanings("n", "T", "S", "K", "V"),
             grid=trunc_grid(2, 1, 1),
             truth=truncation_truth,
             covers=("exactdp.relational.entries.truncation_truth",
@@ -291,7 +292,7 @@ def entries() -> list[Entry]:
             statistic="DropNonUnique truncation (output table)",
             neighbors="AddMaxRows(n) in, rows added/removed out",
             published=n, derived=n,
-            symbols=_meanings("n", "T", "K", "V"),
+            symbols=_meanings("n", "T", "S", "K", "V"),
             grid=trunc_grid(1, 2, 0),
             truth=truncation_truth,
             covers=("exactdp.relational.entries.truncation_truth",
@@ -314,6 +315,24 @@ def entries() -> list[Entry]:
                  "K >= M_l + M_r keys, rows of a key can differ and a key can hold T + 1 rows: "
                  "each changed row gets its own key. With fewer keys the changes share keys "
                  "and the bound can be loose (one key, DropExcess(2) both sides: 6, not 8).",
+        ),
+        Entry(
+            id="s001/private-join/one-key",
+            source=_SECTION + "'Private joins' (all rows share one join key)",
+            statistic="private join with truncation, one join key",
+            neighbors="AddMaxRows(1) on the left and AddMaxRows(1) on the right at once",
+            published=join_published,
+            derived=sympy.Max(T_r * S_l, T_l * S_r, 2 * (S_l - 1) * (S_r - 1) * (T_l + T_r - 1)),
+            symbols=join_symbols,
+            grid=[dict(_join_binding(tl, sl, 1, tr, sr, 1), K=1)
+                  for tl, sl in _STRATEGIES for tr, sr in _STRATEGIES],
+            truth=private_join_truth,
+            covers=covers_join,
+            note="Loose when both changes must fall on the same key: the left and the right "
+                 "change then overlap in the joined rows. Exact on one key with one row changed "
+                 "per side: the larger one-sided change, or two DropExcess displacements at "
+                 "once, 2*(T_l + T_r - 1) (6, not the seed's 8, for DropExcess(2) on both). "
+                 "No closed form is derived for several keys with K < M_l + M_r.",
         ),
         Entry(
             id="s001/private-join/unique-key-left",

@@ -173,6 +173,10 @@ def _block_pairs(blocks: Sequence[Table], budget: int) -> dict[int, list[tuple[T
     return out
 
 
+def _size(combo) -> int:
+    return sum(len(a) + len(b) for a, b in combo)
+
+
 def _relabel(block: Table, key) -> list[Row]:
     return [Row(key, r.value, r.pid) for r in block]
 
@@ -215,8 +219,8 @@ def keyed_worst_case(per_key: Callable[..., int], domains: Sequence[TableDomain]
         best = (0, tuple((bl[0], bl[0]) for bl in block_lists)) if not any(ds) else None
         for combo in itertools.product(*(g[d] for g, d in zip(grouped, ds))):
             value = per_key(*(p[0] for p in combo), *(p[1] for p in combo))
-            if best is None or value > best[0]:
-                best = (value, combo)
+            if best is None or value > best[0] or (value == best[0] and _size(combo) < _size(best[1])):
+                best = (value, combo)  # ties: the smallest blocks, for a readable witness
         if best is not None:
             h[ds] = best
     # share the budgets among the keys: dynamic programme over keys
@@ -246,11 +250,10 @@ def keyed_worst_case(per_key: Callable[..., int], domains: Sequence[TableDomain]
         raise AssertionError(f"key-by-key value {value} but the assembled pair gives {whole} "
                              f"with input distances {moved} (budgets {list(budgets)})")
     desc = "; ".join(f"{n}: {d.describe()}, AddMaxRows({b})" for n, d, b in zip(names, domains, budgets))
-    pairs = estimate * len(h)
     scope = (f"{desc}; every table of each domain and every neighbour (key by key: "
              f"{estimate:,} per-key block pairs, budgets shared over {len(keys)} keys)")
     witness = TablePair(tuple(before), tuple(after), fx, fy, value, tuple(names))
-    return WorstCase(value, witness if value else None, scope, pairs)
+    return WorstCase(value, witness if value else None, scope, estimate)
 
 
 def _join_counts(a: Table, b: Table) -> Counter:

@@ -32,6 +32,8 @@ EXPECTED = [
     ("s001/drop-non-unique/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1}, 1, 1),
     ("s001/private-join/add-max-rows", Verdict.HOLDS_TIGHT,
      {"T_l": 1, "S_l": 1, "T_r": 1, "S_r": 1}, 2, 2),
+    ("s001/private-join/one-key", Verdict.HOLDS,
+     {"T_l": 1, "S_l": 1, "T_r": 1, "S_r": 1, "K": 1}, 2, 1),
     ("s001/private-join/unique-key-left", Verdict.HOLDS,
      {"T_l": 2, "S_l": 2, "R_l": 1, "T_r": 2, "S_r": 2}, 8, 4),
     ("s001/private-join/docstring-swapped", Verdict.VIOLATED,
@@ -76,6 +78,16 @@ def test_seed_values_8_4_6_and_the_unique_users_case():
     for tl, sl, rl, expected in ((2, 2, 3, 8), (1, 1, 2, 4), (1, 2, 2, 6),
                                  (2, 2, 1, 4), (1, 2, 1, 4)):
         truth = private_join_truth({**base, "T_l": tl, "S_l": sl, "R_l": rl, "T_r": 2, "S_r": 2})
+        assert truth.value == expected
+
+
+def test_one_key_values_by_hand():
+    # (T_l, S_l, T_r, S_r): max(T_r*S_l, T_l*S_r, two displacements 2*(T_l + T_r - 1))
+    base = {"M_l": 1, "M_r": 1, "K": 1, "V_l": 2, "V_r": 2}
+    for tl, sl, tr, sr, expected in ((2, 2, 2, 2, 6), (1, 2, 2, 2, 4), (1, 1, 2, 2, 2),
+                                     (1, 1, 1, 1, 1), (2, 2, 1, 1, 2)):
+        truth = private_join_truth({**base, "T_l": tl, "S_l": sl, "T_r": tr, "S_r": sr,
+                                    "R_l": tl + 1, "R_r": tr + 1})
         assert truth.value == expected
 
 

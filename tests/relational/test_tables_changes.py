@@ -53,6 +53,12 @@ def test_add_max_rows_two_neighbours_by_hand():
     assert len(list(AddMaxRows(2).neighbours((), ONE_KEY))) == 5
 
 
+def test_add_one_row_is_add_max_rows_one():
+    for x in ONE_KEY.tables():
+        assert set(AddOneRow().neighbours(x, ONE_KEY)) == set(AddMaxRows(1).neighbours(x, ONE_KEY))
+    assert AddOneRow().max_rows == 1
+
+
 def test_neighbours_agree_with_related_on_every_pair():
     for change in (AddOneRow(), AddMaxRows(2)):
         tables = list(ONE_KEY.tables())
