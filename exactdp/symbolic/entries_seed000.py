@@ -30,7 +30,7 @@ from typing import Any, Mapping
 import sympy
 
 from exactdp.checkers.sensitivity import sensitivity
-from exactdp.errors import ClaimViolated
+from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.queries import clipped, count, sum_, user_query
 from exactdp.spaces import ChangeDistance, ExactSet, IntegerRange, Multisets, SymmetricDistance
 from exactdp.symbolic.catalogue import Entry, Truth
@@ -81,7 +81,13 @@ def sweep_epsilon():
 
 
 def linear_function(c: int):
-    """``f(x) = c x`` on integers under the absolute distance: ``|c| d_in``."""
+    """``f(x) = c x`` on integers under the absolute distance: ``|c| d_in``.
+
+    >>> linear_function(-5)
+    5*d_in
+    """
+    if isinstance(c, bool) or not isinstance(c, int):
+        raise InvalidArgument(f"c={c!r} is not an int; pass the integer factor c of f(x) = c*x")
     return abs(c) * d_in
 
 

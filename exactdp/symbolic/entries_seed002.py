@@ -27,6 +27,8 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 
 from exactdp.checkers.sensitivity import sensitivity
+from exactdp.errors import InvalidArgument
+from exactdp.numeric.exact import to_exact
 from exactdp.queries import Query, clipped, count, histogram, mean, sum_, variance
 from exactdp.spaces import ChangeDistance, ExactSet, IntegerRange, Multisets, SymmetricDistance
 from exactdp.symbolic.catalogue import Entry, Truth
@@ -36,7 +38,8 @@ from exactdp.symbolic.constructors import (
 )
 from exactdp.symbolic.symbols import MEANINGS, C, L, N, U, alpha, d_in, k
 
-__all__ = ["entries"]
+__all__ = ["entries", "meanings", "engine_truth", "additive_vector", "count_vector",
+           "scalar_times_count", "variance_unbounded", "duplicate", "row_map", "resize", "double"]
 
 CONSTRUCTORS = "exactdp.symbolic.constructors"
 SEED = "seed 002 (Hands-on Differential Privacy, ch. 6)"
@@ -55,7 +58,15 @@ SIZES = (1, 2, 3, 4, 5)
 # -- helpers shared with entries_seed000 ------------------------------------------------
 
 def meanings(*names: str, **override: str) -> dict[str, str]:
-    """Meanings of the canonical symbols ``names``, some reworded for one entry."""
+    """Meanings of the canonical symbols ``names``, some reworded for one entry.
+
+    >>> meanings("N")
+    {'N': 'the dataset size, when it is public (bounded DP)'}
+    """
+    for n in (*names, *override):
+        if n not in MEANINGS:
+            raise InvalidArgument(f"name={n!r} is not a canonical symbol; expected one of "
+                                  f"{sorted(MEANINGS)}")
     return {n: override.get(n, MEANINGS[n]) for n in names}
 
 
@@ -93,11 +104,16 @@ def additive_vector(name: str, row: Callable[[Fraction], Sequence[Any]], dim: in
 
 def count_vector(scale: Fraction | int = 1, name: str = "count vector") -> Query:
     """``scale`` times the count vector of a dataset, under L1: for ``scale = 1`` the L1
-    distance between two outputs is exactly the symmetric distance of the datasets."""
+    distance between two outputs is exactly the symmetric distance of the datasets.
+
+    >>> count_vector("1/2")([0, 0, 3])
+    (Fraction(1, 1), Fraction(1, 2))
+    """
+    factor = to_exact(scale, "scale")
 
     def prep(values):
         def f(counts):
-            return tuple(Fraction(scale) * c for c in counts)
+            return tuple(factor * c for c in counts)
 
         return f
 
