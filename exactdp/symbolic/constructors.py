@@ -195,8 +195,10 @@ def _bounds_domain(size=None, lo=S.L, hi=S.U):
 
 def make_clamp(L=None, U=None, neighbors: str = "add-remove", size=None) -> Transformation:
     """Clamp every record to ``[L, U]``: a dataset-to-dataset step, stable with map
-    ``d_in`` under the same dataset metric (record-wise steps never move a record across
-    datasets).
+    ``d_in`` under the same dataset metric (a record-wise step changes at most the records
+    that differ). With a public size ``N`` the output distance is also at most what two
+    datasets of size ``N`` can be apart: ``Min(d_in, N)`` changes, or
+    ``2*Min(floor(d_in/2), N)`` add/removes (an even number).
 
     Exact form: records from ``L - 1 .. U + 1`` on the record grid, and the distance of the
     outputs measured as the L1 distance of their count vectors (the symmetric distance;
@@ -228,15 +230,21 @@ def make_clamp(L=None, U=None, neighbors: str = "add-remove", size=None) -> Tran
         lo, hi = b["L"], b["U"]
         return lambda v: min(max(v, lo), hi)
 
+    if size is None:
+        expr = d_in
+    elif neighbors == "substitute":
+        expr = sympy.Min(d_in, N)
+    else:
+        expr = 2 * sympy.Min(sympy.floor(d_in / 2), N)
     return Transformation(
         "clamp", Domain("datasets", "reals", size=size_sym), metric,
-        _bounds_domain(size_sym), metric, d_in, params, exact=exact, record_map=record_map,
+        _bounds_domain(size_sym), metric, expr, params, exact=exact, record_map=record_map,
     )
 
 
 def make_change_to_symmetric(size=None) -> Transformation:
     """The identity from ``ChangeDistance`` to ``SymmetricDistance``: one change is one
-    removal plus one addition, map ``2*d_in``.
+    removal plus one addition, map ``2*d_in`` (``2*Min(d_in, N)`` with a public size ``N``).
 
     >>> make_change_to_symmetric().map(3)
     Fraction(6, 1)
@@ -250,8 +258,9 @@ def make_change_to_symmetric(size=None) -> Transformation:
         return q, Multisets(IntegerRange(0, 2), **_sizes(b)), ChangeDistance()
 
     dom = Domain("datasets", "any", size=size_sym)
+    expr = 2 * d_in if size is None else 2 * sympy.Min(d_in, N)
     return Transformation("change_to_symmetric", dom, "ChangeDistance", dom,
-                          "SymmetricDistance", 2 * d_in, params, exact=exact)
+                          "SymmetricDistance", expr, params, exact=exact)
 
 
 def make_symmetric_to_change(size=None) -> Transformation:

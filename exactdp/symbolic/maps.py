@@ -229,7 +229,8 @@ class Domain:
         and, if not, why (``"structure"`` or ``"parameters"``)."""
         if self.kind != required.kind:
             return False, "structure"
-        if required.element != "any" and self.element != required.element:
+        numbers = required.element == "reals" and self.element == "[L, U]"
+        if required.element != "any" and self.element != required.element and not numbers:
             return False, "structure"
         if required.bounds is not None:
             if self.bounds is None:

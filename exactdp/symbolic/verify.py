@@ -230,11 +230,24 @@ class GridResult:
 
     def scope(self) -> str:
         grid = self.check.entry.grid
-        names = sorted({n for b in grid for n in b}, key=lambda n: (n == "d_in", n))
+        names = sorted({n for b in grid for n in b if n != "d_in"})
         parts = []
-        for n in names:
-            values = sorted({to_exact(b[n], n) for b in grid if n in b})
-            parts.append(f"{n} in {{{', '.join(format_exact(v) for v in values)}}}")
+        if names:
+            combos = {tuple(to_exact(b[n], n) for n in names) for b in grid}
+            groups = [[n for n in names if n in ("L", "U")]] + [[n] for n in names
+                                                              if n not in ("L", "U")]
+            groups = [g for g in groups if g]
+            sets = [sorted({tuple(c[names.index(n)] for n in g) for c in combos}) for g in groups]
+            if len(combos) == _product(len(s) for s in sets):
+                for g, s in zip(groups, sets):
+                    parts.append(f"{_label(g)} in {{{', '.join(_tuple(c) for c in s)}}}")
+            else:
+                listed = sorted(combos)
+                more = f", ... ({len(listed)} in all)" if len(listed) > 12 else ""
+                parts.append(f"{_label(names)} in {{"
+                             f"{', '.join(_tuple(c) for c in listed[:12])}{more}}}")
+        ds = sorted({to_exact(b["d_in"], "d_in") for b in grid})
+        parts.append(f"d_in in {{{', '.join(format_exact(v) for v in ds)}}}")
         return (f"{self.bindings} parameter bindings ({'; '.join(parts)}) of "
                 f"{self.transformation.name}, each enumerated exactly")
 
@@ -330,3 +343,20 @@ def assert_verified(claim: object, transformation: Transformation, grid=None,
     if not result.ok:
         raise ClaimViolated(str(result), result)
     return result
+
+
+def _product(sizes) -> int:
+    out = 1
+    for s in sizes:
+        out *= s
+    return out
+
+
+def _label(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"({', '.join(names)})"
+
+
+def _tuple(values: Sequence[Fraction]) -> str:
+    if len(values) == 1:
+        return format_exact(values[0])
+    return "(" + ", ".join(format_exact(v) for v in values) + ")"
