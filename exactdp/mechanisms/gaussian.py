@@ -1,0 +1,247 @@
+"""The Gaussian mechanism: classic and analytic calibration of σ, and the δ a σ achieves.
+
+**Classic** (Dwork & Roth 2014, Thm A.1): ``σ = Δ·sqrt(2 ln(1.25/δ))/ε`` gives
+(ε, δ)-DP for ``0 < ε < 1``. The exact σ is a SymPy expression; the float is rounded up.
+
+**Analytic** (Balle & Wang 2018, Thm 8): Gaussian noise of standard deviation σ on a
+query of L2 sensitivity Δ is (ε, δ)-DP **iff**
+
+    δ(σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε · Φ(−Δ/(2σ) − εσ/Δ)  ≤  δ,
+
+and δ(σ) decreases in σ. :func:`delta_of_sigma` encloses δ(σ) with intervals (the
+normal CDF Φ from :mod:`exactdp.numeric.intervals`); :func:`check_sigma` decides the
+condition (or raises :class:`~exactdp.errors.Undecided`); :func:`analytic_sigma`
+returns the **smallest float whose δ is certified ≤ the target** (its predecessor is
+certified above the target; if that cannot be decided the result says so in
+``extra["smallest"]``) and an enclosure ``[lo, hi]`` of the exact σ*.
+
+A σ handed on as a float a library stores is taken at its exact binary value
+(``from_float``) by :func:`delta_of_sigma` and :func:`check_sigma`.
+
+>>> r = classic_sigma("0.5", "1e-5")
+>>> r.exact, r.safe_float
+(2*sqrt(2)*sqrt(log(125000)), 9.68961052521078)
+>>> check_sigma(7.031826675582492, "0.5", "1e-5")   # float(σ*): private enough
+True
+>>> check_sigma("7.03182667558249", "0.5", "1e-5")   # σ* shown to 15 digits, rounded down
+False
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import sympy
+
+from exactdp.errors import InvalidArgument, Undecided
+from exactdp.mechanisms._calibration import Calibration, positive, probability, stored_positive
+from exactdp.numeric.intervals import (
+    _to_fraction, decide, enclose, exact_interval, interval_to_fractions, normal_cdf,
+)
+from exactdp.numeric.rounding import float_at_least
+
+__all__ = ["classic_sigma", "analytic_sigma", "delta_of_sigma", "check_sigma"]
+
+_MAX_PREC = 1696
+"""Working precision (bits) at which a δ(σ) comparison is given up as Undecided."""
+
+
+def classic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
+    """The classic Gaussian σ = Δ·sqrt(2 ln(1.25/δ))/ε, exact (SymPy), float rounded up.
+
+    Valid for ``0 < epsilon < 1`` only; for larger ε use :func:`analytic_sigma`, which
+    is exact for every ε (and smaller for every ε).
+    """
+    eps = positive(epsilon, "epsilon")
+    if eps >= 1:
+        raise InvalidArgument(
+            f"epsilon={epsilon!r} is >= 1, where the classic Gaussian bound is not valid; "
+            f"use analytic_sigma (the analytic Gaussian of Balle & Wang 2018), valid for every epsilon"
+        )
+    dlt = probability(delta, "delta")
+    sens = positive(sensitivity, "sensitivity")
+    r = sympy.Rational
+    sigma = r(sens.numerator, sens.denominator) * sympy.sqrt(
+        2 * sympy.log(r(5, 4) / r(dlt.numerator, dlt.denominator))
+    ) / r(eps.numerator, eps.denominator)
+    return Calibration(
+        mechanism="gaussian-classic",
+        quantity="sigma",
+        inputs={"epsilon": eps, "delta": dlt, "sensitivity": sens},
+        exact=sigma,
+        safe_float=float_at_least(sigma),
+        notes="sigma = sensitivity*sqrt(2*log(1.25/delta))/epsilon (valid for epsilon < 1); "
+              "safe_float is the smallest float >= sigma",
+    )
+
+
+def _delta_fn(sigma: Fraction, eps: Fraction, sens: Fraction):
+    """``fn(iv)`` enclosing δ(σ) of the analytic characterization."""
+
+    def fn(iv):
+        s, e, d = exact_interval(sigma), exact_interval(eps), exact_interval(sens)
+        a = d / (2 * s)
+        b = e * s / d
+        return normal_cdf(a - b) - iv.exp(e) * normal_cdf(-a - b)
+
+    return fn
+
+
+def _inputs(sigma, epsilon, sensitivity) -> tuple[Fraction, Fraction, Fraction]:
+    return (
+        stored_positive(sigma, "sigma"),
+        positive(epsilon, "epsilon"),
+        positive(sensitivity, "sensitivity"),
+    )
+
+
+def delta_of_sigma(sigma, epsilon, sensitivity=1) -> Calibration:
+    """The exact δ of Gaussian noise σ at ε (Balle & Wang's characterization), enclosed.
+
+    ``exact`` is an enclosure ``(lo, hi)`` narrow enough that both ends round up to the
+    same float (or, failing that at the maximum precision, as narrow as it got);
+    ``safe_float`` is the smallest float ``>= hi``. A float ``sigma`` is taken at its
+    exact binary value.
+
+    >>> r = delta_of_sigma(7.031826675582492, "0.5")
+    >>> r.safe_float
+    9.999999999999992e-06
+    """
+    s, eps, sens = _inputs(sigma, epsilon, sensitivity)
+    fn = _delta_fn(s, eps, sens)
+    prec = 64
+    while True:
+        lo, hi = interval_to_fractions(enclose(fn, prec=prec))
+        lo = max(lo, Fraction(0))
+        safe = float_at_least(hi)
+        if (lo > 0 and float_at_least(lo) == safe) or prec >= _MAX_PREC:
+            break
+        prec *= 2
+    return Calibration(
+        mechanism="gaussian-analytic",
+        quantity="delta",
+        inputs={"sigma": s, "epsilon": eps, "sensitivity": sens},
+        exact=(lo, hi),
+        safe_float=safe,
+        notes="delta(sigma) = Phi(D/(2s) - e*s/D) - exp(e)*Phi(-D/(2s) - e*s/D), enclosed with "
+              "intervals; safe_float >= every point of the enclosure",
+        extra={"precision_bits": prec},
+    )
+
+
+def check_sigma(sigma, epsilon, delta, sensitivity=1) -> bool:
+    """Whether Gaussian noise ``sigma`` is (ε, δ)-DP for sensitivity Δ, decided exactly.
+
+    ``True`` only when δ(σ) ≤ δ is certified by intervals, ``False`` when δ(σ) > δ is;
+    raises :class:`~exactdp.errors.Undecided` if neither can be shown (δ(σ) equal to δ
+    to more than 1,600 bits). A float ``sigma`` is taken at its exact binary value.
+    """
+    s, eps, sens = _inputs(sigma, epsilon, sensitivity)
+    dlt = probability(delta, "delta")
+    return decide(_delta_fn(s, eps, sens), "<=", dlt, max_prec=_MAX_PREC)
+
+
+def _certified(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fraction, max_prec: int) -> bool | None:
+    """True: δ(σ) ≤ δ certified; False: δ(σ) > δ certified; None: undecided."""
+    try:
+        return decide(_delta_fn(sigma, eps, sens), "<=", dlt, max_prec=max_prec)
+    except Undecided:
+        return None
+
+
+def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction, prec: int = 256) -> Fraction:
+    """σ* to about ``prec - 20`` bits by bisection in mpmath (not a bound: checked after)."""
+    with mpmath.workprec(prec):
+        e = mpmath.mpf(eps.numerator) / eps.denominator
+        d = mpmath.mpf(sens.numerator) / sens.denominator
+        target = mpmath.mpf(dlt.numerator) / dlt.denominator
+        exp_e = mpmath.exp(e)
+
+        def excess(sigma):
+            a = d / (2 * sigma)
+            b = e * sigma / d
+            return mpmath.ncdf(a - b) - exp_e * mpmath.ncdf(-a - b) - target
+
+        hi = d
+        while excess(hi) > 0:
+            hi *= 2
+        lo = hi
+        while excess(lo) <= 0:
+            lo /= 2
+        for _ in range(prec + 8):
+            mid = (lo + hi) / 2
+            if excess(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return _to_fraction(hi)
+
+
+def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
+    """The analytic-Gaussian σ (Balle & Wang 2018) for (ε, δ)-DP, certified.
+
+    ``safe_float`` is the smallest float σ whose δ(σ) ≤ δ is certified by interval
+    arithmetic; ``extra["smallest"]`` is ``True`` when the float just below it is
+    certified to have δ > target (so no smaller float is private enough), ``False`` if
+    that neighbour could not be decided (then ``safe_float`` is at most one float
+    above the smallest). ``exact`` encloses the exact σ*: usually to about 2**-90
+    relative, else between the two floats.
+
+    >>> r = analytic_sigma("0.5", "1e-5")
+    >>> r.safe_float, r.extra["smallest"]
+    (7.031826675582492, True)
+    >>> r.approx_text(21)
+    '[7.03182667558249144271, 7.03182667558249144272]'
+    """
+    eps = positive(epsilon, "epsilon")
+    dlt = probability(delta, "delta")
+    sens = positive(sensitivity, "sensitivity")
+    approx = _approximate_root(eps, dlt, sens)
+    if approx > Fraction(1.7976931348623157e308):
+        raise InvalidArgument(
+            f"epsilon={epsilon!r}, delta={delta!r}, sensitivity={sensitivity!r} need sigma beyond the "
+            f"largest float; rescale the query"
+        )
+
+    # smallest certified float: from near σ* walk up until certified, then down while certified
+    f = float_at_least(approx)
+    for _ in range(64):
+        if _certified(Fraction(f), eps, sens, dlt, _MAX_PREC) is True:
+            break
+        f = math.nextafter(f, math.inf)
+    else:
+        raise Undecided(
+            f"no float near sigma*={float(approx)!r} could be certified private for epsilon={epsilon!r}, "
+            f"delta={delta!r}; this should not happen: please report it"
+        )
+    smallest = False
+    for _ in range(64):
+        below = math.nextafter(f, 0.0)
+        verdict = _certified(Fraction(below), eps, sens, dlt, _MAX_PREC)
+        if verdict is True:
+            f = below
+            continue
+        smallest = verdict is False
+        break
+
+    # enclosure of σ*: a narrow bracket around the approximation, else the float bracket
+    margin = approx / 2**90
+    lo, hi = approx - margin, approx + margin
+    if _certified(lo, eps, sens, dlt, 424) is False and _certified(hi, eps, sens, dlt, 424) is True:
+        exact = (lo, hi)
+    elif smallest:
+        exact = (Fraction(math.nextafter(f, 0.0)), Fraction(f))
+    else:
+        exact = (Fraction(0), Fraction(f))  # only what is certain
+    return Calibration(
+        mechanism="gaussian-analytic",
+        quantity="sigma",
+        inputs={"epsilon": eps, "delta": dlt, "sensitivity": sens},
+        exact=exact,
+        safe_float=f,
+        notes="smallest float whose delta(sigma) <= delta is certified by interval arithmetic "
+              "(Balle & Wang 2018, Thm 8); exact encloses sigma*, where delta(sigma*) = delta",
+        extra={"smallest": smallest},
+    )
