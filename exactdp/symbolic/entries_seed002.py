@@ -483,11 +483,10 @@ def _conversions() -> list[Entry]:
               make_change_to_symmetric(size=N).map(), meanings("d_in", "N", d_in="records changed"),
               grid,
               engine_truth(sized(ChangeDistance(), 1)),
-              (f"{CONSTRUCTORS}.make_change_to_symmetric",), derived_tight=False,
+              (f"{CONSTRUCTORS}.make_change_to_symmetric",),
               note="The output distance is the L1 distance of count vectors (= the symmetric "
-                   "distance). Tight while d_in <= N; two datasets of size N differ by at most "
-                   "N changes, so the exact map is 2*min(d_in, N) and the calculus' 2*d_in is "
-                   "loose when d_in > N (documented: derived HOLDS, not tight)."),
+                   "distance). Two datasets of size N differ by at most N changes: the published "
+                   "2*d_in is loose when d_in > N."),
         Entry("s002/conversion/symmetric-to-change",
               f"{TABLE} ('Under bounded DP, d_in must be even')",
               "identity, SymmetricDistance -> ChangeDistance (size N)", ADD_REMOVE, d_in / 2,
