@@ -30,6 +30,7 @@ from exactdp.numeric.intervals import decide, enclose, exact_interval, float_at_
 from exactdp.numeric.rounding import float_at_least
 
 _PREC = 64
+_FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
 """Working precision (bits) of the enclosure stored in a result; comparisons and safe
 floats refine it as far as they need."""
 
@@ -167,8 +168,14 @@ def advanced_composition(epsilon, delta, k: int, delta_prime) -> AdvancedComposi
             f"vacuous; use a smaller delta or delta_prime"
         )
     fn = _advanced_epsilon_enclosure(k, eps, dp)
-    return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, enclose(fn, prec=_PREC),
-                               float_at_least_of(fn))
+    interval = enclose(fn, prec=_PREC)
+    if interval_to_fractions(interval)[1] > _FLOAT_MAX:
+        raise InvalidArgument(
+            f"epsilon={epsilon!r} composed {k} times gives an epsilon beyond the largest float "
+            f"(e^epsilon is too large): no meaningful guarantee; basic composition gives "
+            f"{format_exact(k * eps)}"
+        )
+    return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, interval, float_at_least_of(fn))
 
 
 def _advanced_epsilon_sympy(k: int, eps: Fraction, dp: Fraction):
