@@ -52,6 +52,7 @@ Fraction(5, 1)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import struct
 from fractions import Fraction
@@ -84,11 +85,19 @@ class _Arith:
         raise NotImplementedError
 
 
+@functools.lru_cache(maxsize=1 << 17)
+def _cached_round_sum(fmt: FloatFormat, a: Fraction, b: Fraction) -> Fraction:
+    return fmt.round(a + b)
+
+
 class _ExactArith(_Arith):
     def __init__(self, fmt: FloatFormat):
         self.fmt = fmt
         self.zero = Fraction(0)
-        self.add = lambda a, b: fmt.round(a + b)
+        if fmt.precision <= 16:  # small formats: few distinct operands, exhaustive searches
+            self.add = lambda a, b: _cached_round_sum(fmt, a, b)
+        else:
+            self.add = lambda a, b: fmt.round(a + b)
 
     def exact_sum(self, values):
         return self.fmt.round(sum(values, Fraction(0)))
@@ -313,7 +322,7 @@ def _native_sum(values: list[float], model: SumModel, fmt: FloatFormat) -> float
 
 
 def float_sum(values: Iterable[object], model: str = "sequential",
-              fmt: FloatFormat | str = "float64") -> Fraction:
+              fmt: FloatFormat | str = "float64", *, check: bool = True) -> Fraction:
     """The exact value stored by summation algorithm ``model`` run in format ``fmt``.
 
     ``values`` must be values of ``fmt`` (Fractions, ints, exact strings, or floats at
@@ -321,6 +330,10 @@ def float_sum(values: Iterable[object], model: str = "sequential",
     :class:`~exactdp.errors.InvalidArgument` for an unknown model or a value outside the
     format, and :class:`~exactdp.numeric.floatformat.FloatOverflow` when an intermediate
     result overflows.
+
+    ``check=False`` skips the check that every value is a value of ``fmt`` (for searches
+    that call this many times on values already known to be in the format, as
+    Fractions); a wrong value then gives a meaningless result.
 
     >>> float_sum([1, 2**53, 1], "sequential") - 2**53   # 2**53 + 1 rounds to even
     Fraction(0, 1)
@@ -334,7 +347,7 @@ def float_sum(values: Iterable[object], model: str = "sequential",
         if native is None:
             native = [float(q) for q in to_format_values(values, f)]
         return Fraction(_native_sum(native, m, f))
-    exact = to_format_values(values, f)
+    exact = to_format_values(values, f) if check else list(values)
     return m._run(exact, _ExactArith(f))
 
 
