@@ -16,8 +16,8 @@ from exactdp.relational.transforms import (
     private_join_stability, public_join, public_join_stability,
 )
 from exactdp.relational.worst import (
-    TablePair, WorstCase, id_worst_case, keyed_worst_case, private_join_worst_case,
-    truncation_worst_case, worst_case,
+    TablePair, WorstCase, id_worst_case, keyed_worst_case, neighbour_pairs,
+    private_join_worst_case, truncation_worst_case, worst_case,
 )
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "l1_distance", "l2_distance", "max_groups_per_id", "max_rows_per_group_per_id",
     "max_rows_per_id", "private_join", "private_join_stability", "public_join",
     "public_join_stability",
-    "TablePair", "WorstCase", "id_worst_case", "keyed_worst_case", "private_join_worst_case",
+    "TablePair", "WorstCase", "id_worst_case", "keyed_worst_case", "neighbour_pairs",
+    "private_join_worst_case",
     "truncation_worst_case", "worst_case",
 ]

@@ -24,7 +24,8 @@ from exactdp.relational.transforms import (
     max_rows_per_id, public_join,
 )
 from exactdp.relational.worst import (
-    TablePair, id_worst_case, private_join_worst_case, truncation_worst_case, worst_case,
+    TablePair, id_worst_case, neighbour_pairs, private_join_worst_case, truncation_worst_case,
+    worst_case,
 )
 from exactdp.symbolic.catalogue import Entry, Truth
 
@@ -116,8 +117,10 @@ def flat_map_truth(params: Mapping[str, Any]) -> Truth:
     rows = [Row("a", 1), Row("a", 2)]
     best, pairs = None, 0
     maps = _flat_maps(rows, ff, ("o1", "o2"))
+    neighbours = neighbour_pairs(domain, AddMaxRows(nn))
     for f in maps:
-        w = worst_case(lambda t, f=f: flat_map(t, f.__getitem__, ff), domain, AddMaxRows(nn))
+        w = worst_case(lambda t, f=f: flat_map(t, f.__getitem__, ff), domain, AddMaxRows(nn),
+                       pairs=neighbours)
         pairs += w.pairs
         if best is None or w.value > best[0].value:
             best = (w, f)
@@ -137,8 +140,9 @@ def public_join_truth(params: Mapping[str, Any]) -> Truth:
     private = TableDomain(keys=keys, values=(1,), rows_per_key=nn)
     public = TableDomain(keys=keys, values=("x", "y"), rows_per_key=mm)
     best, pairs = None, 0
+    neighbours = neighbour_pairs(private, AddMaxRows(nn))
     for p in public.tables():
-        w = worst_case(lambda t, p=p: public_join(t, p), private, AddMaxRows(nn))
+        w = worst_case(lambda t, p=p: public_join(t, p), private, AddMaxRows(nn), pairs=neighbours)
         pairs += w.pairs
         if best is None or w.value > best[0].value:
             best = (w, p)
@@ -236,7 +240,7 @@ def entries() -> list[Entry]:
             neighbors="AddMaxRows(n) in, rows added/removed out",
             published=n * F, derived=n * F,
             symbols=_meanings("n", "F"),
-            grid=[{"n": a, "F": b} for a in (1, 2, 3) for b in (1, 2, 3) if a * b < 9],
+            grid=[{"n": a, "F": b} for a in (1, 2, 3) for b in (1, 2, 3)],
             truth=flat_map_truth,
             covers=("exactdp.relational.entries.flat_map_truth",
                     "exactdp.relational.transforms.flat_map"),
@@ -250,7 +254,7 @@ def entries() -> list[Entry]:
             neighbors="AddMaxRows(n) on the private table, rows added/removed out",
             published=n * m, derived=n * m,
             symbols=_meanings("n", "m"),
-            grid=[{"n": a, "m": b} for a in (1, 2) for b in (1, 2, 3)],
+            grid=[{"n": a, "m": b} for a in (1, 2, 3) for b in (1, 2, 3) if a * b < 9],
             truth=public_join_truth,
             covers=("exactdp.relational.entries.public_join_truth",
                     "exactdp.relational.transforms.public_join"),

@@ -32,7 +32,7 @@ from exactdp.relational.tables import Row, Table, TableDomain, format_table, mak
     symmetric_difference
 from exactdp.relational.transforms import groupby_count
 
-__all__ = ["TablePair", "WorstCase", "worst_case", "keyed_worst_case", "private_join_worst_case",
+__all__ = ["TablePair", "WorstCase", "neighbour_pairs", "worst_case", "keyed_worst_case", "private_join_worst_case",
            "truncation_worst_case", "id_worst_case", "DEFAULT_MAX_PAIRS"]
 
 DEFAULT_MAX_PAIRS = 2_000_000
@@ -111,15 +111,36 @@ def _neighbour_bound(domain: TableDomain, change: ProtectedChange) -> int:
     return len(domain.ids) * (1 + sum(comb(s + block - 1, block - 1) for s in range(cap + 1)))
 
 
+def neighbour_pairs(domain: TableDomain, change: ProtectedChange,
+                    max_pairs: int = DEFAULT_MAX_PAIRS) -> list[tuple[Table, Table]]:
+    """Every ordered pair ``(x, y)``: ``x`` in ``domain``, ``y`` a neighbour of ``x`` in ``domain``.
+
+    Raises :class:`~exactdp.errors.TooLarge` before enumerating when ``tables x neighbours``
+    (an upper bound on the pairs) exceeds ``max_pairs``.
+
+    >>> from exactdp.relational.changes import AddOneRow
+    >>> len(neighbour_pairs(TableDomain(keys=("a",), values=(1, 2), rows_per_key=2), AddOneRow()))
+    12
+    """
+    n_tables = domain.count()
+    estimate = n_tables * _neighbour_bound(domain, change)
+    if estimate > max_pairs:
+        raise TooLarge(f"{domain.describe()} under {change.describe()}: up to {estimate:,} "
+                       f"pairs, more than max_pairs={max_pairs:,}; shrink the domain or raise "
+                       f"max_pairs", estimate=estimate, budget=max_pairs)
+    return [(x, y) for x in domain.tables(max_tables=max_pairs) for y in change.neighbours(x, domain)]
+
+
 def worst_case(transform: Callable[[Table], Any], domain: TableDomain, change: ProtectedChange,
-               norm: str = "rows", max_pairs: int = DEFAULT_MAX_PAIRS) -> WorstCase:
+               norm: str = "rows", max_pairs: int = DEFAULT_MAX_PAIRS,
+               pairs: list[tuple[Table, Table]] | None = None) -> WorstCase:
     """Brute force: the largest output distance over every ``x`` in ``domain`` and every
     neighbour ``y`` of ``x`` in ``domain`` under ``change``.
 
     ``norm`` is ``"rows"`` (symmetric difference of output tables), ``"l1"`` or ``"l2"``
-    (of output vectors; the L2 value is an exact SymPy square root). Raises
-    :class:`~exactdp.errors.TooLarge` before enumerating when ``tables x neighbours`` (an
-    upper bound on the pairs) exceeds ``max_pairs``.
+    (of output vectors; the L2 value is an exact SymPy square root). ``pairs`` may pass
+    :func:`neighbour_pairs` computed once for many transforms. Raises
+    :class:`~exactdp.errors.TooLarge` as :func:`neighbour_pairs` does.
 
     >>> from exactdp.relational.changes import AddOneRow
     >>> from exactdp.relational.transforms import DropExcess
@@ -128,12 +149,8 @@ def worst_case(transform: Callable[[Table], Any], domain: TableDomain, change: P
     >>> w.value, str(w.witness)
     (2, "x: {(a,2)}; x': {(a,1), (a,2)}: f(x)={(a,2)}, f(x')={(a,1)}, distance 2")
     """
-    n_tables = domain.count()
-    estimate = n_tables * _neighbour_bound(domain, change)
-    if estimate > max_pairs:
-        raise TooLarge(f"{domain.describe()} under {change.describe()}: up to {estimate:,} "
-                       f"pairs, more than max_pairs={max_pairs:,}; shrink the domain or raise "
-                       f"max_pairs", estimate=estimate, budget=max_pairs)
+    if pairs is None:
+        pairs = neighbour_pairs(domain, change, max_pairs)
     cache: dict = {}
 
     def out(t):
@@ -141,21 +158,18 @@ def worst_case(transform: Callable[[Table], Any], domain: TableDomain, change: P
             cache[t] = transform(t)
         return cache[t]
 
-    best_key, best, pairs = -1, None, 0
-    for x in domain.tables(max_tables=max_pairs):
-        fx = out(x)
-        for y in change.neighbours(x, domain):
-            pairs += 1
-            fy = out(y)
-            key, value = _norm_value(norm, fx, fy)
-            if key > best_key:
-                best_key, best = key, TablePair((x,), (y,), fx, fy, value)
+    best_key, best = -1, None
+    for x, y in pairs:
+        fx, fy = out(x), out(y)
+        key, value = _norm_value(norm, fx, fy)
+        if key > best_key:
+            best_key, best = key, TablePair((x,), (y,), fx, fy, value)
     if best is None:
         raise InvalidArgument(f"no neighbouring pair in {domain.describe()} under "
                               f"{change.describe()}; enlarge the domain")
-    scope = (f"all {n_tables:,} {domain.describe()} and their {change.describe()} neighbours "
-             f"in the domain; {pairs:,} ordered pairs examined")
-    return WorstCase(best.distance, best, scope, pairs)
+    scope = (f"all {domain.count():,} {domain.describe()} and their {change.describe()} "
+             f"neighbours in the domain; {len(pairs):,} ordered pairs examined")
+    return WorstCase(best.distance, best, scope, len(pairs))
 
 
 # ---------------------------------------------------------------------------------------

@@ -74,15 +74,16 @@ def _brute_join(lt, rt, ml, mr, ld, rd):
 def test_key_by_key_search_equals_brute_force():
     cases = [
         (DropExcess(2), DropExcess(1), 1, 1, _domain(TWO_KEYS, 2), _domain(TWO_KEYS, 2)),
-        (DropExcess(1), DropNonUnique(), 2, 1, _domain(TWO_KEYS, 2), _domain(TWO_KEYS, 2)),
+        (DropExcess(1), DropNonUnique(), 2, 1, _domain(TWO_KEYS, 2), _domain(TWO_KEYS, 1)),
         (DropExcess(1), DropExcess(1), 1, 1, _domain(TWO_KEYS, 2, (None,)), _domain(TWO_KEYS, 2)),
     ]
     got = [private_join_worst_case(*c).value for c in cases]
     assert got == [_brute_join(*c) for c in cases]
     # by hand: 1) a key holds at most 2 = T_l left rows, so no left row can displace one:
     #    R_l*S_r*M_r + T_r*1*M_l = 2*2*1 + 1*1*1 = 5 (not the formula's 6);
-    # 2) three unit changes share two keys; best split: a left displacement next to one
-    #    right row (2) plus a key where both change (at most 1 joined row each side: 2) = 4;
+    # 2) three unit changes share two keys; best split: a left displacement next to the
+    #    key's one right row (2) plus a key where both change (at most 1 joined row on each
+    #    side: 2) = 4; two left changes on one key move at most 2, the right one then 1;
     # 3) key-only left table: left stability 1 -> 1*2*1 + 1*1*1 = 3
     assert got == [5, 4, 3]
 
@@ -126,7 +127,7 @@ def test_per_id_search_equals_brute_force_with_other_ids_present():
 rows_strategy = st.lists(st.tuples(st.sampled_from(TWO_KEYS), st.integers(1, 3)), max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(a=rows_strategy, b=rows_strategy, add_a=rows_strategy, add_b=rows_strategy,
        drop_a=st.integers(0, 2), drop_b=st.integers(0, 2),
        tl=st.sampled_from([DropExcess(1), DropExcess(2), DropNonUnique()]),
@@ -142,7 +143,7 @@ def test_private_join_never_moves_more_than_the_seed_formula(a, b, add_a, add_b,
     assert moved <= private_join_stability(tl, tr, ml, mr)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(rows=st.lists(st.tuples(st.sampled_from("abcd"), st.integers(1, 2)), max_size=10),
        g=st.integers(1, 3), r=st.integers(1, 3))
 def test_one_id_never_moves_counts_more_than_the_seed_formulas(rows, g, r):
