@@ -1,0 +1,158 @@
+"""verify(): claims judged over parameter grids, with the first breaking binding and pair."""
+
+import json
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from exactdp.checkers.results import Verdict
+from exactdp.errors import ClaimViolated, InvalidArgument
+from exactdp.symbolic.constructors import (
+    make_count, make_mean, make_quantile_score, make_sum, make_variance,
+)
+from exactdp.symbolic.maps import Domain, Transformation
+from exactdp.symbolic.symbols import L, N, U, d_in
+from exactdp.symbolic.verify import assert_verified, default_grid, verify
+
+F = Fraction
+
+
+def test_violated_claim_reports_the_first_breaking_binding_and_pair():
+    """Seed 000's clipping rule U - L under add/remove, on the default grid."""
+    r = verify("U - L", make_sum())
+    assert r.verdict is Verdict.VIOLATED and not r.ok
+    w = r.witness
+    assert w.params == {"L": -2, "U": -1, "d_in": 1}
+    assert w.formula_value == 1 and w.truth.value == 2
+    assert (w.truth.witness.x, w.truth.witness.x_prime) == ((), (F(-2),))
+    assert r.map_verdict is Verdict.HOLDS_TIGHT  # the derived map d_in*max(|L|,|U|) is exact
+    assert r.bindings == 16
+    assert str(r).splitlines()[0] == (
+        "sum: VIOLATED: claim U - L is below the exact sensitivity at L=-2, U=-1, d_in=1: "
+        "formula 1 vs exact 2; pair x=[], x'=[-2]: f(x)=0, f(x')=-2")
+    assert "(L, U) in {(-2, -1), (-1, 2), (0, 2), (1, 3)}; d_in in {1, 2, 3, 4}" in r.scope()
+
+
+def test_holding_claims_tight_and_with_slack():
+    tight = verify(d_in * sympy.Max(abs(L), abs(U)), make_sum())
+    assert tight.verdict is Verdict.HOLDS_TIGHT and tight.ok
+    assert tight.witness.params == {"L": -2, "U": -1, "d_in": 1}
+    # seed 002's bounded sum d_in/2*(U - L): attained at even d_in, loose at odd
+    seed = verify("d_in/2*(U-L)", make_sum(size=N))
+    assert seed.verdict is Verdict.HOLDS_TIGHT and seed.bindings == 80
+    # seed 002's variance cell d_in/2*(U - L)**2/N: above the truth on every binding
+    var = verify("d_in/2*(U-L)^2/N", make_variance(size=N, neighbors="add-remove"),
+                 grid={"L": [0], "U": [1, 2], "N": [2, 3, 4]}, d_in=(2, 4))
+    assert var.verdict is Verdict.HOLDS
+    assert var.witness.params == {"L": 0, "U": 1, "N": 2, "d_in": 2}
+    assert var.witness.formula_value == F(1, 2) and var.witness.truth.value == F(1, 4)
+
+
+def test_verify_binds_the_transformation_s_own_parameters():
+    r = verify("U - L", make_sum(-2, 1), d_in=(1, 2))
+    assert r.verdict is Verdict.VIOLATED
+    # U - L = 3 covers one record (2) but not two (4)
+    assert r.witness.params == {"d_in": 2} and r.witness.truth.value == 4
+    assert r.bindings == 2
+
+
+def test_quantile_claim_violated_under_substitution_with_its_witness():
+    t = make_quantile_score([1, 2], neighbors="substitute")
+    r = verify("max(alpha, 1 - alpha) * d_in", t, d_in=1)
+    assert r.verdict is Verdict.VIOLATED
+    assert r.witness.params == {"alpha": F(1, 4), "d_in": 1}
+    assert r.witness.truth.value == 1
+    assert (r.witness.truth.witness.x, r.witness.truth.witness.x_prime) == ((F(1), F(1)), (F(1), F(3)))
+    assert verify("d_in", t, d_in=1).verdict is Verdict.HOLDS_TIGHT
+
+
+def test_grid_forms_mapping_list_and_skip_of_reversed_bounds():
+    t = make_sum()
+    r = verify("d_in*max(abs(L), abs(U))", t, grid={"L": [0, 2], "U": [1, 3]}, d_in=2)
+    assert r.bindings == 3  # (2, 1) skipped: U < L
+    r = verify("d_in*max(abs(L), abs(U))", t, grid=[{"L": -1, "U": 0, "d_in": 3}])
+    assert r.bindings == 1 and r.witness.truth.value == 3
+    assert len(default_grid(make_mean())) == 4 * 3 * 4
+    assert len(default_grid(make_variance(ddof=1, size=N))) == 4 * 4 * 4  # N >= 2
+
+
+def test_results_as_dict_and_latex():
+    r = verify("U - L", make_sum(), grid={"L": [1], "U": [3]}, d_in=1)
+    d = r.to_dict()
+    assert d["verdict"] == "violated" and d["claim"] == "U - L"
+    assert d["witness"]["parameters"] == {"L": 1, "U": 3, "d_in": 1}
+    assert d["witness"]["pair"] == {"x": [], "x_prime": ["3"], "fx": "0", "fx_prime": "3",
+                                    "distance": "3"}
+    assert d["derived"] == "d_in*Max(Abs(L), Abs(U))" and d["derived_verdict"] == "holds-tight"
+    json.dumps(d)
+    assert r._repr_latex_() == (
+        r"$\displaystyle - L + U \not\geq \Delta_{\mathrm{sum}}\ \text{(violated on 1 bindings)}$")
+
+
+def test_assert_verified_raises_carrying_the_result():
+    with pytest.raises(ClaimViolated) as info:
+        assert_verified("U - L", make_sum(), grid={"L": [1], "U": [3]}, d_in=1)
+    assert info.value.result.witness.truth.value == 3
+    assert isinstance(info.value, AssertionError)
+    ok = assert_verified("d_in", make_count(), d_in=(1, 2))
+    assert ok.verdict is Verdict.HOLDS_TIGHT
+
+
+def test_sympy_claims_are_read_by_name_into_canonical_symbols():
+    plain = sympy.Symbol("U") - sympy.Symbol("L")  # no assumptions: mapped by name
+    assert verify(plain, make_sum(), grid={"L": [1], "U": [3]}, d_in=1).verdict is Verdict.VIOLATED
+    assert verify(5, make_sum(0, 5), d_in=1).verdict is Verdict.HOLDS_TIGHT
+
+
+NASTY_CLAIMS = [
+    ("__import__('os').system('true')", "calls"),
+    ("__import__('os')", "calls '__import__', which is not allowed"),
+    ("().__class__.__bases__[0].__subclasses__()", "not allowed"),
+    ("U.__class__", "contains Attribute"),
+    ("(lambda: 1)()", "not allowed"),
+    ("lambda x: x", "contains Lambda"),
+    ("open('/etc/passwd')", "calls 'open'"),
+    ("[d_in for d_in in range(9**9)]", "contains ListComp"),
+    ("d_in if 1 else 0", "contains IfExp"),
+    ("'U - L'", "contains the literal 'U - L'"),
+    ("eval('1')", "calls 'eval'"),
+    ("U - L; import os", "is not a formula"),
+    ("N * d_in", "uses the unknown name 'N'"),
+    ("epsilon * d_in", "uses the unknown name 'epsilon'"),
+    ("", "is empty"),
+]
+
+
+@pytest.mark.parametrize("claim, message", NASTY_CLAIMS)
+def test_string_claims_that_are_not_arithmetic_are_refused(claim, message):
+    with pytest.raises(InvalidArgument) as info:
+        verify(claim, make_sum(), d_in=1)
+    assert message in str(info.value)
+
+
+BAD_ARGUMENTS = [
+    (lambda: verify("d_in", "sum"), "transformation='sum' is not a Transformation"),
+    (lambda: verify("d_in", Transformation("t", Domain("real numbers"), "AbsoluteDistance",
+                                           Domain("real numbers"), "AbsoluteDistance", d_in)),
+     "has no exact form"),
+    (lambda: verify("d_in", make_sum(), grid=[{"L": 0, "d_in": 1}]), "has no value for ['U']"),
+    (lambda: verify("d_in", make_sum(), grid=[{"L": 0, "U": 1}]), "has no value for ['d_in']"),
+    (lambda: verify("d_in", make_sum(0, 1), grid=[{"L": 0, "d_in": 1}]), "binds ['L']"),
+    (lambda: verify("d_in", make_sum(), grid={"L": [0], "U": [1], "d_in": [1]}, d_in=2),
+     "d_in given both"),
+    (lambda: verify("d_in", make_sum(), grid={"L": [0], "Q": [1]}), "no parameter name='Q'"),
+    (lambda: verify("d_in", make_sum(), grid=[]), "has no binding"),
+    (lambda: verify("d_in", make_sum(), d_in=[]), "d_in=[] is empty"),
+    (lambda: verify("d_in", make_sum(), grid={"L": range(40), "U": range(40, 80)}),
+     "over 2,000"),
+    (lambda: verify(sympy.Symbol("N") * d_in, make_sum(), d_in=1), "uses ['N'], which are not"),
+    (lambda: verify(sympy.Float(1.5), make_sum(0, 1), d_in=1), "contains a float"),
+]
+
+
+@pytest.mark.parametrize("call, message", BAD_ARGUMENTS)
+def test_bad_arguments(call, message):
+    with pytest.raises(InvalidArgument) as info:
+        call()
+    assert message in str(info.value)
