@@ -33,9 +33,10 @@ from exactdp.queries import Query, clipped, count, histogram, mean, sum_, varian
 from exactdp.spaces import ChangeDistance, ExactSet, IntegerRange, Multisets, SymmetricDistance
 from exactdp.symbolic.catalogue import Entry, Truth
 from exactdp.symbolic.constructors import (
-    make_change_to_symmetric, make_clamp, make_count, make_histogram, make_mean,
+    make_change_to_symmetric, make_clamp, make_count, make_histogram, make_laplace, make_mean,
     make_quantile_score, make_sum, make_symmetric_to_change, make_variance, make_vector_sum,
 )
+from exactdp.symbolic.maps import EXTRA_MEANINGS, min_size, scale
 from exactdp.symbolic.symbols import MEANINGS, C, L, N, U, alpha, d_in, k
 
 __all__ = ["entries", "meanings", "engine_truth", "additive_vector", "count_vector",
@@ -361,7 +362,29 @@ def _histograms() -> list[Entry]:
               (hist,),
               note="Without the one-row-per-partition premise all d_in rows may land in one "
                    "bin: sqrt(d_in) would be violated from d_in = 2."),
+        Entry("s002/laplace/histogram",
+              f"{SEED}, A Private Mechanism over l1 Sensitivity ('epsilon <= d_in/b'; with the "
+              f"histogram: '(d_in, d_out)-private, where d_out <= d_in/b')",
+              "histogram, then Laplace noise of scale b per bin: exact epsilon", ADD_REMOVE,
+              d_in / scale, (make_histogram(k=1) >> make_laplace(metric="L1Distance")).map(),
+              {**meanings("d_in"), "scale": EXTRA_MEANINGS["scale"]},
+              _grid(scale=(1, 2, Fraction(1, 2)), d_in=D_INS), engine_truth(_laplace_histogram),
+              (hist, f"{CONSTRUCTORS}.make_laplace"),
+              note="The exact epsilon of independent Laplace noise is the L1 sensitivity of the "
+                   "vector divided by b (see the proof); the truth enumerates H/b."),
     ]
+
+
+def _laplace_histogram(p):
+    b = Fraction(p["scale"])
+    edges = [Fraction(e) for e in EDGES]
+
+    def row(v):
+        return [Fraction(1) / b if (edges[i] <= v < edges[i + 1] or (i == len(edges) - 2 and v == edges[-1]))
+                else 0 for i in range(len(edges) - 1)]
+
+    query = additive_vector(f"histogram / {b}", row, len(edges) - 1, "L1")
+    return query, Multisets(ExactSet([0, 3, 5, 6]), sizes=(0, 4)), SymmetricDistance()
 
 
 # -- vector aggregates ------------------------------------------------------------------
@@ -562,6 +585,20 @@ def _exercises() -> list[Entry]:
               ("exactdp.symbolic.entries_seed002.resize",),
               note="Answer: keep the N smallest, pad with the record 1: d_out = 2 d_in "
                    "(symmetric), i.e. d_in changed records; at most 2N."),
+        Entry("s002/exercise/mean-size-lower-bound",
+              f"{src}, 2 (descriptors that reduce the sensitivity of a mean without the size); "
+              f"{TABLE} ('a lower bound on the dataset size')",
+              "mean of records clamped to [L, U], at least min_size records", ADD_REMOVE, None,
+              (make_clamp() >> make_mean(min_size=min_size)).map(),
+              {**meanings("d_in", "L", "U"), "min_size": EXTRA_MEANINGS["min_size"]},
+              _bounds_grid(((2, 5), (-2, 3)), min_size=(1, 2, 3), d_in=D_INS),
+              engine_truth(lambda p: (clipped(mean, p["L"], p["U"]),
+                                      Multisets(ExactSet([p["L"] - 1, p["L"], p["U"], p["U"] + 1]),
+                                                sizes=(p["min_size"], p["min_size"] + p["d_in"])),
+                                      SymmetricDistance())),
+              (f"{CONSTRUCTORS}.make_clamp", f"{CONSTRUCTORS}.make_mean"),
+              note="Answer: yes, clamping plus a public lower bound m on the size: "
+                   "(U-L)*min(1, max(d_in/(m+d_in), h/(m+2h-d_in))), h = ceiling(d_in/2)."),
         Entry("s002/exercise/row-map", f"{src}, 5 (tweets to sentiments)",
               "map each record to a category", ADD_REMOVE, None, row_map(), meanings("d_in"),
               _grid(d_in=D_INS),
