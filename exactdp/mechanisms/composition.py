@@ -105,6 +105,12 @@ class AdvancedComposition:
     epsilon_float: float
 
     @property
+    def enclosure(self):
+        """``fn(iv)`` enclosing the total epsilon, for the functions of
+        :mod:`exactdp.numeric.intervals` (``decide``, ``float_at_most_of``, ...)."""
+        return _advanced_epsilon_enclosure(self.k, self.epsilon_each, self.delta_prime)
+
+    @property
     def epsilon_expr(self):
         """The exact total epsilon as a SymPy expression."""
         return _advanced_epsilon_sympy(self.k, self.epsilon_each, self.delta_prime)
@@ -115,8 +121,7 @@ class AdvancedComposition:
         Decided by enclosures refined until they settle; raises
         :class:`~exactdp.errors.Undecided` if they never do.
         """
-        fn = _advanced_epsilon_enclosure(self.k, self.epsilon_each, self.delta_prime)
-        return decide(fn, "<=", to_exact(bound, "bound"))
+        return decide(self.enclosure, "<=", to_exact(bound, "bound"))
 
     def fits(self, epsilon, delta) -> bool:
         """Whether the composed guarantee fits in the budget ``(epsilon, delta)``."""
@@ -131,8 +136,8 @@ class AdvancedComposition:
             "delta_each": format_exact(self.delta_each),
             "delta_prime": format_exact(self.delta_prime),
             "epsilon": {"exact": str(self.epsilon_expr), "interval": [format_exact(lo), format_exact(hi)],
-                        "float": self.epsilon_float},
-            "delta": {"exact": format_exact(self.delta), "float": float_at_least(self.delta)},
+                        "float_at_least": self.epsilon_float},
+            "delta": {"exact": format_exact(self.delta), "float_at_least": float_at_least(self.delta)},
         }
 
 

@@ -243,7 +243,7 @@ class DiscreteGaussianDelta:
             "sigma_squared": format_exact(self.sigma_squared),
             "sensitivity": self.sensitivity,
             "delta": {"interval": [format_exact(self.lower), format_exact(self.upper)],
-                      "float": self.delta_float},
+                      "float_at_least": self.delta_float},
             "precision": self.precision,
             "terms": self.terms,
         }

@@ -256,11 +256,13 @@ class BudgetLedger:
                 for key in _KEYS}
 
     def to_dict(self) -> dict:
-        """A JSON-ready summary: budget, spent (with a float never below it), remaining
-        (with a float never above it), history and the float policy."""
+        """A JSON-ready summary: budget; spent, each ``{"exact": "1/3", "float_at_least":
+        0.33333333333333337}``; remaining, each ``{"exact": ..., "float_at_most": ...}``
+        (so a float read from it never understates a spend or overstates what is left);
+        history; the float policy."""
 
         def pack(values: dict, rounding) -> dict:
-            return {key: None if v is None else {"exact": format_exact(v), "float": rounding(v)}
+            return {key: None if v is None else {"exact": format_exact(v), rounding.__name__: rounding(v)}
                     for key, v in values.items()}
 
         return {

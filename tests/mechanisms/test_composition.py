@@ -66,7 +66,7 @@ def test_advanced_expression_is_exact_and_agrees():
     assert sympy.simplify(expr - (sympy.sqrt(2 * k * sympy.log(1000)) * e + k * e * (sympy.exp(e) - 1))) == 0
     assert float_at_least(expr) == r.epsilon_float  # an independent route: SymPy -> interval -> float
     d = json.loads(json.dumps(r.to_dict()))
-    assert d["epsilon"]["float"] == r.epsilon_float and d["delta"]["exact"] == "1/1000"
+    assert d["epsilon"]["float_at_least"] == r.epsilon_float and d["delta"]["exact"] == "1/1000"
     assert sympy.sympify(d["epsilon"]["exact"]) == expr
 
 

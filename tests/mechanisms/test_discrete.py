@@ -174,7 +174,7 @@ def test_gaussian_to_dict():
     d = discrete_gaussian_delta("1/2", "9/2", 2).to_dict()
     assert d["epsilon"] == "1/2" and d["sigma_squared"] == "9/2" and d["sensitivity"] == 2
     lo, hi = (Fraction(x) for x in d["delta"]["interval"])
-    assert lo <= hi <= Fraction(d["delta"]["float"])
+    assert lo <= hi <= Fraction(d["delta"]["float_at_least"])
 
 
 # --- the tail bound ---------------------------------------------------------------

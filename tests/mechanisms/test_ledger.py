@@ -104,10 +104,10 @@ def test_to_dict_is_json_with_safe_floats():
     ledger.spend(rho="1/10")
     d = json.loads(json.dumps(ledger.to_dict()))
     assert d["budget"] == {"epsilon": "1", "delta": "1/100000", "rho": "1/3"}
-    assert d["spent"]["epsilon"] == {"exact": "1/3", "float": 0.33333333333333337}  # rounded up
-    assert d["remaining"]["epsilon"] == {"exact": "2/3", "float": 0.6666666666666666}  # rounded down
-    assert Fraction(d["spent"]["epsilon"]["float"]) > Fraction(1, 3)
-    assert Fraction(d["remaining"]["epsilon"]["float"]) < Fraction(2, 3)
+    assert d["spent"]["epsilon"] == {"exact": "1/3", "float_at_least": 0.33333333333333337}
+    assert d["remaining"]["epsilon"] == {"exact": "2/3", "float_at_most": 0.6666666666666666}
+    assert Fraction(d["spent"]["epsilon"]["float_at_least"]) > Fraction(1, 3)
+    assert Fraction(d["remaining"]["epsilon"]["float_at_most"]) < Fraction(2, 3)
     assert d["remaining"]["rho"]["exact"] == "7/30"
     assert d["history"] == [
         {"index": 1, "label": "a", "epsilon": "1/3", "delta": "1/1000000", "rho": None},
@@ -193,4 +193,4 @@ def test_binary_floats_are_charged_at_their_exact_value(parts):
     for p in parts:
         ledger.spend(epsilon=p)
     assert ledger.remaining()["epsilon"] == 0
-    assert ledger.to_dict()["spent"]["epsilon"]["float"] >= exact  # rounded up, never below
+    assert ledger.to_dict()["spent"]["epsilon"]["float_at_least"] >= exact  # rounded up, never below

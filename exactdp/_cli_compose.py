@@ -1,0 +1,276 @@
+"""``exactdp compose``: add up privacy spends exactly and check them against a budget.
+
+    exactdp compose --spend 0.1 --spend 0.9 --budget 1
+    exactdp compose --spend 0.5,1e-6 --rho 1/8x4 --budget 1,1e-5 --rho-budget 1/2 --json
+    exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6
+
+A spend is ``EPS[,DELTA][xK]`` (``K`` identical copies); ``--rho R[xK]`` is a zCDP spend.
+Numbers are exact (``0.1`` is one tenth). ``(epsilon, delta)`` spends are charged to
+``--budget``, ``rho`` spends to ``--rho-budget`` (two separate accounts, as in
+:class:`~exactdp.mechanisms.ledger.BudgetLedger`).
+
+``--method sequential`` (default) adds epsilons and deltas exactly. ``--method advanced``
+applies the advanced composition theorem (Dwork, Rothblum, Vadhan) with the slack
+``--delta-prime`` to the ``k`` spends, each taken at the largest epsilon and the largest
+delta among them; its epsilon is irrational, enclosed in an interval, and compared with the
+budget by refining the enclosure. ``rho`` spends always add.
+
+Exit status: 0 everything fits; 1 something overspends (or the comparison could not be
+decided, which is not a fit); 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+
+from exactdp.errors import InvalidArgument, Undecided
+from exactdp.mechanisms.composition import advanced_composition, compose_sequential, compose_zcdp
+from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger
+from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.intervals import exact_interval, float_at_most_of
+from exactdp.numeric.rounding import float_at_least, float_at_most
+
+__all__ = ["register"]
+
+MAX_COPIES = 10**12
+_COPIES = re.compile(r"\A(?P<body>.*?)\s*[xX]\s*(?P<k>\d+)\s*\Z")
+
+
+def register(subparsers) -> None:
+    """Add the ``compose`` sub-command."""
+    c = subparsers.add_parser(
+        "compose", help="add up privacy spends exactly and check them against a budget",
+        description="Compose privacy spends exactly and check them against a budget. "
+                    "Exit status: 0 fits, 1 overspends (or undecided), 2 bad input.")
+    c.add_argument("--spend", action="append", default=[], metavar="EPS[,DELTA][xK]",
+                   help="an (epsilon, delta) spend, repeatable; xK for K copies (0.1x100)")
+    c.add_argument("--rho", action="append", default=[], metavar="R[xK]",
+                   help="a zCDP spend rho, repeatable; xK for K copies")
+    c.add_argument("--budget", metavar="EPS[,DELTA]", help="the (epsilon, delta) budget (delta defaults to 0)")
+    c.add_argument("--rho-budget", metavar="R", help="the zCDP budget rho")
+    c.add_argument("--method", choices=("sequential", "advanced"), default="sequential",
+                   help="how (epsilon, delta) spends compose (default: sequential)")
+    c.add_argument("--delta-prime", metavar="D", help="the slack delta' of --method advanced, e.g. 1e-6")
+    c.add_argument("--json", action="store_true", help="a JSON object instead of text")
+    c.set_defaults(run=_cmd_compose)
+
+
+# --- parsing -------------------------------------------------------------------------
+
+
+def _copies(text: str, option: str) -> tuple[str, int]:
+    m = _COPIES.match(text)
+    if not m:
+        return text, 1
+    k = int(m.group("k"))
+    if not 1 <= k <= MAX_COPIES:
+        raise InvalidArgument(f"{option}={text!r} asks for {k} copies; use 1 to {MAX_COPIES:,}")
+    return m.group("body"), k
+
+
+def _nonnegative(text: str, name: str) -> Fraction:
+    x = to_exact(text.strip(), name)
+    if x < 0:
+        raise InvalidArgument(f"{name}={text.strip()!r} is negative; privacy parameters are at least 0")
+    return x
+
+
+def _probability(text: str, name: str) -> Fraction:
+    x = _nonnegative(text, name)
+    if x > 1:
+        raise InvalidArgument(f"{name}={text.strip()!r} is above 1; delta is a probability in [0, 1]")
+    return x
+
+
+def _pair(text: str, option: str) -> tuple[Fraction, Fraction]:
+    parts = text.split(",")
+    if len(parts) > 2 or not parts[0].strip():
+        raise InvalidArgument(f"{option}={text!r} is not 'EPS' or 'EPS,DELTA'; write e.g. {option} 0.5,1e-6")
+    eps = _nonnegative(parts[0], f"{option} epsilon")
+    delta = _probability(parts[1], f"{option} delta") if len(parts) == 2 else Fraction(0)
+    return eps, delta
+
+
+def _spends(args) -> tuple[list, list]:
+    spends = []
+    for text in args.spend:
+        body, k = _copies(text, "--spend")
+        eps, delta = _pair(body, "--spend")
+        spends.append({"text": text, "epsilon": eps, "delta": delta, "count": k})
+    rhos = []
+    for text in args.rho:
+        body, k = _copies(text, "--rho")
+        rhos.append({"text": text, "rho": _nonnegative(body, "--rho"), "count": k})
+    return spends, rhos
+
+
+def _check_options(args, spends, rhos) -> None:
+    if not spends and not rhos:
+        raise InvalidArgument("nothing to compose; give --spend EPS[,DELTA] and/or --rho R (repeatable)")
+    if spends and args.budget is None:
+        raise InvalidArgument("--spend needs --budget EPS[,DELTA] to be checked against")
+    if rhos and args.rho_budget is None:
+        raise InvalidArgument("--rho needs --rho-budget R to be checked against (zCDP spends add up "
+                              "in their own account)")
+    if args.method == "advanced" and args.delta_prime is None:
+        raise InvalidArgument("--method advanced needs --delta-prime D, the slack of the theorem (e.g. 1e-6)")
+    if args.method != "advanced" and args.delta_prime is not None:
+        raise InvalidArgument(f"--delta-prime={args.delta_prime!r} is only used by --method advanced")
+    if args.method == "advanced" and not spends:
+        raise InvalidArgument("--method advanced composes --spend values; none given")
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+def _number(value: Fraction, up: bool) -> dict:
+    key, fn = ("float_at_least", float_at_least) if up else ("float_at_most", float_at_most)
+    return {"exact": format_exact(value), key: fn(value)}
+
+
+def _first_overspend(budget: dict, entries: list, key_pairs) -> str | None:
+    """The ledger's message for the first entry that does not fit, or ``None``."""
+    ledger = BudgetLedger(**budget)
+    for entry in entries:
+        amounts = {k: entry[src] * entry["count"] for k, src in key_pairs}
+        try:
+            ledger.spend(label=entry["label"], **amounts)
+        except BudgetExceeded as e:
+            return str(e)
+    return None
+
+
+def _cmd_compose(args) -> int:
+    spends, rhos = _spends(args)
+    _check_options(args, spends, rhos)
+    out: dict = {"method": args.method,
+                 "spends": [{"epsilon": format_exact(s["epsilon"]), "delta": format_exact(s["delta"]),
+                             "count": s["count"]} for s in spends],
+                 "rho_spends": [{"rho": format_exact(r["rho"]), "count": r["count"]} for r in rhos],
+                 "budget": {"epsilon": None, "delta": None, "rho": None},
+                 "total": {"epsilon": None, "delta": None, "rho": None},
+                 "remaining": {"epsilon": None, "delta": None, "rho": None},
+                 "fits": True, "overspend": [], "undecided": None}
+    lines: list[str] = []
+    if spends:
+        budget_eps, budget_delta = _pair(args.budget, "--budget")
+        out["budget"].update(epsilon=format_exact(budget_eps), delta=format_exact(budget_delta))
+        if args.method == "sequential":
+            _sequential(spends, budget_eps, budget_delta, out, lines)
+        else:
+            _advanced(spends, budget_eps, budget_delta, to_exact(args.delta_prime.strip(), "--delta-prime"),
+                      out, lines)
+    if rhos:
+        budget_rho = _nonnegative(args.rho_budget, "--rho-budget")
+        out["budget"]["rho"] = format_exact(budget_rho)
+        _rho(rhos, budget_rho, out, lines)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for line in lines:
+            print(line)
+        if out["undecided"]:
+            print(f"UNDECIDED: {out['undecided']}")
+        elif out["fits"]:
+            print("FITS")
+        else:
+            for message in out["overspend"]:
+                print(f"OVERSPENDS: {message}")
+    return 0 if out["fits"] else 1
+
+
+def _sequential(spends, budget_eps, budget_delta, out, lines) -> None:
+    eps, delta = compose_sequential([(s["epsilon"] * s["count"], s["delta"] * s["count"]) for s in spends])
+    left_eps, left_delta = budget_eps - eps, budget_delta - delta
+    out["total"].update(epsilon=_number(eps, True), delta=_number(delta, True))
+    out["remaining"].update(epsilon=_number(left_eps, False), delta=_number(left_delta, False))
+    for s in spends:
+        s["label"] = f"--spend {s['text']}"
+    message = _first_overspend({"epsilon": budget_eps, "delta": budget_delta}, spends,
+                               (("epsilon", "epsilon"), ("delta", "delta")))
+    if message is not None:
+        out["fits"] = False
+        out["overspend"].append(message)
+    n = sum(s["count"] for s in spends)
+    lines += [
+        f"sequential composition of {n} (epsilon, delta) spend{'s' if n != 1 else ''}",
+        f"  total:     epsilon = {_show(eps, True)}, delta = {_show(delta, True)}",
+        f"  budget:    epsilon = {format_exact(budget_eps)}, delta = {format_exact(budget_delta)}",
+        f"  remaining: epsilon = {_show(left_eps, False)}, delta = {_show(left_delta, False)}",
+    ]
+
+
+def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None:
+    k = sum(s["count"] for s in spends)
+    eps_each = max(s["epsilon"] for s in spends)
+    delta_each = max(s["delta"] for s in spends)
+    r = advanced_composition(eps_each, delta_each, k, delta_prime)
+    d = r.to_dict()
+    out["advanced"] = {key: d[key] for key in ("k", "epsilon_each", "delta_each", "delta_prime")}
+    basic_eps, basic_delta = compose_sequential([(s["epsilon"] * s["count"], s["delta"] * s["count"]) for s in spends])
+    out["sequential_total"] = {"epsilon": _number(basic_eps, True), "delta": _number(basic_delta, True)}
+    out["total"].update(epsilon=d["epsilon"], delta=_number(r.delta, True))
+    fn = r.enclosure
+    left_eps_float = float_at_most_of(lambda iv: exact_interval(budget_eps) - fn(iv))
+    out["remaining"].update(
+        epsilon={"exact": f"{format_exact(budget_eps)} - ({r.epsilon_expr})", "float_at_most": left_eps_float},
+        delta=_number(budget_delta - r.delta, False))
+    try:
+        eps_fits = r.epsilon_at_most(budget_eps)
+    except Undecided as e:
+        out["fits"] = False
+        out["undecided"] = f"total epsilon vs budget {format_exact(budget_eps)}: {e}"
+        eps_fits = True  # not an overspend; reported as undecided
+    if not eps_fits:
+        out["fits"] = False
+        out["overspend"].append(
+            f"advanced composition gives epsilon > {format_exact(budget_eps)} = the budget "
+            f"(epsilon >= {float_at_most_of(fn)!r}); use fewer or smaller spends, or a larger budget")
+    if r.delta > budget_delta:
+        out["fits"] = False
+        out["overspend"].append(
+            f"delta: k*delta + delta' = {format_exact(r.delta)} > budget {format_exact(budget_delta)}; "
+            f"use a smaller --delta-prime or smaller deltas, or a larger budget")
+    smaller = ""
+    if basic_eps <= Fraction(d["epsilon"]["interval"][0]) and basic_delta <= r.delta:
+        smaller = ": no worse here, try --method sequential"
+    lines += [
+        f"advanced composition (Dwork-Rothblum-Vadhan) of k = {k} spends, each at most "
+        f"(epsilon {format_exact(eps_each)}, delta {format_exact(delta_each)}), delta' = {format_exact(delta_prime)}",
+        f"  total:     epsilon = {r.epsilon_expr} <= {r.epsilon_float!r}, "
+        f"delta = {_show(r.delta, True)}",
+        f"  budget:    epsilon = {format_exact(budget_eps)}, delta = {format_exact(budget_delta)}",
+        f"  remaining: epsilon >= {left_eps_float!r}{' OVERSPENT' if not eps_fits else ''}, "
+        f"delta = {_show(budget_delta - r.delta, False)}",
+        f"  (sequential composition would give epsilon = {format_exact(basic_eps)}, "
+        f"delta = {format_exact(basic_delta)}{smaller})",
+    ]
+
+
+def _rho(rhos, budget_rho, out, lines) -> None:
+    total = compose_zcdp([r["rho"] * r["count"] for r in rhos])
+    out["total"]["rho"] = _number(total, True)
+    out["remaining"]["rho"] = _number(budget_rho - total, False)
+    for r in rhos:
+        r["label"] = f"--rho {r['text']}"
+    message = _first_overspend({"rho": budget_rho}, rhos, (("rho", "rho"),))
+    if message is not None:
+        out["fits"] = False
+        out["overspend"].append(message)
+    n = sum(r["count"] for r in rhos)
+    lines += [
+        f"zCDP composition of {n} rho spend{'s' if n != 1 else ''}",
+        f"  total:     rho = {_show(total, True)}",
+        f"  budget:    rho = {format_exact(budget_rho)}",
+        f"  remaining: rho = {_show(budget_rho - total, False)}",
+    ]
+
+
+def _show(value: Fraction, up: bool) -> str:
+    """``1/3 (<= 0.33333333333333337)``: the exact value and its float on the safe side."""
+    exact = format_exact(value)
+    f = float_at_least(value) if up else float_at_most(value)
+    note = "" if Fraction(f) == value else f" ({'<=' if up else '>='} {f!r})"
+    return exact + note + (" OVERSPENT" if value < 0 else "")
