@@ -60,7 +60,7 @@ from exactdp.symbolic import symbols as S
 from exactdp.symbolic.symbols import N, d_in
 
 __all__ = [
-    "make_clamp", "make_count", "make_sum", "make_mean", "make_variance", "make_histogram",
+    "make_clamp", "make_clipped_sum", "make_count", "make_sum", "make_mean", "make_variance", "make_histogram",
     "make_change_to_symmetric", "make_symmetric_to_change", "make_quantile_score",
     "make_vector_sum", "make_laplace", "make_gaussian", "record_grid", "NEIGHBORS",
 ]
@@ -120,7 +120,9 @@ def _sizes(b: dict, extra: int = 0) -> dict:
 
 
 class _DecodedWitness:
-    """A witness over labelled records (rows, bin sets), shown decoded."""
+    """A witness over labelled records (rows, bin sets), shown decoded: the engine sees
+    record ``i`` as the number ``i``; ``to_dict`` keeps those labels in ``x`` and
+    ``x_prime`` and adds ``x_decoded`` and ``x_prime_decoded``."""
 
     def __init__(self, witness, decode, label: str):
         self.witness = witness
@@ -132,8 +134,9 @@ class _DecodedWitness:
 
     def to_dict(self) -> dict:
         d = self.witness.to_dict()
-        d[f"x_{self.label}"] = [str(v) for v in self._side(self.witness.x)]
-        d[f"x_prime_{self.label}"] = [str(v) for v in self._side(self.witness.x_prime)]
+        d["records"] = self.label
+        d["x_decoded"] = [str(v) for v in self._side(self.witness.x)]
+        d["x_prime_decoded"] = [str(v) for v in self._side(self.witness.x_prime)]
         return d
 
     def __str__(self) -> str:
@@ -346,6 +349,22 @@ def make_sum(L=None, U=None, neighbors: str = "add-remove", size=None) -> Transf
 
     return Transformation("sum", _bounds_domain(size_sym), NEIGHBORS[neighbors],
                           Domain("real numbers"), "AbsoluteDistance", expr, params, exact=exact)
+
+
+def make_clipped_sum(L=None, U=None, neighbors: str = "add-remove", size=None) -> Transformation:
+    """Clamp every record to ``[L, U]``, then sum: the chain ``make_clamp >> make_sum``
+    (seed 000's clipped sum), with the sum's map and an exact form whose records also lie
+    outside ``[L, U]`` (from ``L - 1`` to ``U + 1``).
+
+    >>> t = make_clipped_sum(2, 10)
+    >>> t.map(1)
+    Fraction(10, 1)
+    >>> print(t.truth({"d_in": 1}).witness)
+    x=[], x'=[10]: f(x)=0, f(x')=10
+    """
+    t = make_clamp(L, U, neighbors, size) >> make_sum(L, U, neighbors, size)
+    t.name = "clipped_sum"
+    return t
 
 
 def _mean_unknown_size(neighbors: str) -> sympy.Expr:

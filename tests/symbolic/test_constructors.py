@@ -157,12 +157,14 @@ def test_quantile_integer_form_reproduces_opendp_scores():
 def test_histogram_and_vector_witnesses_are_decoded():
     truth = make_histogram(2, "L1", "substitute").truth({"d_in": 1})
     assert truth.value == 4
-    assert "bin sets" in str(truth) or "bin sets" in str(truth.witness)
-    assert set(truth.witness.to_dict()["x_bin sets"] + truth.witness.to_dict()["x_prime_bin sets"]) in (
+    assert "(bin sets)" in str(truth.witness)
+    d = truth.witness.to_dict()
+    assert d["records"] == "bin sets" and len(d["x"]) == len(d["x_decoded"]) == 1
+    assert set(d["x_decoded"] + d["x_prime_decoded"]) in (
         {"{0,1}", "{2,3}"}, {"{0,2}", "{1,3}"}, {"{0,3}", "{1,2}"})
     v = make_vector_sum(2, "L2", "substitute").truth({"d_in": 1})
     assert v.value == 4
-    rows = v.witness.to_dict()["x_rows"] + v.witness.to_dict()["x_prime_rows"]
+    rows = v.witness.to_dict()["x_decoded"] + v.witness.to_dict()["x_prime_decoded"]
     assert sorted(rows) in (["(-2, 0)", "(2, 0)"], ["(0, -2)", "(0, 2)"], ["(-2, 0)", "(4, 0)"])
 
 

@@ -9,7 +9,7 @@ import sympy
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.symbolic.constructors import (
-    make_count, make_mean, make_quantile_score, make_sum, make_variance,
+    make_clipped_sum, make_count, make_mean, make_quantile_score, make_sum, make_variance,
 )
 from exactdp.symbolic.maps import Domain, Transformation
 from exactdp.symbolic.symbols import L, N, U, d_in
@@ -47,6 +47,18 @@ def test_holding_claims_tight_and_with_slack():
     assert var.verdict is Verdict.HOLDS
     assert var.witness.params == {"L": 0, "U": 1, "N": 2, "d_in": 2}
     assert var.witness.formula_value == F(1, 2) and var.witness.truth.value == F(1, 4)
+
+
+def test_verify_a_chain_clipped_sum_seed000_rule():
+    """Seed 000's U - L for the clipped sum: violated under add/remove (a record outside the
+    bounds is clamped, then added), tight under one substitution."""
+    r = verify("U - L", make_clipped_sum())
+    assert r.verdict is Verdict.VIOLATED
+    assert r.witness.params == {"L": -2, "U": -1, "d_in": 1}
+    assert (r.witness.truth.witness.x, r.witness.truth.witness.x_prime) == ((), (F(-3),))
+    assert r.witness.truth.witness.fx_prime == -2  # -3 clamped to L = -2
+    sub = verify("U - L", make_clipped_sum(neighbors="substitute", size=N), d_in=1)
+    assert sub.verdict is Verdict.HOLDS_TIGHT and sub.map_verdict is Verdict.HOLDS_TIGHT
 
 
 def test_verify_binds_the_transformation_s_own_parameters():
