@@ -1,0 +1,133 @@
+"""``exactdp compose``: exact totals, exit status, JSON schema, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from exactdp.cli import main
+
+
+def run(capsys, *argv):
+    code = main(["compose", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exact_split_fits_opendp_2131(capsys):
+    code, out, err = run(capsys, "--spend", "0.1", "--spend", "0.9", "--budget", "1")
+    assert code == 0 and err == ""
+    assert "total:     epsilon = 1, delta = 0" in out
+    assert "remaining: epsilon = 0, delta = 0" in out
+    assert out.rstrip().endswith("FITS")
+
+
+def test_overspend_exits_1_and_names_the_spend(capsys):
+    code, out, _ = run(capsys, "--spend", "0.5,1e-6", "--spend", "0.6", "--budget", "1,1e-6")
+    assert code == 1
+    assert "total:     epsilon = 11/10 (<= 1.1), delta = 1/1000000 (<= 1.0000000000000002e-06)" in out
+    assert "remaining: epsilon = -1/10 (>= -0.1) OVERSPENT" in out
+    assert ("OVERSPENDS: spend #2 '--spend 0.6' (epsilon=3/5, delta=0) would exceed the budget: "
+            "epsilon: spent 1/2 + 3/5 = 11/10 > budget 1. Left: epsilon=1/2, delta=0.") in out
+
+
+def test_json_sequential(capsys):
+    code, out, _ = run(capsys, "--spend", "1/3,1e-7x3", "--budget", "1,1e-6", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["method"] == "sequential" and d["fits"] is True and d["overspend"] == []
+    assert d["spends"] == [{"epsilon": "1/3", "delta": "1/10000000", "count": 3}]
+    assert d["total"]["epsilon"] == {"exact": "1", "float_at_least": 1.0}
+    assert d["total"]["delta"]["exact"] == "3/10000000"
+    assert Fraction(d["total"]["delta"]["float_at_least"]) >= Fraction(3, 10**7)
+    assert d["remaining"]["delta"]["exact"] == "7/10000000"
+    assert Fraction(d["remaining"]["delta"]["float_at_most"]) <= Fraction(7, 10**7)
+    assert d["budget"] == {"epsilon": "1", "delta": "1/1000000", "rho": None}
+    assert d["total"]["rho"] is None and d["undecided"] is None
+
+
+def test_rho_account(capsys):
+    code, out, _ = run(capsys, "--rho", "1/8x4", "--rho-budget", "1/2", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["total"]["rho"]["exact"] == "1/2" and d["remaining"]["rho"]["exact"] == "0"
+    code, out, _ = run(capsys, "--rho", "1/8x4", "--rho", "1e-9", "--rho-budget", "1/2")
+    assert code == 1
+    assert "OVERSPENDS: spend #2 '--rho 1e-9' (rho=1/1000000000)" in out
+
+
+def test_both_accounts_must_fit(capsys):
+    code, out, _ = run(capsys, "--spend", "1", "--budget", "1", "--rho", "0.6", "--rho-budget", "0.5")
+    assert code == 1
+    assert "rho: spent 0 + 3/5 = 3/5 > budget 1/2" in out
+    code, _, _ = run(capsys, "--spend", "1", "--budget", "1", "--rho", "0.5", "--rho-budget", "0.5")
+    assert code == 0
+
+
+def test_advanced_composition_test_vector(capsys):
+    # k = 100, eps = 0.1, delta' = 1e-6 -> 6.30823095051 (anchors §6); basic composition: 10
+    code, out, _ = run(capsys, "--spend", "0.1x100", "--method", "advanced", "--delta-prime", "1e-6",
+                       "--budget", "6.31,1e-6", "--json")
+    assert code == 0
+    d = json.loads(out)
+    eps = d["total"]["epsilon"]
+    assert round(eps["float_at_least"], 11) == 6.30823095051
+    lo, hi = (Fraction(x) for x in eps["interval"])
+    assert lo <= hi <= Fraction(eps["float_at_least"])
+    assert abs(sympy.sympify(eps["exact"]).evalf(30) - sympy.Float("6.30823095051340822674", 30)) < 1e-18
+    assert d["advanced"] == {"k": 100, "epsilon_each": "1/10", "delta_each": "0", "delta_prime": "1/1000000"}
+    assert d["sequential_total"]["epsilon"]["exact"] == "10"
+    # remaining = 6.31 - eps, with eps < 6.3082309505134082267473 (enclosed at 90 bits)
+    left = Fraction(d["remaining"]["epsilon"]["float_at_most"])
+    bound = Fraction("6.31") - Fraction("6.3082309505134082267473")
+    assert bound - Fraction(1, 10**18) < left <= bound
+    # and one step tighter than the true value is an overspend
+    code, out, _ = run(capsys, "--spend", "0.1x100", "--method", "advanced", "--delta-prime", "1e-6",
+                       "--budget", "6.30823095051,1e-6")
+    assert code == 1
+    assert "OVERSPENDS: advanced composition gives epsilon > 630823095051/100000000000 = the budget" in out
+
+
+def test_advanced_uses_the_largest_parameters_and_checks_delta(capsys):
+    code, out, _ = run(capsys, "--spend", "0.1,1e-8x50", "--spend", "0.2x50", "--method", "advanced",
+                       "--delta-prime", "1e-6", "--budget", "100,1e-6", "--json")
+    d = json.loads(out)
+    assert d["advanced"] == {"k": 100, "epsilon_each": "1/5", "delta_each": "1/100000000",
+                             "delta_prime": "1/1000000"}
+    assert d["total"]["delta"]["exact"] == "1/500000"  # 100 * 1e-8 + 1e-6
+    assert code == 1 and any("k*delta + delta' = 1/500000 > budget 1/1000000" in m for m in d["overspend"])
+
+
+def test_advanced_text_says_when_sequential_is_better(capsys):
+    code, out, _ = run(capsys, "--spend", "1x3", "--method", "advanced", "--delta-prime", "1e-6", "--budget", "20,1e-6")
+    assert code == 0
+    assert "(sequential composition would give epsilon = 3, delta = 0: no worse here, try --method sequential)" in out
+
+
+BAD = [
+    ((), "nothing to compose"),
+    (("--spend", "0.1"), "--spend needs --budget"),
+    (("--rho", "0.1"), "--rho needs --rho-budget"),
+    (("--spend", "0.1", "--budget", "1", "--method", "advanced"), "--method advanced needs --delta-prime"),
+    (("--spend", "0.1", "--budget", "1", "--delta-prime", "1e-6"), "only used by --method advanced"),
+    (("--rho", "0.1", "--rho-budget", "1", "--method", "advanced", "--delta-prime", "1e-6"), "composes --spend values"),
+    (("--spend", "-1", "--budget", "1"), "--spend epsilon='-1' is negative"),
+    (("--spend", "0.1,2", "--budget", "1"), "--spend delta='2' is above 1"),
+    (("--spend", "0.1,1e-6,3", "--budget", "1"), "is not 'EPS' or 'EPS,DELTA'"),
+    (("--spend", "abc", "--budget", "1"), "'abc' is not an exact number"),
+    (("--spend", "0.1x0", "--budget", "1"), "asks for 0 copies"),
+    (("--spend", "0.1", "--budget", "1,1.5"), "--budget delta='1.5' is above 1"),
+    (("--rho", "0.1", "--rho-budget", "-1"), "--rho-budget='-1' is negative"),
+    (("--spend", "0.1x10", "--method", "advanced", "--delta-prime", "0", "--budget", "1"), "delta_prime=Fraction(0, 1) is not in (0, 1)"),
+]
+
+
+@pytest.mark.parametrize("argv, fragment", BAD)
+def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("exactdp: error: ") and err.count("\n") == 1
+    assert fragment in err
