@@ -11,7 +11,8 @@
 from exactdp.relational.changes import AddMaxRows, AddOneRow, AddRowsWithID, ProtectedChange
 from exactdp.relational.tables import Row, TableDomain, format_table, make_table, symmetric_difference
 from exactdp.relational.transforms import (
-    DropExcess, DropNonUnique, flat_map, flat_map_stability, groupby_count, l1_distance,
+    DropExcess, DropNonUnique, flat_map, flat_map_stability, groupby_count, groupby_sum,
+    l1_distance,
     l2_distance, max_groups_per_id, max_rows_per_group_per_id, max_rows_per_id, private_join,
     private_join_stability, public_join, public_join_stability,
 )
@@ -23,7 +24,7 @@ from exactdp.relational.worst import (
 __all__ = [
     "AddMaxRows", "AddOneRow", "AddRowsWithID", "ProtectedChange",
     "Row", "TableDomain", "format_table", "make_table", "symmetric_difference",
-    "DropExcess", "DropNonUnique", "flat_map", "flat_map_stability", "groupby_count",
+    "DropExcess", "DropNonUnique", "flat_map", "flat_map_stability", "groupby_count", "groupby_sum",
     "l1_distance", "l2_distance", "max_groups_per_id", "max_rows_per_group_per_id",
     "max_rows_per_id", "private_join", "private_join_stability", "public_join",
     "public_join_stability",

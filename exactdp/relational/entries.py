@@ -20,7 +20,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.relational.changes import AddMaxRows, AddRowsWithID
 from exactdp.relational.tables import Row, TableDomain, format_table, make_table
 from exactdp.relational.transforms import (
-    DropExcess, DropNonUnique, flat_map, max_groups_per_id, max_rows_per_group_per_id,
+    DropExcess, DropNonUnique, flat_map, groupby_sum, max_groups_per_id, max_rows_per_group_per_id,
     max_rows_per_id, public_join,
 )
 from exactdp.relational.worst import (
@@ -28,9 +28,11 @@ from exactdp.relational.worst import (
     worst_case,
 )
 from exactdp.symbolic.catalogue import Entry, Truth
+from exactdp.symbolic.symbols import L, U
+from exactdp.symbolic.symbols import MEANINGS as _CANONICAL
 
 __all__ = ["entries", "SYMBOLS", "MEANINGS", "flat_map_truth", "public_join_truth",
-           "truncation_truth", "private_join_truth", "id_count_truth"]
+           "truncation_truth", "private_join_truth", "id_count_truth", "id_sum_truth"]
 
 
 def _pos(name: str) -> sympy.Symbol:
@@ -60,9 +62,12 @@ MEANINGS = {
     "V_l": "the number of distinct non-key contents of a left row",
     "r": "MaxRowsPerID.max, or MaxRowsPerGroupPerID.max with MaxGroupsPerID",
     "g": "MaxGroupsPerID.max: the most groups one privacy id may contribute to",
+    "L": _CANONICAL["L"],
+    "U": _CANONICAL["U"],
 }
 
-SYMBOLS = {s.name: s for s in (n, F, m, T, S, V, K, T_l, T_r, S_l, S_r, M_l, M_r, R_l, V_l, r, g)}
+SYMBOLS = {s.name: s for s in (n, F, m, T, S, V, K, T_l, T_r, S_l, S_r, M_l, M_r, R_l, V_l, r, g,
+                                L, U)}
 
 _SECTION = "seed 001 (Tumult Analytics, 'Understanding sensitivity'), section "
 
@@ -196,6 +201,24 @@ def id_count_truth(params: Mapping[str, Any]) -> Truth:
         raise InvalidArgument(f"constraint={params.get('constraint')!r} is not 'rows' or 'groups'")
     w = id_worst_case(truncate, domain, keys, params.get("norm", "l1"))
     return Truth(w.value, w.witness, w.scope)
+
+
+def id_sum_truth(params: Mapping[str, Any]) -> Truth:
+    """Worst case of a group-by sum of values clamped to ``[L, U]`` after MaxRowsPerID(r),
+    under AddRowsWithID; rows carry a value from ``{L - 1, L, U, U + 1}`` (and 0 when
+    ``L < 0 < U``), so clamping acts, in one of two groups. ``norm`` is l1 or l2."""
+    rr = _int(params, "r")
+    lo, hi = params.get("L"), params.get("U")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)) or lo > hi:
+        raise InvalidArgument(f"bounds L={lo!r}, U={hi!r} are not ints with L <= U; bind "
+                              f"both to ints in the grid")
+    keys = _keys(2)
+    values = sorted({lo - 1, lo, hi, hi + 1} | ({0} if lo < 0 < hi else set()))
+    domain = TableDomain(keys=keys, values=tuple(values), ids=(1,),
+                         rows_per_id=rr + 1)
+    w = id_worst_case(lambda t: max_rows_per_id(t, rr), domain, keys, params.get("norm", "l1"),
+                      aggregate=lambda t: groupby_sum(t, keys, lo, hi))
+    return Truth(w.value, w.witness, f"clamp to [{lo}, {hi}]; {w.scope}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,6 +425,25 @@ def entries() -> list[Entry]:
                     "exactdp.relational.transforms.max_rows_per_id"),
             note="Tight: all r rows of the id in one group (spreading them gives only sqrt(r)).",
         ),
+        *[Entry(
+            id=f"s001/max-rows-per-id/sum-{norm}",
+            source=_SECTION + "'Queries on tables using AddRowsWithID' (MaxRowsPerID: the "
+                              "sensitivity 'increases linearly with the truncation parameter')",
+            statistic=f"group-by sum of values clamped to [L, U] after MaxRowsPerID(r), {norm.upper()}",
+            neighbors="AddRowsWithID",
+            published=None, derived=r * sympy.Max(sympy.Abs(L), sympy.Abs(U)),
+            symbols=_meanings("r", "L", "U"),
+            grid=[{"r": a, "L": lo, "U": hi, "norm": norm} for a in (1, 2, 3)
+                  for lo, hi in ((-2, 1), (-1, 3), (0, 2), (1, 3), (-3, -1), (2, 2))],
+            truth=id_sum_truth,
+            covers=("exactdp.relational.entries.id_sum_truth",
+                    "exactdp.relational.worst.id_worst_case",
+                    "exactdp.relational.transforms.max_rows_per_id",
+                    "exactdp.relational.transforms.groupby_sum"),
+            note="The seed gives no formula, only linear growth in r; the factor for a clamped "
+                 "sum is max(|L|, |U|), for L1 and L2 alike (all r rows in one group, each at "
+                 "the bound of larger magnitude); negative, zero-crossing and positive bounds.",
+        ) for norm in ("l1", "l2")],
         Entry(
             id="s001/groups-rows-per-id/count-laplace",
             source=_SECTION + "'Queries on tables using AddRowsWithID' (MaxGroupsPerID x "

@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
+from fractions import Fraction
 from typing import Callable, Hashable, Iterable, Sequence
 
 import sympy
 
 from exactdp.errors import InvalidArgument
+from exactdp.numeric.exact import to_exact
 from exactdp.relational.tables import Row, Table, make_table, _order
 
 __all__ = [
     "flat_map", "public_join", "DropExcess", "DropNonUnique", "private_join",
     "max_rows_per_id", "max_groups_per_id", "max_rows_per_group_per_id", "groupby_count",
+    "groupby_sum",
     "l1_distance", "l2_distance", "flat_map_stability", "public_join_stability",
     "private_join_stability",
 ]
@@ -194,14 +197,35 @@ def groupby_count(table: Iterable, groups: Sequence[Hashable]) -> tuple[int, ...
     return tuple(c[g] for g in groups)
 
 
+def groupby_sum(table: Iterable, groups: Sequence[Hashable], lower, upper) -> tuple[Fraction, ...]:
+    """The sum of the values clamped to ``[lower, upper]`` for each key of ``groups``, exactly.
+
+    Bounds and values must be exact numbers (int, Fraction, exact strings for the bounds);
+    a float raises :class:`~exactdp.errors.InexactInput`.
+
+    >>> groupby_sum([("a", 5), ("a", -4), ("b", 1)], ("a", "b"), -2, 3)
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+    lo, hi = to_exact(lower, "lower"), to_exact(upper, "upper")
+    if lo > hi:
+        raise InvalidArgument(f"upper={upper!r} < lower={lower!r}; give lower <= upper")
+    sums = {g: Fraction(0) for g in groups}
+    for r in table:
+        r = r if isinstance(r, Row) else Row(*r)
+        if r.key in sums:
+            sums[r.key] += min(max(to_exact(r.value, "value"), lo), hi)
+    return tuple(sums[g] for g in groups)
+
+
 def l1_distance(u: Sequence[int], v: Sequence[int]) -> int:
     """``sum |u_i - v_i|`` (exact)."""
     return sum(abs(a - b) for a, b in zip(u, v, strict=True))
 
 
-def l2_distance(u: Sequence[int], v: Sequence[int]) -> sympy.Expr:
+def l2_distance(u: Sequence, v: Sequence) -> sympy.Expr:
     """``sqrt(sum (u_i - v_i)^2)`` as an exact SymPy number (e.g. ``2*sqrt(2)``)."""
-    return sympy.sqrt(sympy.Integer(sum((a - b) ** 2 for a, b in zip(u, v, strict=True))))
+    sq = Fraction(sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(u, v, strict=True)))
+    return sympy.sqrt(sympy.Rational(sq.numerator, sq.denominator))
 
 
 def flat_map_stability(n: int, max_rows: int) -> int:

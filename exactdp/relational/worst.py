@@ -21,27 +21,30 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
+from fractions import Fraction
 from math import comb
 from typing import Any, Callable, Sequence
 
 import sympy
 
 from exactdp.errors import InvalidArgument, TooLarge
+from exactdp.numeric.exact import format_exact
 from exactdp.relational.changes import AddMaxRows, ProtectedChange
 from exactdp.relational.tables import Row, Table, TableDomain, format_table, make_table, \
     symmetric_difference
 from exactdp.relational.transforms import groupby_count
 
-__all__ = ["TablePair", "WorstCase", "neighbour_pairs", "worst_case", "keyed_worst_case", "private_join_worst_case",
-           "truncation_worst_case", "id_worst_case", "DEFAULT_MAX_PAIRS"]
+__all__ = ["TablePair", "WorstCase", "neighbour_pairs", "worst_case", "keyed_worst_case",
+           "private_join_worst_case", "truncation_worst_case", "id_worst_case", "DEFAULT_MAX_PAIRS"]
 
 DEFAULT_MAX_PAIRS = 2_000_000
 
 
 def _fmt(obj) -> str:
-    """A count vector as ``(2, 0)``; a table (of rows or output tuples) as ``{...}``."""
-    if isinstance(obj, tuple) and obj and all(isinstance(v, int) and not isinstance(v, bool) for v in obj):
-        return "(" + ", ".join(map(str, obj)) + ("," if len(obj) == 1 else "") + ")"
+    """A vector of exact numbers as ``(2, -1/2)``; a table (of rows or tuples) as ``{...}``."""
+    if isinstance(obj, tuple) and obj and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+                                              for v in obj):
+        return "(" + ", ".join(format_exact(v) for v in obj) + ("," if len(obj) == 1 else "") + ")"
     return format_table(obj)
 
 
@@ -93,8 +96,8 @@ def _norm_value(norm: str, fx, fy):
         d = sum(abs(a - b) for a, b in zip(fx, fy, strict=True))
         return d, d
     if norm == "l2":
-        sq = sum((a - b) ** 2 for a, b in zip(fx, fy, strict=True))
-        return sq, sympy.sqrt(sympy.Integer(sq))
+        sq = Fraction(sum((a - b) ** 2 for a, b in zip(fx, fy, strict=True)))
+        return sq, sympy.sqrt(sympy.Rational(sq.numerator, sq.denominator))
     raise InvalidArgument(f"norm={norm!r} is not an output distance; give 'rows', 'l1' or 'l2'")
 
 
@@ -334,12 +337,15 @@ def truncation_worst_case(truncation, m: int, domain: TableDomain,
 
 
 def id_worst_case(truncate: Callable[[Table], Table], domain: TableDomain, groups: Sequence,
-                  norm: str, max_pairs: int = DEFAULT_MAX_PAIRS) -> WorstCase:
-    """Exact worst case of ``groupby_count(truncate(x), groups)`` under ``AddRowsWithID``.
+                  norm: str, max_pairs: int = DEFAULT_MAX_PAIRS,
+                  aggregate: Callable[[Table], tuple] | None = None) -> WorstCase:
+    """Exact worst case of ``aggregate(truncate(x))`` under ``AddRowsWithID``.
 
-    ``truncate`` must act id by id (Tumult's MaxRowsPerID, MaxGroupsPerID,
-    MaxRowsPerGroupPerID do). Then the counts of ``x`` and of ``x`` plus all rows ``B`` of a
-    new id differ by exactly ``groupby_count(truncate(B))``: the maximum is over the row
+    ``aggregate`` is a group-by sum of a per-row quantity over ``groups`` (default: the
+    group-by count; e.g. a clamped ``groupby_sum``), so it is additive over rows and 0 on the
+    empty table. ``truncate`` must act id by id (Tumult's MaxRowsPerID, MaxGroupsPerID,
+    MaxRowsPerGroupPerID do). Then the outputs on ``x`` and on ``x`` plus all rows ``B`` of a
+    new id differ by exactly ``aggregate(truncate(B))``: the maximum is over the row
     multisets ``B`` of one id, enumerated from ``domain`` (which caps rows per id).
 
     >>> from exactdp.relational.transforms import max_rows_per_id
@@ -354,13 +360,16 @@ def id_worst_case(truncate: Callable[[Table], Table], domain: TableDomain, group
         raise TooLarge(f"{len(blocks):,} row multisets of one id, more than max_pairs="
                        f"{max_pairs:,}; lower rows_per_id or the keys", estimate=len(blocks),
                        budget=max_pairs)
-    zero = tuple(0 for _ in groups)
+    if aggregate is None:
+        def aggregate(t):
+            return groupby_count(t, groups)
+    zero = aggregate(())
     best_key, best = -1, None
     for b in blocks:
-        fb = groupby_count(truncate(b), groups)
+        fb = aggregate(truncate(b))
         key, value = _norm_value(norm, zero, fb)
         if key > best_key:
             best_key, best = key, TablePair(((),), (b,), zero, fb, value)
     scope = (f"every multiset of rows of one id in {domain.describe()} ({len(blocks):,}), "
-             f"added to any table; AddRowsWithID; {norm.upper()} distance of the group-by counts")
+             f"added to any table; AddRowsWithID; {norm.upper()} distance of the group-by outputs")
     return WorstCase(best.distance, best if best_key > 0 else None, scope, len(blocks))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from exactdp.errors import InvalidArgument, TooLarge
+from exactdp.errors import InexactInput, InvalidArgument, TooLarge
 from exactdp.relational import (
-    AddMaxRows, AddRowsWithID, DropExcess, DropNonUnique, TableDomain, flat_map,
+    AddMaxRows, AddRowsWithID, DropExcess, DropNonUnique, TableDomain, flat_map, groupby_sum,
     id_worst_case, make_table, max_rows_per_id, private_join_stability,
     private_join_worst_case, worst_case,
 )
-from exactdp.relational.entries import private_join_truth
+from exactdp.relational.entries import id_sum_truth, private_join_truth
 
 D = TableDomain(keys=("a",), values=(1, 2), rows_per_key=2)
 
@@ -54,6 +54,9 @@ BAD = [
                                  "K": 2, "V_l": 2, "V_r": 2, "R_l": 2, "R_r": 2}),
      InvalidArgument, "threshold=2 and stability=1"),
     (lambda: private_join_truth({"T_l": 1}), InvalidArgument, "parameter S_l=None"),
+    (lambda: groupby_sum([("a", 1)], ("a",), 0.5, 2), InexactInput, "lower=0.5 is a float"),
+    (lambda: groupby_sum([("a", 1)], ("a",), 2, 1), InvalidArgument, "upper=1 < lower=2"),
+    (lambda: id_sum_truth({"r": 1, "L": 2, "U": 1}), InvalidArgument, "L=2, U=1"),
 ]
 
 

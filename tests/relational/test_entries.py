@@ -45,8 +45,11 @@ EXPECTED = [
 ]
 
 
+UNPUBLISHED = ["s001/max-rows-per-id/sum-l1", "s001/max-rows-per-id/sum-l2"]
+
+
 def test_every_entry_is_expected_and_in_the_catalogue():
-    assert sorted(ENTRIES) == sorted(e[0] for e in EXPECTED)
+    assert sorted(ENTRIES) == sorted([e[0] for e in EXPECTED] + UNPUBLISHED)
     assert "exactdp.relational.entries" in ENTRY_MODULES   # catalogue() imports entries()
 
 
@@ -60,6 +63,17 @@ def test_entry_verdict_and_witness(entry_id, verdict, params, formula, exact):
     assert {k: w.params[k] for k in params} == params
     assert (w.formula_value, w.truth.value) == (formula, exact)
     assert c.to_dict()["verdict"] == verdict.value
+
+
+@pytest.mark.parametrize("entry_id", UNPUBLISHED)
+def test_clamped_sum_entries_derived_tight_everywhere(entry_id):
+    c = checked(entry_id)
+    assert c.published_verdict is None and c.verdict is Verdict.HOLDS_TIGHT and c.ok
+    assert c.instances == 18
+    # r = 2 rows clamped to L = -3 (|L| > |U| = 1) in one group: sum -6, both norms 6
+    truth = ENTRIES[entry_id].truth({"r": 2, "L": -3, "U": -1, "norm": entry_id[-2:]})
+    assert truth.value == 6
+    assert truth.witness.fx_prime in ((-6, 0), (0, -6))
 
 
 def test_docstring_formula_violation_witness_by_hand():

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import sympy
 
 from exactdp.relational import (
-    DropExcess, DropNonUnique, Row, flat_map, flat_map_stability, groupby_count, l2_distance,
+    DropExcess, DropNonUnique, Row, flat_map, flat_map_stability, groupby_count, groupby_sum,
+    l2_distance,
     make_table, max_groups_per_id, max_rows_per_group_per_id, max_rows_per_id, private_join,
     private_join_stability, public_join, public_join_stability,
 )
@@ -62,3 +65,9 @@ def test_per_id_constraints():
     assert groupby_count(g, ("a", "b", "c")) == (4, 1, 0)
     assert groupby_count(max_rows_per_group_per_id(g, 2), ("a", "b", "c")) == (3, 1, 0)
     assert l2_distance((0, 0, 0), (2, 2, 2)) == 2 * sympy.sqrt(3)
+
+
+def test_groupby_sum_clamps_exactly():
+    rows = [("a", 5), ("a", -4), ("b", 1), ("c", 9)]
+    assert groupby_sum(rows, ("a", "b"), "-1/2", 3) == (Fraction(5, 2), Fraction(1))
+    assert l2_distance((0, 0), groupby_sum(rows, ("a", "b"), -2, 3)) == sympy.sqrt(2)
