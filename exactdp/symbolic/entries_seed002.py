@@ -169,9 +169,10 @@ def _table() -> list[Entry]:
     clamp, clamp_n = make_clamp(), make_clamp(size=N)
 
     def cell(stat, col, published, derived, grid, build, covers, note, tight=True):
+        statistic = "sample variance" if stat == "variance" else stat
         return Entry(
             id=f"s002/table/{stat}/{col}", source=f"{TABLE}, row {stat.capitalize()}, column "
-            f"'{COLUMNS[col]}'", statistic=stat, neighbors=ADD_REMOVE, published=published,
+            f"'{COLUMNS[col]}'", statistic=statistic, neighbors=ADD_REMOVE, published=published,
             derived=derived, symbols=sym_any if col == "any" else sym_n if col == "LUN" else sym,
             grid=grid, truth=engine_truth(build), covers=covers, derived_tight=tight, note=note)
 
