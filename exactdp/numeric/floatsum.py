@@ -85,22 +85,50 @@ class _Arith:
         raise NotImplementedError
 
 
-@functools.lru_cache(maxsize=1 << 17)
-def _cached_round_sum(fmt: FloatFormat, a: Fraction, b: Fraction) -> Fraction:
-    return fmt.round(a + b)
-
-
 class _ExactArith(_Arith):
     def __init__(self, fmt: FloatFormat):
         self.fmt = fmt
         self.zero = Fraction(0)
-        if fmt.precision <= 16:  # small formats: few distinct operands, exhaustive searches
-            self.add = lambda a, b: _cached_round_sum(fmt, a, b)
-        else:
-            self.add = lambda a, b: fmt.round(a + b)
+        self.add = lambda a, b: fmt.round(a + b)
 
     def exact_sum(self, values):
         return self.fmt.round(sum(values, Fraction(0)))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _round_scaled(fmt: FloatFormat, z: int) -> int:
+    q = fmt.min_subnormal
+    return int(fmt.round(z * q) / q)
+
+
+class _ScaledArith(_Arith):
+    """Small formats: values as integer multiples of the smallest subnormal, rounding
+    cached by the exact integer sum (exhaustive searches call it millions of times)."""
+
+    zero = 0
+
+    def __init__(self, fmt: FloatFormat):
+        self.fmt = fmt
+        self.add = lambda a, b: _round_scaled(fmt, a + b)
+
+    def exact_sum(self, values):
+        return _round_scaled(self.fmt, sum(values))
+
+
+def _is_small(fmt: FloatFormat) -> bool:
+    return fmt.precision <= 16 and fmt.emax - fmt.emin <= 64
+
+
+def _run_exact(model: "SumModel", values: list[Fraction], fmt: FloatFormat) -> Fraction:
+    if _is_small(fmt):
+        k = fmt.precision - 1 - fmt.emin   # min_subnormal = 2**-k
+        if k >= 0:
+            scale = 1 << k
+            scaled = [v.numerator * (scale // v.denominator) for v in values]
+            return Fraction(model._run(scaled, _ScaledArith(fmt)), scale)
+        q = 1 << -k
+        return Fraction(model._run([int(v) // q for v in values], _ScaledArith(fmt)) * q)
+    return model._run(values, _ExactArith(fmt))
 
 
 class _Float64Arith(_Arith):
@@ -348,7 +376,7 @@ def float_sum(values: Iterable[object], model: str = "sequential",
             native = [float(q) for q in to_format_values(values, f)]
         return Fraction(_native_sum(native, m, f))
     exact = to_format_values(values, f) if check else list(values)
-    return m._run(exact, _ExactArith(f))
+    return _run_exact(m, exact, f)
 
 
 def float_sum_float(values: Iterable[object], model: str = "sequential",
