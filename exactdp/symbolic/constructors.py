@@ -663,10 +663,11 @@ def make_vector_sum(C=None, norm: str = "L1", neighbors: str = "add-remove",
     Map: add/remove ``C*d_in``; substitute ``2*C*d_in`` (``2*C*Min(d_in, N)`` with known
     ``N``): a row ``r`` replaced by ``-r``.
 
-    Exact form: the rows ``{-C, 0, C}**2`` whose norm is rational (under L2 the corners
-    are left out), plus ``(2*C, 0)`` and ``(6*C/5, 8*C/5)`` outside the ball, each clipped
-    exactly (to ``(C, 0)`` and ``(3*C/5, 4*C/5)``); the rows include norm-``C`` points on
-    both sides of the origin, so the map is attained.
+    Exact form: the origin, the four rows ``(+-C, 0)``, ``(0, +-C)``, and rows outside the
+    ball, clipped exactly: ``(2*C, 0)`` to ``(C, 0)``, ``(6*C/5, 8*C/5)`` to
+    ``(3*C/5, 4*C/5)`` (L2) or ``(3*C/7, 4*C/7)`` (L1), and under L1 ``(C, C)`` to
+    ``(C/2, C/2)``. The rows include norm-``C`` points on both sides of the origin, so the
+    map is attained; a row of irrational L2 norm cannot be clipped exactly and is left out.
 
     >>> make_vector_sum(2, "L2").map(3)
     Fraction(6, 1)
@@ -692,9 +693,10 @@ def make_vector_sum(C=None, norm: str = "L1", neighbors: str = "add-remove",
     def exact(b):
         c = b["C"]
         z = Fraction(0)
-        raw = {(x, y) for x in (-c, z, c) for y in (-c, z, c)
-               if _rational_norm(x, y, p) is not None}
+        raw = {(z, z), (c, z), (-c, z), (z, c), (z, -c)}  # the origin and norm-C rows
         raw |= {(2 * c, z), (6 * c / 5, 8 * c / 5)}  # outside the ball: clipped
+        if p == "L1":
+            raw.add((c, c))  # L1 norm 2*C: clipped to (C/2, C/2)
 
         def clip(r):
             nr = _rational_norm(r[0], r[1], p)

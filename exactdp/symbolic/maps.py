@@ -500,9 +500,7 @@ class Transformation(_Map):
     def output_metric(self) -> str:
         return self._output
 
-    def exact_form(self, params: Mapping[str, object]):
-        """``(query, space, metric, options)`` for the engine at one binding (every
-        parameter and ``d_in``)."""
+    def _built(self, params: Mapping[str, object]):
         if self._exact is None:
             raise InvalidArgument(
                 f"{self.name!r} has no exact form; only the make_* constructors (and a chain "
@@ -510,22 +508,28 @@ class Transformation(_Map):
             )
         binding = self._binding(params)
         built = self._exact(binding)
-        if len(built) == 3:
-            built = (*built, {})
-        return built
+        options = dict(built[3]) if len(built) > 3 else {}
+        decode = options.pop("witness", None)
+        return binding, (built[0], built[1], built[2], options), decode
+
+    def exact_form(self, params: Mapping[str, object]):
+        """``(query, space, metric, options)`` for the engine at one binding (every free
+        parameter and ``d_in``): ``sensitivity(query, space, metric, d_in, **options)`` is
+        the exact sensitivity there."""
+        return self._built(params)[1]
 
     def truth(self, params: Mapping[str, object]):
-        """The exact sensitivity at one binding, by enumeration, as a catalogue
-        :class:`~exactdp.symbolic.catalogue.Truth` (value, attaining pair, scope)."""
+        """The exact sensitivity at one binding (every free parameter and ``d_in``), by
+        enumeration, as a catalogue :class:`~exactdp.symbolic.catalogue.Truth` (value,
+        attaining pair, scope). Records that the engine sees as labels (histogram bin
+        sets, vector rows) are shown decoded in the witness."""
         from exactdp.checkers.sensitivity import sensitivity
         from exactdp.symbolic.catalogue import Truth
 
-        query, space, metric, options = self.exact_form(params)
-        wrap = options.pop("witness", None)
-        d = self._binding(params)["d_in"]
-        truth = Truth.from_result(sensitivity(query, space, metric, d, **options))
-        if wrap is not None and truth.witness is not None:
-            truth = dataclasses.replace(truth, witness=wrap(truth.witness))
+        binding, (query, space, metric, options), decode = self._built(params)
+        truth = Truth.from_result(sensitivity(query, space, metric, binding["d_in"], **options))
+        if decode is not None and truth.witness is not None:
+            truth = dataclasses.replace(truth, witness=decode(truth.witness))
         return truth
 
     def __rshift__(self, other):
@@ -626,6 +630,6 @@ def _chained_exact(first: Transformation, second: Transformation):
         q = Query(f"{first.name} >> {query.name}", prep, output=query.output,
                   min_size=query.min_size, norm=query.norm)
         sp = Multisets(fspace.universe, sizes=(space.min_size, space.max_size))
-        return (q, sp, metric, *(rest or [{}]))
+        return (q, sp, metric, *rest)
 
     return build
