@@ -11,6 +11,7 @@ import sympy
 from exactdp._proofs import load_proofs, stale
 from exactdp.checkers.results import Verdict
 from exactdp.relational.entries import entries, private_join_truth
+from exactdp.relational.tables import symmetric_difference
 from exactdp.symbolic.catalogue import ENTRY_MODULES, check_entry
 
 ENTRIES = {e.id: e for e in entries()}
@@ -25,23 +26,24 @@ def checked(entry_id):
 
 # (id, published verdict, first witness parameters, formula value there, exact value there)
 EXPECTED = [
-    ("s001/flat-map/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1, "F": 1}, 1, 1),
-    ("s001/public-join/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1, "m": 1}, 1, 1),
+    ("s001/flat-map/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1, "F": 3}, 3, 3),
+    ("s001/public-join/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1, "m": 2}, 2, 2),
     ("s001/drop-excess/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1, "T": 1}, 2, 2),
     ("s001/drop-excess/key-only-table", Verdict.HOLDS, {"n": 1, "T": 1, "V": 1}, 2, 1),
     ("s001/drop-non-unique/add-max-rows", Verdict.HOLDS_TIGHT, {"n": 1}, 1, 1),
     ("s001/private-join/add-max-rows", Verdict.HOLDS_TIGHT,
-     {"T_l": 1, "S_l": 1, "T_r": 1, "S_r": 1}, 2, 2),
+     {"T_l": 2, "S_l": 2, "T_r": 2, "S_r": 2, "M_l": 1, "M_r": 1}, 8, 8),
     ("s001/private-join/one-key", Verdict.HOLDS,
-     {"T_l": 1, "S_l": 1, "T_r": 1, "S_r": 1, "K": 1}, 2, 1),
+     {"T_l": 2, "S_l": 2, "T_r": 2, "S_r": 2, "K": 1}, 8, 6),
     ("s001/private-join/unique-key-left", Verdict.HOLDS,
      {"T_l": 2, "S_l": 2, "R_l": 1, "T_r": 2, "S_r": 2}, 8, 4),
     ("s001/private-join/docstring-swapped", Verdict.VIOLATED,
      {"T_l": 1, "M_l": 2, "T_r": 2, "M_r": 1}, 8, 10),
-    ("s001/max-rows-per-id/count-l1", Verdict.HOLDS_TIGHT, {"r": 1}, 1, 1),
-    ("s001/max-rows-per-id/count-l2", Verdict.HOLDS_TIGHT, {"r": 1}, 1, 1),
-    ("s001/groups-rows-per-id/count-laplace", Verdict.HOLDS_TIGHT, {"r": 1, "g": 1}, 1, 1),
-    ("s001/groups-rows-per-id/count-gaussian", Verdict.HOLDS_TIGHT, {"r": 1, "g": 1}, 1, 1),
+    ("s001/max-rows-per-id/count-l1", Verdict.HOLDS_TIGHT, {"r": 4}, 4, 4),
+    ("s001/max-rows-per-id/count-l2", Verdict.HOLDS_TIGHT, {"r": 4}, 4, 4),
+    ("s001/groups-rows-per-id/count-laplace", Verdict.HOLDS_TIGHT, {"r": 2, "g": 3}, 6, 6),
+    ("s001/groups-rows-per-id/count-gaussian", Verdict.HOLDS_TIGHT, {"r": 2, "g": 3},
+     2 * sympy.sqrt(3), 2 * sympy.sqrt(3)),
 ]
 
 
@@ -63,6 +65,20 @@ def test_entry_verdict_and_witness(entry_id, verdict, params, formula, exact):
     assert {k: w.params[k] for k in params} == params
     assert (w.formula_value, w.truth.value) == (formula, exact)
     assert c.to_dict()["verdict"] == verdict.value
+    # the pair really is a neighbouring pair whose outputs are `exact` apart
+    pair = w.truth.witness
+    assert pair.distance == exact
+    if isinstance(pair.fx[0] if pair.fx else (), int):            # group-by vectors
+        diff = [a - b for a, b in zip(pair.fx, pair.fx_prime)]
+        norm = sum(map(abs, diff)) if "l2" not in entry_id and "gaussian" not in entry_id \
+            else sympy.sqrt(sum(d * d for d in diff))
+        assert norm == exact
+        assert len({r.pid for r in pair.x_prime[0]} ^ {r.pid for r in pair.x[0]}) == 1
+    else:
+        assert symmetric_difference(pair.fx, pair.fx_prime) == exact
+        budgets = [w.params.get(k, w.params.get("n")) for k in ("M_l", "M_r")][:len(pair.x)]
+        for before, after, budget in zip(pair.x, pair.x_prime, budgets):
+            assert symmetric_difference(before, after) <= budget
 
 
 @pytest.mark.parametrize("entry_id", UNPUBLISHED)
