@@ -32,12 +32,15 @@ class ProtectedChange:
     """A neighbour relation on tables."""
 
     def related(self, x: Table, y: Table) -> bool:  # pragma: no cover - abstract
+        """Whether ``x`` and ``y`` are neighbours (never a table with itself)."""
         raise NotImplementedError
 
     def neighbours(self, x: Table, domain: TableDomain) -> Iterator[Table]:  # pragma: no cover
+        """Every neighbour of ``x`` that lies in ``domain``, each once."""
         raise NotImplementedError
 
     def describe(self) -> str:  # pragma: no cover - abstract
+        """The change's name as Tumult writes it."""
         raise NotImplementedError
 
 
@@ -100,6 +103,7 @@ class AddMaxRows(ProtectedChange):
                             yield y
 
     def describe(self) -> str:
+        """``'AddMaxRows(2)'``."""
         return f"AddMaxRows({self.max_rows})"
 
 
@@ -110,6 +114,7 @@ class AddOneRow(AddMaxRows):
         super().__init__(1)
 
     def describe(self) -> str:
+        """``'AddOneRow'``."""
         return "AddOneRow"
 
 
@@ -146,4 +151,5 @@ class AddRowsWithID(ProtectedChange):
                         yield y
 
     def describe(self) -> str:
+        """``'AddRowsWithID'``."""
         return "AddRowsWithID"

@@ -4,9 +4,10 @@ Tables are multisets in canonical form (see :mod:`exactdp.relational.tables`); o
 joins are sorted tuples of ``(key, left value, right value)``.
 
 Truncation strategies (private joins): :class:`DropExcess` ``(T)`` keeps, for every join key,
-the ``T`` *smallest* rows in the canonical row order (Tumult keeps rows chosen by a
-deterministic hash of the row, independent of the data's order: a fixed total order on rows,
-as here; which fixed order is used does not change any worst case, by relabelling values);
+the ``T`` *smallest* rows in the canonical row order. Tumult documents only that the kept
+rows are chosen deterministically and independently of the order of the data, which a fixed
+total order on rows models; which fixed order is used does not change any worst case (it
+only relabels values), and the tests check a keep-the-largest variant;
 :class:`DropNonUnique` keeps exactly the keys that appear once. Their published stabilities
 are 2 and 1 (seed 001).
 
