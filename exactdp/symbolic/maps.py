@@ -103,7 +103,16 @@ def meanings(expr_or_names) -> dict[str, str]:
 
 def _exact_param(name: str, value: object):
     """An exact parameter value (``Fraction``) or a canonical symbol, validated alone."""
+    if name in ("d_in", "d_out"):
+        raise InvalidArgument(
+            f"{name}={value!r} is a distance, not a parameter; pass it to map(...) or check(...)"
+        )
     if isinstance(value, sympy.Symbol):
+        if value.name != name:
+            raise InvalidArgument(
+                f"{name}={value!r}: a parameter is either a number or left as its own symbol "
+                f"{name}; write the relation into the formula instead"
+            )
         if _ALL_SYMBOLS.get(value.name) is not value:
             raise InvalidArgument(
                 f"{name}={value!r} is not a canonical symbol (SymPy tells symbols apart by "
@@ -369,6 +378,8 @@ class _Map:
 
     # -- the map -----------------------------------------------------------------------
     def _d_in(self, d_in):
+        if isinstance(d_in, sympy.Basic) and d_in.has(sympy.Float):
+            raise InexactInput(f"d_in={d_in!r} contains a float; pass an exact distance")
         if isinstance(d_in, sympy.Basic) and d_in.free_symbols:
             return d_in
         if self.input_metric in DATASET_METRICS:

@@ -5,6 +5,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
+from hypothesis import given, settings, strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument, Undecided
 from exactdp.symbolic.constructors import (
@@ -69,6 +70,8 @@ def test_d_in_is_a_whole_number_under_dataset_metrics_and_exact_elsewhere():
     assert lap.map("0.5") == Fraction(1, 4)
     with pytest.raises(InexactInput):
         lap.map(0.5)
+    with pytest.raises(InexactInput, match="contains a float"):
+        lap.map(sympy.Float(0.5))
 
 
 def test_measurement_maps():
@@ -93,6 +96,8 @@ BAD_BINDINGS = [
     (make_mean, dict(min_size=-1), InvalidArgument, r"min_size=-1 is not a whole number"),
     (make_sum, dict(L=sympy.Symbol("L")), InvalidArgument, r"not a canonical symbol"),
     (make_sum, dict(L=sympy.sqrt(2)), InvalidArgument, r"not an exact rational"),
+    (make_sum, dict(L=U), InvalidArgument, r"either a number or left as its own symbol L"),
+    (make_sum, dict(d_in=1), InvalidArgument, r"has no parameter d_in=1"),
 ]
 
 
@@ -135,6 +140,18 @@ def test_chain_composes_maps_and_can_be_enumerated():
     sym = make_clamp() >> make_sum()
     assert sym.map() == d_in * sympy.Max(sympy.Abs(L), sympy.Abs(U))
     assert sym.bind(L=-2, U=1).truth({"d_in": 1}).witness.x_prime == (Fraction(-3),)  # clamped to -2
+
+
+@settings(max_examples=20, deadline=None)
+@given(lo=st.fractions(-2, 2, max_denominator=2), width=st.fractions(0, 2, max_denominator=2),
+       n=st.integers(1, 3), d=st.integers(1, 3), substitute=st.booleans())
+def test_chained_maps_equal_the_enumerated_chain(lo, width, n, d, substitute):
+    """clamp >> sum and clamp >> mean with a public size: the composed map is exact."""
+    hi = lo + width
+    neighbors = "substitute" if substitute else "add-remove"
+    for second in (make_sum(lo, hi, neighbors, size=n), make_mean(lo, hi, neighbors, size=n)):
+        t = make_clamp(lo, hi, neighbors, size=n) >> second
+        assert t.map(d) == t.truth({"d_in": d}).value
 
 
 def test_chain_into_a_wider_domain_is_valid_and_loose():
