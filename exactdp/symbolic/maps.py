@@ -632,7 +632,7 @@ def _chained_exact(first: Transformation, second: Transformation):
     def build(binding):
         query, space, metric, *rest = second._exact({**binding, **second.bound})
         own = {**binding, **first.bound}
-        fq, fspace, _fm, *_ = first._exact(own)
+        _q, fspace, _m, *_ = first._exact(own)
         f = first._record_map(own)
 
         def prep(values, _q=query, _f=f):

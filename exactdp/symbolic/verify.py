@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import sympy
 
@@ -38,7 +38,6 @@ from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.symbolic.catalogue import Entry, EntryCheck, InstanceWitness, check_entry
 from exactdp.symbolic.maps import Transformation, meanings, parameter_symbol
 from exactdp.symbolic.parse import parse_expression
-from exactdp.symbolic.symbols import d_in as D_IN
 
 __all__ = ["verify", "assert_verified", "GridResult", "default_grid", "DEFAULT_VALUES",
            "DEFAULT_BOUNDS", "MAX_BINDINGS"]
@@ -252,7 +251,6 @@ class GridResult:
                 f"{self.transformation.name}, each enumerated exactly")
 
     def summary(self) -> str:
-        t = self.transformation
         w = self.witness
         if self.verdict is Verdict.VIOLATED:
             return f"VIOLATED: claim {self.claim_text} is below the exact sensitivity {w}"
