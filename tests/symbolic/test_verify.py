@@ -168,3 +168,13 @@ def test_bad_arguments(call, message):
     with pytest.raises(InvalidArgument) as info:
         call()
     assert message in str(info.value)
+
+
+def test_an_undecidable_comparison_is_undecided_never_holds():
+    # log(6) - log(2) - log(3) is zero, but no sign decision can tell it from zero
+    r = verify("d_in + log(6) - log(2) - log(3)", make_count(), d_in=(1, 2))
+    assert r.verdict is Verdict.UNDECIDED and not r.ok
+    assert r.witness.params == {"d_in": 1}
+    assert str(r).startswith("count: UNDECIDED: claim d_in + log(6) - log(2) - log(3) could not be compared")
+    with pytest.raises(ClaimViolated):
+        assert_verified("d_in + log(6) - log(2) - log(3)", make_count(), d_in=1)
