@@ -37,23 +37,16 @@ from typing import Any, Callable, Mapping
 
 import sympy
 
-from exactdp.errors import InexactInput, InvalidArgument
+from exactdp.errors import InexactInput, InvalidArgument, SpaceMismatch
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
-from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN
+from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN, min_size, scale, sigma
 
 __all__ = [
     "SpaceMismatch", "Domain", "Transformation", "Measurement", "DATASET_METRICS",
     "OUTPUT_METRICS", "MEASURES", "EXTRA_SYMBOLS", "EXTRA_MEANINGS", "scale", "sigma",
     "min_size", "parameter_symbol", "meanings", "validate_params", "chain",
 ]
-
-
-class SpaceMismatch(InvalidArgument):
-    """Two steps do not chain: the output space of the first is not the input of the second.
-
-    (Defined here for now; it belongs in :mod:`exactdp.errors`.)
-    """
 
 
 DATASET_METRICS = ("SymmetricDistance", "ChangeDistance")
@@ -65,19 +58,11 @@ OUTPUT_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance", "LInfDistance"
 MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence")
 """Privacy measures: epsilon of pure DP, rho of zero-concentrated DP."""
 
-# Symbols the canonical table (exactdp.symbolic.symbols) does not have yet; each with a
-# meaning, as the table requires. To be moved there.
-scale = sympy.Symbol("scale", positive=True)
-sigma = sympy.Symbol("sigma", positive=True)
-min_size = sympy.Symbol("min_size", integer=True, nonnegative=True)
-EXTRA_SYMBOLS = {s.name: s for s in (scale, sigma, min_size)}
-EXTRA_MEANINGS = {
-    "scale": "the scale b of Laplace noise",
-    "sigma": "the standard deviation of Gaussian noise",
-    "min_size": "the smallest dataset size allowed (a public lower bound on the size)",
-}
-_ALL_SYMBOLS = {**SYMBOLS, **EXTRA_SYMBOLS}
-_ALL_MEANINGS = {**MEANINGS, **EXTRA_MEANINGS}
+# Kept for older imports: the canonical table now holds these symbols.
+EXTRA_SYMBOLS = {n: SYMBOLS[n] for n in ("scale", "sigma", "min_size")}
+EXTRA_MEANINGS = {n: MEANINGS[n] for n in EXTRA_SYMBOLS}
+_ALL_SYMBOLS = SYMBOLS
+_ALL_MEANINGS = MEANINGS
 
 
 def parameter_symbol(name: str) -> sympy.Symbol:

@@ -20,7 +20,7 @@ import sympy
 from exactdp.errors import InvalidArgument
 
 __all__ = ["d_in", "d_out", "L", "U", "N", "k", "epsilon", "delta", "rho", "alpha", "C",
-           "MEANINGS", "SYMBOLS", "symbol"]
+           "scale", "sigma", "min_size", "MEANINGS", "SYMBOLS", "symbol"]
 
 d_in = sympy.Symbol("d_in", integer=True, nonnegative=True)
 d_out = sympy.Symbol("d_out", nonnegative=True)
@@ -33,6 +33,9 @@ delta = sympy.Symbol("delta", nonnegative=True)
 rho = sympy.Symbol("rho", nonnegative=True)
 alpha = sympy.Symbol("alpha", real=True)
 C = sympy.Symbol("C", nonnegative=True)
+scale = sympy.Symbol("scale", positive=True)
+sigma = sympy.Symbol("sigma", positive=True)
+min_size = sympy.Symbol("min_size", integer=True, nonnegative=True)
 
 MEANINGS = {
     "d_in": "the input distance bound (records added or removed, or records changed)",
@@ -46,9 +49,13 @@ MEANINGS = {
     "rho": "the zero-concentrated DP parameter",
     "alpha": "the quantile level, 0 <= alpha <= 1",
     "C": "the bound on each row's norm",
+    "scale": "the scale b of Laplace noise",
+    "sigma": "the standard deviation of Gaussian noise",
+    "min_size": "the smallest dataset size allowed (a public lower bound on the size)",
 }
 
-SYMBOLS = {s.name: s for s in (d_in, d_out, L, U, N, k, epsilon, delta, rho, alpha, C)}
+SYMBOLS = {s.name: s for s in (d_in, d_out, L, U, N, k, epsilon, delta, rho, alpha, C, scale,
+                                sigma, min_size)}
 
 
 def symbol(name: str) -> sympy.Symbol:
