@@ -1,0 +1,451 @@
+"""The search behind :func:`exactdp.checkers.float_witness.search_float_witness`.
+
+Everything here works in integer units of the format's smallest subnormal (see
+:mod:`exactdp.checkers._float_sim`). A candidate is a pair of neighbouring datasets in
+run-length form. Most candidates *share the order* of their common records: a base
+sequence of runs with a slot at position ``pos``; ``x`` has ``slot_a`` there and ``x'``
+has ``slot_b`` (add/remove: ``slot_a`` is empty and ``slot_b`` holds the added records;
+substitute: both hold ``k`` records). Reordering candidates give ``x`` and ``x'`` their
+own orders.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+from fractions import Fraction
+from typing import Callable, Iterator, Sequence
+
+from exactdp.checkers._float_sim import ORDER_INDEPENDENT, Counter, Grid, StepLimit, seq_run, simulate
+from exactdp.errors import ExactDPError
+
+Runs = tuple[tuple[int, int], ...]
+
+STEP_LIMIT = 5_000
+"""Single (un-jumped) additions allowed in one evaluation; beyond, the candidate is skipped."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """Two neighbouring datasets; ``shared_order`` when they come from one base sequence."""
+
+    x: Runs
+    x_prime: Runs
+    shared_order: bool
+    construction: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Slotted:
+    """A base sequence with a slot: the shape the hill-climber mutates."""
+
+    base: Runs
+    pos: int
+    slot_a: Runs
+    slot_b: Runs
+    construction: str
+
+    def candidate(self) -> Candidate:
+        before, after = self.base[:self.pos], self.base[self.pos:]
+        return Candidate(_compact(before + self.slot_a + after),
+                         _compact(before + self.slot_b + after), True, self.construction)
+
+
+def _compact(runs) -> Runs:
+    out: list[list[int]] = []
+    for v, c in runs:
+        if c <= 0:
+            continue
+        if out and out[-1][0] == v:
+            out[-1][1] += c
+        else:
+            out.append([v, c])
+    return tuple((v, c) for v, c in out)
+
+
+def size(runs: Runs) -> int:
+    return sum(c for _, c in runs)
+
+
+@dataclasses.dataclass
+class Context:
+    """The search problem in units, and the running tally."""
+
+    model: str
+    grid: Grid
+    lo: int
+    hi: int
+    max_n: int
+    neighbors: str
+    d_in: int
+    claim_units: Fraction
+    budget: int
+    allow_reorder: bool
+    progress: Callable[[int, int], None] | None = None
+    evaluations: int = 0
+    skipped: int = 0
+    best: tuple[int, Candidate, int, int] | None = None  # (diff, cand, fx, fx')
+
+    def valid(self, cand: Candidate) -> bool:
+        for runs in (cand.x, cand.x_prime):
+            if size(runs) > self.max_n:
+                return False
+            for v, c in runs:
+                if c < 0 or not (self.lo <= v <= self.hi):
+                    return False
+        return True
+
+    def evaluate(self, cand: Candidate) -> int | None:
+        """``|f(x') - f(x)|`` in units; None when skipped (invalid, overflow, too slow)."""
+        if self.evaluations >= self.budget:
+            raise _BudgetSpent
+        if not self.valid(cand):
+            return None
+        self.evaluations += 1
+        if self.progress is not None:
+            self.progress(self.evaluations, self.budget)
+        try:
+            fx = simulate(self.model, self.grid, cand.x, STEP_LIMIT)
+            fy = simulate(self.model, self.grid, cand.x_prime, STEP_LIMIT)
+        except (StepLimit, OverflowError):
+            self.skipped += 1
+            return None
+        diff = abs(fy - fx)
+        if self.best is None or diff > self.best[0] or (
+                diff == self.best[0] and _cost(cand) < _cost(self.best[1])):
+            self.best = (diff, cand, fx, fy)
+        return diff
+
+    def violated(self) -> bool:
+        return self.best is not None and self.best[0] > self.claim_units
+
+
+def _cost(cand: Candidate) -> tuple[int, int]:
+    return (size(cand.x) + size(cand.x_prime), len(cand.x) + len(cand.x_prime))
+
+
+class _BudgetSpent(ExactDPError):
+    pass
+
+
+# -- helpers on values in units --------------------------------------------------------------
+
+def _pow2_at_most(m: int) -> int:
+    return 1 << (m.bit_length() - 1)
+
+
+def _spacing_below(g: Grid, P: int) -> int:
+    """Spacing of the format just below the power of two ``P`` (units)."""
+    return max(1, P >> g.p)
+
+
+def _slots(ctx: Context, top: int, k: int) -> tuple[Runs, Runs]:
+    """The neighbouring slot: ``k`` added copies of ``top``, or ``k`` records ``lo -> top``."""
+    if ctx.neighbors == "add-remove":
+        return (), ((top, k),)
+    return ((ctx.lo, k),), ((top, k),)
+
+
+# -- constructive families -----------------------------------------------------------------------
+
+def cascade(ctx: Context) -> Iterator[Slotted]:
+    """Binade-straddling cascade (sequential summation, values of one sign).
+
+    Put the neighbouring record(s) first, so ``x'`` runs ahead of ``x`` by a gap
+    ``g``. Fill both with copies of the largest power of two ``F <= U`` until ``x'``
+    sits exactly on a power of two ``P`` and ``x`` just below it, at ``P - g``. Then add
+    copies of ``w = 1.25 u``, where ``u`` is the spacing just below ``P``: in ``x`` every
+    ``w`` rounds *down* to ``u`` (``w < 1.5 u``), in ``x'``, whose spacing is ``2u``, it
+    rounds *up* to ``2u``. After ``g/u`` of them ``x`` reaches ``P`` and ``x'`` is at
+    ``P + 2g``: the gap has doubled. Fill up to ``2P`` and repeat: every binade doubles
+    the gap, until ``w`` would exceed ``U``. With float32 and bounds ``[0, 1]`` the
+    difference is ``2**j`` for about ``2**(24 - k) * j + 2**(k + j)`` records.
+    Starting binades are varied so that one of the cascades fits ``max_n``.
+    """
+    g = ctx.grid
+    if ctx.hi <= 0:
+        return
+    F = _pow2_at_most(ctx.hi)
+    ctr_limit = 10 * STEP_LIMIT
+    for k in sorted({1, ctx.d_in}):
+        for top in sorted({F, ctx.hi}):
+            slot_a, slot_b = _slots(ctx, top, k)
+            try:
+                ctr = Counter(ctr_limit)
+                sx0 = seq_run(g, 0, slot_a[0][0], k, ctr) if slot_a else 0
+                sy0 = seq_run(g, 0, top, k, ctr)
+            except (OverflowError, StepLimit):
+                continue
+            if sy0 <= sx0:
+                continue
+            first = 1 << max(sy0, 1).bit_length()
+            for shift in range(0, 64):
+                P = first << shift
+                if (P - sy0) // F + k > ctx.max_n:
+                    break
+                # one aligning record so that x' can land exactly on P with copies of F
+                r = (P - sy0) % F
+                runs: list[tuple[int, int]] = [(r, 1)] if r else []
+                if r and not (ctx.lo <= r <= ctx.hi and g.round(r) == r):
+                    continue
+                start = P.bit_length() - 1 + g.q
+                best = None
+                try:
+                    ctr = Counter(ctr_limit)
+                    sx = seq_run(g, sx0, r, 1, ctr) if r else sx0
+                    sy = seq_run(g, sy0, r, 1, ctr) if r else sy0
+                    n = k + (1 if r else 0)
+                    while True:
+                        if (P - sy) % F or P < sy:
+                            break
+                        cnt = (P - sy) // F
+                        u = _spacing_below(g, P)
+                        if u < 4:
+                            break
+                        w = u + u // 4
+                        if w > ctx.hi or w < ctx.lo:
+                            break
+                        fx = seq_run(g, sx, F, cnt, ctr)
+                        fy = seq_run(g, sy, F, cnt, ctr)
+                        if not (fx < P <= fy):
+                            break
+                        steps = -((fx - P) // u)
+                        if n + cnt + steps > ctx.max_n:
+                            break
+                        sx = seq_run(g, fx, w, steps, ctr)
+                        sy = seq_run(g, fy, w, steps, ctr)
+                        runs += [(F, cnt), (w, steps)]
+                        n += cnt + steps
+                        best = tuple(runs)
+                        P <<= 1
+                except (OverflowError, StepLimit):
+                    pass
+                if best:
+                    yield Slotted(best, 0, slot_a, slot_b, f"cascade from 2^{start}")
+
+
+def straddle(ctx: Context) -> Iterator[Slotted]:
+    """One binade crossing, few records (works for every order-dependent model).
+
+    ``x`` starts with ``a`` just below a power of two ``P`` and ``x'`` with ``F + a``
+    at or above it (``F`` the added record). The following small values ``w``, between
+    one and one and a half spacings of ``a``'s binade, round down in ``x`` and up in
+    ``x'``, so each adds up to one spacing to the difference; ``w`` just above half a
+    spacing is tried too. Copies of ``a`` are repeated 1 or 8 times (NumPy's pairwise sum
+    gives each of its 8 accumulators one), and the record is put first, last, or after
+    the ``a`` block, to shift or not shift the accumulators' share of the data.
+    """
+    g = ctx.grid
+    if ctx.hi <= 0:
+        return
+    F = _pow2_at_most(ctx.hi)
+    for P in (F, 2 * F):
+        if P < 8:
+            continue
+        for a in (P - F // 2, P - F // 4, P - _spacing_below(g, P)):
+            if not (ctx.lo <= a <= ctx.hi) or a <= 0 or g.round(a) != a:
+                continue
+            ua = g.ulp(a)
+            for w in (ua + ua // 4, ua // 2 + max(1, ua // 8)):
+                if w <= 0 or not (ctx.lo <= w <= ctx.hi) or g.round(w) != w:
+                    continue
+                for ca in (1, 8):
+                    for m in (5, 15, 119, 1 << 16):
+                        if ca + m + ctx.d_in > ctx.max_n:
+                            continue
+                        base = ((a, ca), (w, m))
+                        for k, top in sorted({(1, F), (ctx.d_in, F), (1, ctx.hi)}):
+                            slot_a, slot_b = _slots(ctx, top, k)
+                            for pos in (0, 2):
+                                yield Slotted(base, pos, slot_a, slot_b,
+                                              f"straddle (a={ctx_value(ctx, a)}, w={ctx_value(ctx, w)})")
+
+
+def ctx_value(ctx: Context, m: int) -> str:
+    v = ctx.grid.value(m)
+    return float(v).hex() if ctx.grid.p <= 53 and abs(v) < 2 ** 1000 else str(v)
+
+
+def reorder(ctx: Context) -> Iterator[Candidate]:
+    """Reordering (only when ``x`` and ``x'`` may have their own orders).
+
+    ``x`` puts ``N`` large records first, so the partial sum is so big that the ``m``
+    small records after it are absorbed (each below half a spacing, or a tie rounding
+    to even); ``x'`` holds the same records plus one, small ones first, where they add
+    up exactly. The difference is about ``m`` times the small value, far beyond any
+    claim that ignores the order in which a library reads its data.
+    """
+    g = ctx.grid
+    if ctx.hi <= 0 or not ctx.allow_reorder or ctx.model in ORDER_INDEPENDENT:
+        return
+    F = _pow2_at_most(ctx.hi)
+    for j in range(g.p - 2, g.p + 40):
+        N = 1 << j
+        if N >= ctx.max_n:
+            break
+        top = N * F
+        half = _spacing_below(g, 2 * top)  # spacing at [top, 2 top) is 2 * this; half-ulp
+        for w in (half, half - g.ulp(half - 1) if half > 1 else half):
+            if not (ctx.lo <= w <= ctx.hi) or w <= 0:
+                continue
+            m = ctx.max_n - N - ctx.d_in
+            if m <= 0:
+                continue
+            slot_a, slot_b = _slots(ctx, F, ctx.d_in)
+            x = _compact(slot_a + ((F, N), (w, m)))
+            y = _compact(((w, m),) + slot_b + ((F, N),))
+            yield Candidate(x, y, False, f"reorder (large first vs small first, N={N})")
+
+
+# -- randomized hill climbing ---------------------------------------------------------------------
+
+def palette(ctx: Context) -> list[int]:
+    """Values worth trying: bounds, powers of two and their neighbours, 1.25/1.5/1.75 times."""
+    g = ctx.grid
+    top = max(abs(ctx.lo), abs(ctx.hi), 1)
+    e_hi = top.bit_length()
+    e_lo = max(0, e_hi - g.p - max(ctx.max_n, 2).bit_length() - 4)
+    out = {ctx.lo, ctx.hi}
+    if ctx.lo <= 0 <= ctx.hi:
+        out.add(0)
+    for e in range(e_lo, e_hi + 1):
+        P = 1 << e
+        for m in (P, P + P // 4, P + P // 2, P + 3 * P // 4, P + g.ulp(P), P - g.ulp(P - 1) if P > 1 else P):
+            for s in (m, -m):
+                if ctx.lo <= s <= ctx.hi and g.round(s) == s:
+                    out.add(s)
+    return sorted(out)
+
+
+def _neighbour_value(ctx: Context, v: int, rng: random.Random, pal: list[int]) -> int:
+    g = ctx.grid
+    r = rng.random()
+    if r < 0.35:
+        return rng.choice(pal)
+    if r < 0.6:
+        step = g.ulp(v) if v >= 0 else g.ulp(v - 1)
+        return v + step * rng.choice((-1, 1)) * rng.choice((1, 1, 2, 3))
+    if r < 0.8:
+        return v * 2 if rng.random() < 0.5 else v // 2
+    return g.round(v + rng.choice(pal) // 4)
+
+
+def _neighbour_count(c: int, rng: random.Random, max_n: int) -> int:
+    r = rng.random()
+    if r < 0.25:
+        return c * 2
+    if r < 0.5:
+        return max(1, c // 2)
+    if r < 0.75:
+        return max(1, c + rng.choice((-8, -1, 1, 8)))
+    return max(1, int(math.exp(rng.uniform(0, math.log(max(max_n, 2))))))
+
+
+def mutate(ctx: Context, s: Slotted, rng: random.Random, pal: list[int]) -> Slotted:
+    base = [list(r) for r in s.base]
+    pos = s.pos
+    slot_a = [list(r) for r in s.slot_a]
+    slot_b = [list(r) for r in s.slot_b]
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        r = rng.random()
+        if base and r < 0.3:
+            i = rng.randrange(len(base))
+            base[i][0] = _neighbour_value(ctx, base[i][0], rng, pal)
+        elif base and r < 0.55:
+            i = rng.randrange(len(base))
+            base[i][1] = _neighbour_count(base[i][1], rng, ctx.max_n)
+        elif r < 0.65 and len(base) < 8:
+            i = rng.randrange(len(base) + 1)
+            base.insert(i, [rng.choice(pal), _neighbour_count(1, rng, ctx.max_n)])
+            if i < pos:
+                pos += 1
+        elif r < 0.72 and len(base) > 1:
+            i = rng.randrange(len(base))
+            del base[i]
+            if i < pos:
+                pos -= 1
+        elif r < 0.8 and len(base) > 1:
+            i = rng.randrange(len(base) - 1)
+            base[i], base[i + 1] = base[i + 1], base[i]
+        elif r < 0.88:
+            pos = rng.randrange(len(base) + 1)
+        else:
+            slot = slot_b if (not slot_a or rng.random() < 0.5) else slot_a
+            slot[0][0] = _neighbour_value(ctx, slot[0][0], rng, pal)
+    pos = max(0, min(pos, len(base)))
+    return Slotted(tuple(map(tuple, base)), pos, tuple(map(tuple, slot_a)),
+                   tuple(map(tuple, slot_b)), s.construction if "hill" in s.construction
+                   else s.construction + " + hill climbing")
+
+
+def random_start(ctx: Context, rng: random.Random, pal: list[int]) -> Slotted:
+    pos_vals = [v for v in pal if v > 0] or pal
+    base = tuple((rng.choice(pal), _neighbour_count(1, rng, ctx.max_n // 2))
+                 for _ in range(rng.randint(1, 4)))
+    k = rng.randint(1, ctx.d_in)
+    top = rng.choice(pos_vals[-4:])
+    slot_a, slot_b = _slots(ctx, top, k)
+    return Slotted(base, rng.randrange(len(base) + 1), slot_a, slot_b, "random start")
+
+
+def climb(ctx: Context, seeds: Sequence[Slotted], rng: random.Random) -> None:
+    """Hill climbing on ``|f(x') - f(x)|`` from the given starts, then from random ones,
+    until a violation is found or the budget is spent."""
+    pal = palette(ctx)
+    starts = list(seeds)
+    while not ctx.violated():
+        cur = starts.pop(0) if starts else random_start(ctx, rng, pal)
+        cur_val = ctx.evaluate(cur.candidate())
+        if cur_val is None:
+            cur_val = -1
+        stale = 0
+        while stale < 60 and not ctx.violated():
+            nxt = mutate(ctx, cur, rng, pal)
+            val = ctx.evaluate(nxt.candidate())
+            if val is not None and val >= cur_val:
+                stale = 0 if val > cur_val else stale + 1
+                cur, cur_val = nxt, val
+            else:
+                stale += 1
+
+
+def _negated(runs: Runs) -> Runs:
+    return tuple((-v, c) for v, c in runs)
+
+
+def _families(ctx: Context) -> Iterator[Slotted | Candidate]:
+    """The constructions, for the sign of the larger bound (all models treat ``-x`` as
+    the mirror image of ``x``, except the sorted ones, which are evaluated anyway)."""
+    mirror = -ctx.lo > ctx.hi
+    view = dataclasses.replace(ctx, lo=-ctx.hi, hi=-ctx.lo) if mirror else ctx
+    for family in (cascade, straddle, reorder):
+        for item in family(view):
+            if not mirror:
+                yield item
+            elif isinstance(item, Slotted):
+                yield Slotted(_negated(item.base), item.pos, _negated(item.slot_a),
+                              _negated(item.slot_b), item.construction + " (mirrored)")
+            else:
+                yield Candidate(_negated(item.x), _negated(item.x_prime), item.shared_order,
+                                item.construction + " (mirrored)")
+
+
+def run_search(ctx: Context, seed: int) -> None:
+    """Constructive families first, then seeded hill climbing, within ``ctx.budget``."""
+    rng = random.Random(seed)
+    slotted: list[tuple[int, Slotted]] = []
+    try:
+        for item in _families(ctx):
+            if isinstance(item, Slotted):
+                val = ctx.evaluate(item.candidate())
+                if val is not None:
+                    slotted.append((val, item))
+            else:
+                ctx.evaluate(item)
+        if ctx.violated():
+            return
+        slotted.sort(key=lambda t: -t[0])
+        climb(ctx, [s for _, s in slotted[:5]], rng)
+    except _BudgetSpent:
+        pass
