@@ -64,7 +64,7 @@ def test_round_is_the_nearest_value_ties_to_even_in_a_toy_format():
     assert wrong == []
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.integers(-10**40, 10**40), st.integers(1, 10**40), st.integers(-1100, 1030))
 def test_round_float64_matches_python(num, den, shift):
     x = Fraction(num, den) * Fraction(2) ** shift
@@ -77,7 +77,7 @@ def test_round_float64_matches_python(num, den, shift):
     assert FLOAT64.round(x) == Fraction(expected)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_round_float32_matches_numpy(f):
     with np.errstate(over="ignore"):
@@ -89,7 +89,7 @@ def test_round_float32_matches_numpy(f):
         assert FLOAT32.round(f) == Fraction(expected)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_next_up_down_and_ulp_match_math(f):
     if f < sys.float_info.max:

@@ -116,7 +116,7 @@ float32s = st.floats(min_value=-(2.0 ** 99), max_value=2.0 ** 99, width=32, allo
 tiny32 = st.floats(min_value=-(2.0 ** -123), max_value=2.0 ** -123, width=32)  # subnormal sums
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.sampled_from(MODEL_NAMES),
        st.lists(st.one_of(float64s, st.sampled_from([1.0, -1.0, 2.0 ** -1074, 2.0 ** 60])),
                 max_size=20))
@@ -124,7 +124,7 @@ def test_fast_path_agrees_with_exact_path_float64(model, values):
     assert float_sum(values, model, "float64") == float_sum(values, model, SLOW64)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.sampled_from(MODEL_NAMES), st.lists(st.one_of(float32s, tiny32), max_size=20))
 def test_fast_path_agrees_with_exact_path_float32(model, values):
     assert float_sum(values, model, "float32") == float_sum(values, model, SLOW32)
