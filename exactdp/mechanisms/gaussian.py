@@ -38,7 +38,7 @@ import sympy
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._calibration import Calibration, positive, probability, stored_positive
 from exactdp.numeric.intervals import (
-    _to_fraction, decide, enclose, exact_interval, interval_to_fractions, normal_cdf,
+    _hi, _lo, _to_fraction, decide, enclose, exact_interval, normal_cdf,
 )
 from exactdp.numeric.rounding import float_at_least
 
@@ -97,11 +97,28 @@ def _inputs(sigma, epsilon, sensitivity) -> tuple[Fraction, Fraction, Fraction]:
     )
 
 
+_TINY = Fraction(1, 2**1074)  # the smallest positive float64
+
+
+def _clamped_fractions(enc) -> tuple[Fraction, Fraction]:
+    """Exact ends of a δ enclosure, with ends below the smallest float replaced by 0 (lower)
+    and 2**-1074 (upper): still an enclosure, and no Fraction of a million bits (δ can be
+    as small as exp(-10**17))."""
+    a, b = _lo(enc), _hi(enc)
+    lo = _to_fraction(a) if a >= _MP_TINY else Fraction(0)
+    hi = _to_fraction(b) if b >= _MP_TINY else _TINY
+    return lo, hi
+
+
+_MP_TINY = mpmath.mpf(2) ** -1074
+
+
 def delta_of_sigma(sigma, epsilon, sensitivity=1) -> Calibration:
     """The exact δ of Gaussian noise σ at ε (Balle & Wang's characterization), enclosed.
 
     ``exact`` is an enclosure ``(lo, hi)`` narrow enough that both ends round up to the
-    same float (or, failing that at the maximum precision, as narrow as it got);
+    same float (or, failing that at the maximum precision, as narrow as it got; a δ
+    below the smallest float is enclosed as ``(0, 2**-1074)``);
     ``safe_float`` is the smallest float ``>= hi``. A float ``sigma`` is taken at its
     exact binary value.
 
@@ -113,10 +130,9 @@ def delta_of_sigma(sigma, epsilon, sensitivity=1) -> Calibration:
     fn = _delta_fn(s, eps, sens)
     prec = 64
     while True:
-        lo, hi = interval_to_fractions(enclose(fn, prec=prec))
-        lo = max(lo, Fraction(0))
+        lo, hi = _clamped_fractions(enclose(fn, prec=prec))
         safe = float_at_least(hi)
-        if (lo > 0 and float_at_least(lo) == safe) or prec >= _MAX_PREC:
+        if (lo > 0 and float_at_least(lo) == safe) or hi == _TINY or prec >= _MAX_PREC:
             break
         prec *= 2
     return Calibration(

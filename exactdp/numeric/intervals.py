@@ -132,6 +132,10 @@ def _hi(x) -> mpmath.mpf:
     return mpmath.mp.make_mpf(x._mpi_[1])
 
 
+_MAX_EXACT_EXPONENT = 2**22
+"""Largest binary exponent (about 4 million bits) converted to an exact Fraction."""
+
+
 def _neg(t: mpmath.mpf) -> mpmath.mpf:
     """``-t`` exactly (``-t`` in the ``mp`` context would round to ``mp.prec`` bits)."""
     return mpmath.mp.make_mpf(mpmath.libmp.mpf_neg(t._mpf_))
@@ -148,6 +152,12 @@ def _to_fraction(value: mpmath.mpf) -> Fraction:
             f"nothing exact can be read from it (raise the precision or check the domain)"
         )
     sign, man, exp, _ = value._mpf_
+    if abs(exp) > _MAX_EXACT_EXPONENT:
+        raise InvalidArgument(
+            f"interval endpoint {mpmath.nstr(value, 5)} has a binary exponent of {exp}, beyond "
+            f"+-{_MAX_EXACT_EXPONENT}: too large to hold as an exact Fraction; compare it as an "
+            f"mpf interval instead"
+        )
     magnitude = Fraction(int(man) << exp) if exp >= 0 else Fraction(int(man), 1 << -exp)
     return -magnitude if sign else magnitude
 
@@ -399,7 +409,10 @@ def _erfc_point(t: mpmath.mpf):
         guard = int(t * t * 1.4427) + 16
         with _iv_precision(iv.prec + guard):
             return 1 - _erf_series_point(t)
-    return 1 + _erf_series_point(_neg(t))
+    u = _neg(t)
+    if _use_continued_fraction(u):  # erfc(t) = 2 - erfc(|t|)
+        return 2 - _erfc_cf_point(u)
+    return 1 + _erf_series_point(u)
 
 
 def _erf_point(t: mpmath.mpf):

@@ -63,7 +63,7 @@ exact_values = st.one_of(
     float_midpoints(),
     near_floats(),
     scaled_fractions().filter(lambda x: abs(x) <= MAX64),
-    st.fractions(max_denominator=10**6),
+    st.builds(Fraction, st.integers(-(10**9), 10**9), st.integers(1, 10**6)),
     st.integers(-(2**60), 2**60).map(lambda n: Fraction(n) * TINY64),  # subnormal range
     st.integers(1, 2**20).map(lambda n: MAX64 - n * Fraction(2) ** 960),  # near the max
 )
@@ -176,7 +176,7 @@ exact_values_32 = st.one_of(
     st.floats(width=32, allow_nan=False, allow_infinity=False).map(Fraction),
     scaled_fractions(-170, 126),
     st.integers(-(2**40), 2**40).map(lambda n: Fraction(n) * TINY32 / 7),
-    st.fractions(max_denominator=10**6),
+    st.builds(Fraction, st.integers(-(10**9), 10**9), st.integers(1, 10**6)),
 ).filter(lambda x: abs(x) <= MAX32)
 
 
@@ -254,7 +254,7 @@ def test_beyond_max_float32_raises():
 
 
 @settings(max_examples=100, deadline=None)
-@given(batches(st.tuples(st.one_of(st.fractions(max_denominator=10**12), scaled_fractions(-200, 200)),
+@given(batches(st.tuples(st.one_of(st.builds(Fraction, st.integers(-(10**15), 10**15), st.integers(1, 10**12)), scaled_fractions(-200, 200)),
                          st.integers(1, 30))))
 def test_decimal_directed(cases):  # 1,000 values
     for x, digits in cases:

@@ -1,0 +1,175 @@
+"""Gaussian calibration: anchors.md §6 test vectors, and the safe side against mpmath."""
+
+from __future__ import annotations
+
+import math
+import random
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+from exactdp.errors import InexactInput, InvalidArgument
+from exactdp.mechanisms.gaussian import analytic_sigma, check_sigma, classic_sigma, delta_of_sigma
+from exactdp.numeric.rounding import decimal_at_least
+
+
+def _mp(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _delta_reference(sigma: Fraction, eps: Fraction, sens: Fraction, prec: int = 400) -> mpmath.mpf:
+    """δ(σ) of Balle & Wang's characterization, by mpmath's own ncdf at ``prec`` bits."""
+    with mpmath.workprec(prec):
+        s, e, d = _mp(sigma), _mp(eps), _mp(sens)
+        return +(mpmath.ncdf(d / (2 * s) - e * s / d) - mpmath.exp(e) * mpmath.ncdf(-d / (2 * s) - e * s / d))
+
+
+def _in(value: mpmath.mpf, pair, slack=Fraction(0)) -> bool:
+    lo, hi = pair
+    with mpmath.workprec(400):
+        return _mp(lo - slack) <= value <= _mp(hi + slack)
+
+
+# --- anchors.md §6 ---------------------------------------------------------------
+
+
+def test_classic_sigma_vector():
+    r = classic_sigma("0.5", "1e-5", sensitivity=1)
+    assert r.exact == 2 * sympy.sqrt(2) * sympy.sqrt(sympy.log(125000))
+    assert repr(r.safe_float).startswith("9.68961052521078")
+    assert r.safe_float == 9.68961052521078
+    with mpmath.workdps(40):
+        exact = 2 * mpmath.sqrt(2 * mpmath.log(125000))
+        assert mpmath.mpf(r.safe_float) >= exact > mpmath.mpf(math.nextafter(r.safe_float, 0))
+
+
+def test_analytic_sigma_vector():
+    r = analytic_sigma("0.5", "1e-5", sensitivity=1)
+    assert r.safe_float == 7.031826675582492
+    assert r.extra["smallest"] is True
+    lo, hi = r.exact
+    assert lo <= Fraction("7.03182667558249144272") and Fraction("7.03182667558249144271") <= hi
+    assert hi - lo < Fraction(1, 10**25)
+    assert r.approx_text(21) == "[7.03182667558249144271, 7.03182667558249144272]"
+
+
+def test_classic_sigma_achieves_tiny_delta():
+    sigma = classic_sigma("0.5", "1e-5").safe_float
+    r = delta_of_sigma(sigma, "0.5")
+    assert f"{float(r.exact[0]):.6g}" == "1.60785e-08"
+    assert r.safe_float == 1.607853993087425e-08
+
+
+def test_rounding_hazard_sigma_shown_rounded_down():
+    # sigma* shown to 15 digits, rounded down: delta = 1.0000000000000003e-5 > 1e-5
+    assert check_sigma("7.03182667558249", "0.5", "1e-5") is False
+    r = delta_of_sigma("7.03182667558249", "0.5")
+    assert r.exact[0] > Fraction("1e-5")
+    assert r.approx_text(20) == "[0.000010000000000000030841, 0.000010000000000000030842]"
+    # ... whereas rounding the display up is safe
+    shown = decimal_at_least(analytic_sigma("0.5", "1e-5").exact[1], 15)
+    assert shown == Decimal("7.03182667558250")
+    assert check_sigma(str(shown), "0.5", "1e-5") is True
+
+
+def test_rounding_hazard_float_of_sigma_star_is_fine():
+    assert check_sigma(7.031826675582492, "0.5", "1e-5") is True
+    r = delta_of_sigma(7.031826675582492, "0.5")
+    assert r.approx_text(18) == "[0.00000999999999999999110, 0.00000999999999999999111]"
+    assert r.exact[1] < Fraction("1e-5")
+    # the float just below is not private enough: the analytic result is the smallest float
+    assert check_sigma(math.nextafter(7.031826675582492, 0), "0.5", "1e-5") is False
+
+
+# --- properties against mpmath -----------------------------------------------------
+
+
+def _random_case(rng: random.Random) -> tuple[Fraction, Fraction, Fraction]:
+    eps = Fraction(rng.randrange(1, 10**6), 10 ** rng.randrange(3, 8))  # 1e-7 .. 1000
+    delta = Fraction(rng.randrange(1, 10), 10 ** rng.randrange(2, 40))
+    sens = Fraction(rng.randrange(1, 1000), rng.randrange(1, 100))
+    return eps, delta, sens
+
+
+def test_analytic_sigma_is_smallest_certified_float_against_mpmath():
+    rng = random.Random(2018)
+    for _ in range(5):
+        eps, delta, sens = _random_case(rng)
+        if eps > 50:
+            eps = eps / 100
+        r = analytic_sigma(eps, delta, sens)
+        f = r.safe_float
+        with mpmath.workprec(400):
+            target = _mp(delta)
+            # mpmath at 400 bits agrees: f is private enough, the float below is not
+            assert _delta_reference(Fraction(f), eps, sens) <= target, (eps, delta, sens)
+            if r.extra["smallest"]:
+                assert _delta_reference(Fraction(math.nextafter(f, 0)), eps, sens) > target
+            # and the enclosure of sigma* brackets the root
+            lo, hi = r.exact
+            assert _delta_reference(lo, eps, sens) >= target >= _delta_reference(hi, eps, sens)
+        assert lo <= Fraction(f) and hi - lo < lo / 2**80
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.floats(min_value=1e-3, max_value=1e3),
+    st.builds(Fraction, st.integers(1, 10**4), st.integers(1, 10**3)),
+    st.builds(Fraction, st.integers(1, 100), st.integers(1, 100)),
+)
+def test_delta_of_sigma_encloses_reference_and_rounds_up(sigma, eps, sens):
+    r = delta_of_sigma(sigma, eps, sens)
+    ref = _delta_reference(Fraction(sigma), eps, sens)
+    assert _in(ref, r.exact)
+    with mpmath.workprec(400):
+        assert mpmath.mpf(r.safe_float) >= ref
+
+
+def test_classic_sigma_rounds_up_against_mpmath():
+    rng = random.Random(14)
+    for _ in range(150):
+        eps = Fraction(rng.randrange(1, 10**6), 10**6)  # (0, 1)
+        delta = Fraction(rng.randrange(1, 100), 10 ** rng.randrange(2, 300))
+        sens = Fraction(rng.randrange(1, 10**4), rng.randrange(1, 10**3))
+        r = classic_sigma(eps, delta, sens)
+        with mpmath.workprec(300):
+            ref = _mp(sens) * mpmath.sqrt(2 * mpmath.log(mpmath.mpf(5) / 4 / _mp(delta))) / _mp(eps)
+            assert mpmath.mpf(r.safe_float) >= ref > mpmath.mpf(math.nextafter(r.safe_float, 0))
+
+
+def test_classic_is_never_below_analytic():
+    for eps, delta in [("0.5", "1e-5"), ("0.9", "1e-3"), ("0.01", "1e-12")]:
+        assert classic_sigma(eps, delta).safe_float > analytic_sigma(eps, delta).safe_float
+
+
+def test_result_dict():
+    d = analytic_sigma("0.5", "1e-5").to_dict()
+    assert d["safe_float"] == "7.031826675582492" and d["quantity"] == "sigma"
+    lo, hi = (Fraction(t) for t in d["exact"])
+    assert lo < hi and d["extra"] == {"smallest": True}
+    assert d["inputs"] == {"epsilon": "1/2", "delta": "1/100000", "sensitivity": "1"}
+
+
+@pytest.mark.parametrize(
+    "fn, args, error, text",
+    [
+        (classic_sigma, ("1", "1e-5"), InvalidArgument, "epsilon='1' is >= 1.*analytic_sigma"),
+        (classic_sigma, ("2.5", "1e-5"), InvalidArgument, "use analytic_sigma"),
+        (classic_sigma, ("0.5", "1"), InvalidArgument, "delta='1' is not strictly between 0 and 1"),
+        (classic_sigma, ("0.5", "0"), InvalidArgument, "delta='0'"),
+        (classic_sigma, ("0.5", 1e-5), InexactInput, "delta=1e-05 is a float"),
+        (analytic_sigma, ("0", "1e-5"), InvalidArgument, "epsilon='0' is not positive"),
+        (analytic_sigma, ("0.5", "1e-5", "-1"), InvalidArgument, "sensitivity='-1' is not positive"),
+        (delta_of_sigma, ("0", "0.5"), InvalidArgument, "sigma='0' is not positive"),
+        (delta_of_sigma, (-1.0, "0.5"), InvalidArgument, "sigma=-1.0 is not positive"),
+        (check_sigma, (1.0, "0.5", "2"), InvalidArgument, "delta='2'"),
+        (check_sigma, (1.0, 0.5, "1e-5"), InexactInput, "epsilon=0.5 is a float"),
+    ],
+)
+def test_invalid_arguments(fn, args, error, text):
+    with pytest.raises(error, match=text):
+        fn(*args)
