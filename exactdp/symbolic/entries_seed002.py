@@ -36,7 +36,7 @@ from exactdp.symbolic.constructors import (
     make_change_to_symmetric, make_clamp, make_count, make_histogram, make_laplace, make_mean,
     make_quantile_score, make_sum, make_symmetric_to_change, make_variance, make_vector_sum,
 )
-from exactdp.symbolic.maps import EXTRA_MEANINGS, min_size, scale
+from exactdp.symbolic.symbols import MEANINGS as _MEANINGS, min_size, scale
 from exactdp.symbolic.symbols import MEANINGS, C, L, N, U, alpha, d_in, k
 
 __all__ = ["entries", "meanings", "engine_truth", "additive_vector", "count_vector",
@@ -368,7 +368,7 @@ def _histograms() -> list[Entry]:
               f"histogram: '(d_in, d_out)-private, where d_out <= d_in/b')",
               "histogram, then Laplace noise of scale b per bin: exact epsilon", ADD_REMOVE,
               d_in / scale, (make_histogram(k=1) >> make_laplace(metric="L1Distance")).map(),
-              {**meanings("d_in"), "scale": EXTRA_MEANINGS["scale"]},
+              {**meanings("d_in"), "scale": _MEANINGS["scale"]},
               _grid(scale=(1, 2, Fraction(1, 2)), d_in=D_INS), engine_truth(_laplace_histogram),
               (hist, f"{CONSTRUCTORS}.make_laplace"),
               note="The exact epsilon of independent Laplace noise is the L1 sensitivity of the "
@@ -591,7 +591,7 @@ def _exercises() -> list[Entry]:
               f"{TABLE} ('a lower bound on the dataset size')",
               "mean of records clamped to [L, U], at least min_size records", ADD_REMOVE, None,
               (make_clamp() >> make_mean(min_size=min_size)).map(),
-              {**meanings("d_in", "L", "U"), "min_size": EXTRA_MEANINGS["min_size"]},
+              {**meanings("d_in", "L", "U"), "min_size": _MEANINGS["min_size"]},
               _bounds_grid(((2, 5), (-2, 3)), min_size=(1, 2, 3), d_in=D_INS),
               engine_truth(lambda p: (clipped(mean, p["L"], p["U"]),
                                       Multisets(ExactSet([p["L"] - 1, p["L"], p["U"], p["U"] + 1]),

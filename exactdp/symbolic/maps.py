@@ -43,9 +43,8 @@ from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN, min_size, scale, sigma
 
 __all__ = [
-    "SpaceMismatch", "Domain", "Transformation", "Measurement", "DATASET_METRICS",
-    "OUTPUT_METRICS", "MEASURES", "EXTRA_SYMBOLS", "EXTRA_MEANINGS", "scale", "sigma",
-    "min_size", "parameter_symbol", "meanings", "validate_params", "chain",
+    "Domain", "Transformation", "Measurement", "DATASET_METRICS", "OUTPUT_METRICS", "MEASURES",
+    "parameter_symbol", "meanings", "validate_params", "chain",
 ]
 
 
@@ -58,9 +57,6 @@ OUTPUT_METRICS = ("AbsoluteDistance", "L1Distance", "L2Distance", "LInfDistance"
 MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence")
 """Privacy measures: epsilon of pure DP, rho of zero-concentrated DP."""
 
-# Kept for older imports: the canonical table now holds these symbols.
-EXTRA_SYMBOLS = {n: SYMBOLS[n] for n in ("scale", "sigma", "min_size")}
-EXTRA_MEANINGS = {n: MEANINGS[n] for n in EXTRA_SYMBOLS}
 _ALL_SYMBOLS = SYMBOLS
 _ALL_MEANINGS = MEANINGS
 

@@ -12,7 +12,9 @@ from exactdp.symbolic.constructors import (
     make_clamp, make_count, make_gaussian, make_histogram, make_laplace, make_mean, make_sum,
     make_symmetric_to_change,
 )
-from exactdp.symbolic.maps import Domain, Measurement, SpaceMismatch, Transformation, sigma
+from exactdp.errors import SpaceMismatch
+from exactdp.symbolic.maps import Domain, Measurement, Transformation
+from exactdp.symbolic.symbols import sigma
 from exactdp.symbolic.symbols import L, N, U, d_in, k
 
 
