@@ -42,7 +42,10 @@ def _parse_bounds(text: str) -> tuple:
     parts = text.split(",")
     if len(parts) != 2:
         raise InvalidArgument(f"--bounds={text!r} is not 'L,U'; write e.g. --bounds 0,1")
-    return to_exact(parts[0].strip(), "--bounds L"), to_exact(parts[1].strip(), "--bounds U")
+    lo, hi = to_exact(parts[0].strip(), "--bounds L"), to_exact(parts[1].strip(), "--bounds U")
+    if hi < lo:
+        raise InvalidArgument(f"Cannot have U={hi!r} < L={lo!r}; write --bounds L,U with L <= U")
+    return lo, hi
 
 
 def _sound_bound(args, bounds):

@@ -285,7 +285,7 @@ def reorder(ctx: Context) -> Iterator[Candidate]:
         if N >= ctx.max_n:
             break
         top = N * F
-        half = _spacing_below(g, 2 * top)  # spacing at [top, 2 top) is 2 * this; half-ulp
+        half = _spacing_below(g, 2 * top) // 2  # half the spacing on [top, 2 top)
         for w in (half, half - g.ulp(half - 1) if half > 1 else half):
             if not (ctx.lo <= w <= ctx.hi) or w <= 0:
                 continue

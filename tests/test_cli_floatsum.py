@@ -1,0 +1,123 @@
+"""``exactdp floatsum``: JSON keys, verdicts, exit status, text output, bad input."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from exactdp.cli import main
+from exactdp.numeric.floatsum_bounds import sensitivity_bound
+
+KEYS = {"model", "dtype", "bounds", "max_n", "bound", "claim", "verdict", "witness"}
+
+
+def _json(capsys, argv):
+    code = main(["floatsum", *argv, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_sequential_float32_naive_claim_is_violated(capsys):
+    code, d = _json(capsys, ["--model", "sequential", "--dtype", "float32", "--bounds", "0,1",
+                             "--max-n", "10000"])
+    assert code == 1
+    assert set(d) == KEYS
+    assert d["verdict"] == "violated" and d["claim"] == "1" and d["bounds"] == ["0", "1"]
+    assert Fraction(d["bound"]) == sensitivity_bound("sequential", "float32", (0, 1), 10000)
+    w = d["witness"]
+    assert set(w) == {"x", "x_prime", "fx", "fx_prime", "exact_difference"}
+    assert w["exact_difference"] == "2"
+    assert w["x_prime"][0] == ["0x1.0000000000000p+0", 4096]
+    # the witness is real: a float32 cumulative sum of each dataset
+    sums = []
+    for runs in (w["x"], w["x_prime"]):
+        a = np.repeat(np.array([float.fromhex(v) for v, _ in runs], dtype=np.float32),
+                      [c for _, c in runs])
+        sums.append(np.cumsum(a, dtype=np.float32)[-1])
+    assert [float(s).hex() for s in sums] == [w["fx"], w["fx_prime"]]
+    assert Fraction(float(sums[1])) - Fraction(float(sums[0])) == 2
+
+
+def test_pairwise_float64_with_negative_bound_glued(capsys):
+    code, d = _json(capsys, ["--model", "pairwise", "--dtype", "float64", "--bounds", "-3,5",
+                             "--max-n", "1000000", "--claim", "5"])
+    assert code == 1 and d["verdict"] == "violated" and d["bounds"] == ["-3", "5"]
+    w = d["witness"]
+    xs = [np.repeat(np.array([float.fromhex(v) for v, _ in runs]), [c for _, c in runs])
+          for runs in (w["x"], w["x_prime"])]
+    diff = abs(Fraction(float(np.sum(xs[1]))) - Fraction(float(np.sum(xs[0]))))
+    assert diff == Fraction(w["exact_difference"]) > 5
+
+
+def test_claim_at_the_sound_bound_holds(capsys):
+    bound = sensitivity_bound("kahan", "float32", (0, 1), 1000)
+    code, d = _json(capsys, ["--model", "kahan", "--dtype", "float32", "--bounds", "0,1",
+                             "--max-n", "1000", "--claim", str(bound), "--budget", "100"])
+    assert code == 0 and d["verdict"] == "holds" and d["witness"] is None
+    assert Fraction(d["bound"]) == bound == Fraction(d["claim"])
+
+
+def test_claim_below_the_bound_not_found_is_not_holds(capsys):
+    code, d = _json(capsys, ["--model", "fsum", "--bounds", "0,1", "--max-n", "100",
+                             "--claim", "2", "--budget", "60", "--seed", "3"])
+    assert code == 0 and d["verdict"] == "holds"  # 2 >= 1 + 2**-46: proved by the bound
+    code, d = _json(capsys, ["--model", "fsum", "--bounds", "0,1", "--max-n", "100",
+                             "--claim", "281474976710657/281474976710656", "--budget", "60"])
+    assert code == 0 and d["verdict"] == "not-found" and d["witness"] is None
+
+
+def test_substitute_neighbours(capsys):
+    code, d = _json(capsys, ["--model", "sequential", "--dtype", "float32", "--bounds", "-1,0",
+                             "--max-n", "10000", "--neighbors", "substitute"])
+    assert code == 1 and d["witness"]["exact_difference"] == "2"
+    assert sum(c for _, c in d["witness"]["x"]) == sum(c for _, c in d["witness"]["x_prime"])
+
+
+def test_no_bound_of_the_proved_form(capsys):
+    code, d = _json(capsys, ["--model", "sequential", "--dtype", "float32", "--bounds", "0,1",
+                             "--max-n", "20000000", "--budget", "200"])
+    assert d["bound"] is None and d["verdict"] == "violated" and code == 1
+    code = main(["floatsum", "--model", "sequential", "--dtype", "float32", "--bounds", "0,1",
+                 "--max-n", "20000000", "--budget", "200"])
+    out = capsys.readouterr().out
+    assert "sound bound: none of the proved form" in out
+
+
+def test_human_readable(capsys):
+    code = main(["floatsum", "--model", "sequential", "--dtype", "float32", "--bounds", "0,1",
+                 "--max-n", "10000"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "VIOLATED" in out and "claim: 1" in out and "sound bound: " in out
+    assert "|f(x') - f(x)| = 2" in out and "scope: model sequential, float32" in out
+    code = main(["floatsum", "--model", "fsum", "--bounds", "0,1", "--max-n", "100",
+                 "--claim", "281474976710657/281474976710656", "--budget", "40"])
+    out = capsys.readouterr().out
+    assert code == 0 and "NOT a proof" in out and "budget=40" in out
+
+
+BAD = [
+    (["--model", "cumsum", "--bounds", "0,1", "--max-n", "10"], "--model='cumsum'"),
+    (["--model", "sequential", "--bounds", "0", "--max-n", "10"], "--bounds='0'"),
+    (["--model", "sequential", "--bounds", "0,0.1", "--max-n", "10"], "not a value of float64"),
+    (["--model", "sequential", "--bounds", "1,0", "--max-n", "10"], "U=Fraction(0, 1) < L"),
+    (["--model", "sequential", "--bounds", "0,1", "--max-n", "0"], "--max-n=0"),
+    (["--model", "sequential", "--bounds", "0,1", "--max-n", "10", "--dtype", "float128"],
+     "fmt='float128'"),
+    (["--model", "sequential", "--bounds", "0,1", "--max-n", "10", "--neighbors", "swap"],
+     "--neighbors='swap'"),
+    (["--model", "sequential", "--bounds", "0,1", "--max-n", "10", "--claim", "abc"],
+     "--claim='abc'"),
+    (["--model", "sequential", "--bounds", "0,1", "--max-n", "10", "--budget", "0"], "--budget=0"),
+]
+
+
+@pytest.mark.parametrize("argv,text", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_exits_2_with_one_line(capsys, argv, text):
+    assert main(["floatsum", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("exactdp: error: ") and err.count("\n") == 1
+    assert text in err
