@@ -58,7 +58,8 @@ def classic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     if eps >= 1:
         raise InvalidArgument(
             f"epsilon={epsilon!r} is >= 1, where the classic Gaussian bound is not valid; "
-            f"use analytic_sigma (the analytic Gaussian of Balle & Wang 2018), valid for every epsilon"
+            f"use analytic_sigma (the analytic Gaussian of Balle & Wang 2018; on the command line "
+            f"'exactdp calibrate gaussian-analytic'), valid for every epsilon"
         )
     dlt = probability(delta, "delta")
     sens = positive(sensitivity, "sensitivity")

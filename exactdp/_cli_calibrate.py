@@ -1,0 +1,150 @@
+"""``exactdp calibrate``: noise parameters that are exact, with the float that is safe to use.
+
+    exactdp calibrate laplace --epsilon 0.1 --sensitivity 3
+    exactdp calibrate gaussian --epsilon 0.5 --delta 1e-5
+    exactdp calibrate gaussian-analytic --epsilon 0.5 --delta 1e-5 --json
+    exactdp calibrate zcdp-to-approx --rho 0.5 --delta 1e-6 [--method cks|bun-steinke]
+
+Numbers are exact (``0.1`` is one tenth). ``laplace`` gives the scale ``b = Δ/ε``;
+``gaussian`` the classic σ (ε < 1 only); ``gaussian-analytic`` the smallest float σ
+whose δ is certified ≤ the target (Balle & Wang 2018); ``zcdp-to-approx`` the ε of
+ρ-zCDP at δ. Every float printed is rounded toward the safe side (never below the exact
+value). The JSON object has ``mechanism``, ``scale`` (``epsilon`` for zcdp-to-approx:
+the safe float as its ``repr``), ``exact`` (an exact string, or ``[lo, hi]`` for an
+enclosure), the inputs as given and, where they apply, ``method``, ``alpha`` and
+``smallest``.
+
+Exit status: 0 done; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms._calibration import Calibration
+
+__all__ = ["register"]
+
+MECHANISMS = ("laplace", "gaussian", "gaussian-analytic", "zcdp-to-approx")
+
+_USES = {
+    "laplace": {"epsilon", "sensitivity"},
+    "gaussian": {"epsilon", "delta", "sensitivity"},
+    "gaussian-analytic": {"epsilon", "delta", "sensitivity"},
+    "zcdp-to-approx": {"rho", "delta", "method"},
+}
+_NEEDS = {
+    "laplace": ("epsilon",),
+    "gaussian": ("epsilon", "delta"),
+    "gaussian-analytic": ("epsilon", "delta"),
+    "zcdp-to-approx": ("rho", "delta"),
+}
+
+
+def register(subparsers) -> None:
+    """Add the ``calibrate`` sub-command to the ``exactdp`` parser."""
+    p = subparsers.add_parser(
+        "calibrate",
+        help="exact noise scale / sigma / epsilon, with the safe float",
+        description="Calibrate a mechanism exactly; every float shown is rounded toward the safe side.",
+    )
+    p.add_argument("mechanism", choices=MECHANISMS)
+    p.add_argument("--epsilon", help="privacy parameter epsilon (exact, e.g. 0.5 or 1/2)")
+    p.add_argument("--delta", help="privacy parameter delta (exact, e.g. 1e-5)")
+    p.add_argument("--sensitivity", help="L1 (laplace) or L2 (gaussian) sensitivity; default 1")
+    p.add_argument("--rho", help="zCDP parameter rho (zcdp-to-approx)")
+    p.add_argument("--method", choices=("cks", "bun-steinke"),
+                   help="zcdp-to-approx conversion: cks (Canonne-Kamath-Steinke 2020, default) or bun-steinke")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_run)
+
+
+def _check_options(args) -> None:
+    uses = _USES[args.mechanism]
+    for option in ("epsilon", "delta", "sensitivity", "rho", "method"):
+        if getattr(args, option) is not None and option not in uses:
+            raise InvalidArgument(
+                f"--{option}={getattr(args, option)!r} does not apply to {args.mechanism}; "
+                f"it takes {', '.join('--' + o for o in sorted(uses))}"
+            )
+    for option in _NEEDS[args.mechanism]:
+        if getattr(args, option) is None:
+            raise InvalidArgument(
+                f"{args.mechanism} needs --{option}; e.g. exactdp calibrate {args.mechanism} "
+                + " ".join(f"--{o} {_EXAMPLE[o]}" for o in _NEEDS[args.mechanism])
+            )
+
+
+_EXAMPLE = {"epsilon": "0.5", "delta": "1e-5", "rho": "0.5"}
+
+
+def _calibrate(args) -> Calibration:
+    from exactdp.mechanisms import gaussian, laplace, zcdp
+
+    sens = args.sensitivity if args.sensitivity is not None else 1
+    if args.mechanism == "laplace":
+        return laplace.laplace_scale(args.epsilon, sens)
+    if args.mechanism == "gaussian":
+        return gaussian.classic_sigma(args.epsilon, args.delta, sens)
+    if args.mechanism == "gaussian-analytic":
+        return gaussian.analytic_sigma(args.epsilon, args.delta, sens)
+    return zcdp.epsilon_of_rho(args.rho, args.delta, method=args.method or "cks")
+
+
+def _payload(args, result: Calibration) -> dict:
+    key = "epsilon" if args.mechanism == "zcdp-to-approx" else "scale"
+    out = {"mechanism": args.mechanism, key: repr(result.safe_float), "exact": result.exact_text()}
+    for option in ("epsilon", "delta", "sensitivity", "rho"):
+        if option in _USES[args.mechanism] and option != key:
+            value = getattr(args, option)
+            out[option] = value if value is not None else "1"  # only sensitivity defaults
+    if args.mechanism == "zcdp-to-approx":
+        out["method"] = result.extra["method"]
+        if "alpha" in result.extra:
+            out["alpha"] = result.to_dict()["extra"]["alpha"]
+    if args.mechanism == "gaussian-analytic":
+        out["smallest"] = result.extra["smallest"]
+    return out
+
+
+_TITLE = {
+    "laplace": "Laplace scale b = sensitivity/epsilon",
+    "gaussian": "classic Gaussian sigma = sensitivity*sqrt(2 ln(1.25/delta))/epsilon",
+    "gaussian-analytic": "analytic Gaussian sigma (Balle & Wang 2018)",
+    "zcdp-to-approx": "epsilon of rho-zCDP at delta",
+}
+
+
+def _text(args, result: Calibration, payload: dict) -> str:
+    given = ", ".join(f"{k}={payload[k]}" for k in ("epsilon", "delta", "sensitivity", "rho")
+                      if k in payload and not (k == "epsilon" and args.mechanism == "zcdp-to-approx"))
+    key = "epsilon" if args.mechanism == "zcdp-to-approx" else "scale"
+    lines = [f"{args.mechanism}: {_TITLE[args.mechanism]} ({given})"]
+    exact = result.exact_text()
+    if isinstance(exact, list):
+        lines.append(f"  exact      in {result.approx_text(21)} (enclosure)")
+    else:
+        lines.append(f"  exact      {exact}" + ("" if "/" not in exact and exact.isdigit() else
+                                                   f" = {result.approx_text(21)}"))
+    note = "smallest float >= the exact value"
+    if args.mechanism == "gaussian-analytic":
+        note = (f"smallest float whose delta is certified <= {args.delta}" if result.extra["smallest"]
+                else f"a float whose delta is certified <= {args.delta} (at most one float above the smallest)")
+    elif args.mechanism == "zcdp-to-approx" and "alpha" in result.extra:
+        note = f"CKS bound at alpha={float(result.extra['alpha'])!r}, rounded up"
+    elif args.mechanism == "zcdp-to-approx":
+        note = "Bun-Steinke bound, rounded up"
+    lines.append(f"  safe float {payload[key]}  ({note})")
+    return "\n".join(lines)
+
+
+def _run(args) -> int:
+    _check_options(args)
+    result = _calibrate(args)
+    payload = _payload(args, result)
+    if args.json:
+        print(json.dumps(payload))
+    else:
+        print(_text(args, result, payload))
+    return 0
