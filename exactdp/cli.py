@@ -276,6 +276,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ExactDPError as e:
         print(f"exactdp: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # pragma: no cover - output piped into e.g. `head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:  # pragma: no cover
         print("exactdp: interrupted", file=sys.stderr)
         return 130
