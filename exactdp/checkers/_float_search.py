@@ -85,6 +85,7 @@ class Context:
     progress: Callable[[int, int], None] | None = None
     evaluations: int = 0
     skipped: int = 0
+    invalid: int = 0
     best: tuple[int, Candidate, int, int] | None = None  # (diff, cand, fx, fx')
 
     def valid(self, cand: Candidate) -> bool:
@@ -101,6 +102,9 @@ class Context:
         if self.evaluations >= self.budget:
             raise _BudgetSpent
         if not self.valid(cand):
+            self.invalid += 1
+            if self.invalid > 20 * self.budget:  # e.g. max_n leaves no room: stop anyway
+                raise _BudgetSpent
             return None
         self.evaluations += 1
         if self.progress is not None:
@@ -331,6 +335,25 @@ def _neighbour_value(ctx: Context, v: int, rng: random.Random, pal: list[int]) -
     return g.round(v + rng.choice(pal) // 4)
 
 
+def _relative_to_partial_sum(ctx: Context, prefix, rng: random.Random) -> int | None:
+    """A value tuned to the spacing ``u`` at the partial sum before a run: just above
+    ``u/2`` (rounded up to ``u``), ``u/2`` (a tie), ``1.25 u`` or ``1.5 u``."""
+    g = ctx.grid
+    try:
+        total = 0
+        ctr = Counter(STEP_LIMIT)
+        for v, c in prefix:
+            total = seq_run(g, total, v, c, ctr)
+    except (OverflowError, StepLimit):
+        return None
+    u = g.ulp(total)
+    if u < 8:
+        return None
+    v = rng.choice((u // 2 + u // 8, u // 2, u + u // 4, u + u // 2, u // 2 + g.ulp(u // 2)))
+    v = v if total >= 0 else -v
+    return v if ctx.lo <= v <= ctx.hi and g.round(v) == v else None
+
+
 def _neighbour_count(c: int, rng: random.Random, max_n: int) -> int:
     r = rng.random()
     if r < 0.25:
@@ -349,7 +372,10 @@ def mutate(ctx: Context, s: Slotted, rng: random.Random, pal: list[int]) -> Slot
     slot_b = [list(r) for r in s.slot_b]
     for _ in range(rng.choice((1, 1, 2, 3))):
         r = rng.random()
-        if base and r < 0.3:
+        if base and r < 0.1:
+            i = rng.randrange(len(base))
+            base[i][0] = _relative_to_partial_sum(ctx, base[:i], rng) or base[i][0]
+        elif base and r < 0.3:
             i = rng.randrange(len(base))
             base[i][0] = _neighbour_value(ctx, base[i][0], rng, pal)
         elif base and r < 0.55:
@@ -381,7 +407,8 @@ def mutate(ctx: Context, s: Slotted, rng: random.Random, pal: list[int]) -> Slot
 
 def random_start(ctx: Context, rng: random.Random, pal: list[int]) -> Slotted:
     pos_vals = [v for v in pal if v > 0] or pal
-    base = tuple((rng.choice(pal), _neighbour_count(1, rng, ctx.max_n // 2))
+    room = max(1, (ctx.max_n - ctx.d_in) // 4)
+    base = tuple((rng.choice(pal), min(room, _neighbour_count(1, rng, ctx.max_n // 2)))
                  for _ in range(rng.randint(1, 4)))
     k = rng.randint(1, ctx.d_in)
     top = rng.choice(pos_vals[-4:])

@@ -355,3 +355,10 @@ def test_bad_arguments(override, error, text):
     with pytest.raises(error, match=None) as info:
         search_float_witness(**kwargs)
     assert text in str(info.value)
+
+
+def test_no_room_for_a_base_sequence_still_terminates():
+    r = search_float_witness("sequential", "float32", (0, 1), 1, 1, budget=10)
+    assert r.verdict is FloatVerdict.NOT_FOUND
+    r = search_float_witness("sequential", "float32", (0, 0), 50, 0, budget=10)
+    assert r.verdict is FloatVerdict.NOT_FOUND and r.largest.exact_difference == 0
