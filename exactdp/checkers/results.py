@@ -38,6 +38,15 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def _short(value: Any, keep: int = 8) -> str:
+    """``format_value`` for display: a long vector shows its ends and its length."""
+    if isinstance(value, tuple) and len(value) > keep:
+        head = ", ".join(format_value(v) for v in value[:3])
+        tail = ", ".join(format_value(v) for v in value[-2:])
+        return f"({head}, ..., {tail}; {len(value)} values)"
+    return format_value(value)
+
+
 def _latex(value: Any) -> str:
     import sympy
 
@@ -67,7 +76,7 @@ class Witness:
 
     def __str__(self) -> str:
         xs, ys = format_dataset(self.x), format_dataset(self.x_prime)
-        return f"x={xs}, x'={ys}: f(x)={format_value(self.fx)}, f(x')={format_value(self.fx_prime)}"
+        return f"x={xs}, x'={ys}: f(x)={_short(self.fx)}, f(x')={_short(self.fx_prime)}"
 
 
 @dataclass(frozen=True)
