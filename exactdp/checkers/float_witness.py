@@ -9,7 +9,12 @@ is added or removed) between neighbouring datasets, because every addition is ro
 program in that format stores) and their difference as a :class:`~fractions.Fraction`.
 
 Datasets are kept as runs ``(value, count)`` in data order, and runs of equal values are
-simulated in jumps, so witnesses with millions of records cost milliseconds.
+simulated in jumps, so witnesses with millions of records cost milliseconds. Limits: a
+pair whose evaluation needs more than ``_float_search.STEP_LIMIT`` single (un-jumped)
+additions, or overflows, is skipped and counted in ``skipped`` (Kahan summation of a long
+run whose compensation never repeats is the usual case); the randomized part only builds
+pairs that share the order of their common records (reordered pairs come from the
+reordering construction).
 
 >>> r = search_float_witness("sequential", "float32", bounds=(0, 1), max_n=10_000, claim=1)
 >>> r.verdict.value, r.witness.exact_difference

@@ -31,7 +31,7 @@ def _array(runs, dtype) -> np.ndarray:
     values = np.array([float.fromhex(v) if isinstance(v, str) else float(v) for v, _ in runs],
                       dtype=dtype)
     assert all(Fraction(float(a)) == (Fraction(float.fromhex(v)) if isinstance(v, str) else v)
-               for a, (v, _) in zip(values, runs)), "a value is not of the dtype"
+               for a, (v, _) in zip(values, runs, strict=True)), "a value is not of the dtype"
     return np.repeat(values, [c for _, c in runs])
 
 
