@@ -311,9 +311,8 @@ def exact_sum_sensitivity(bounds: tuple[object, object], max_n: int, *,
     return best
 
 
-def sensitivity_bound(model: str, fmt: FloatFormat | str = "float64",
-                      bounds: tuple[object, object] = (0, 1), max_n: int = 1, *,
-                      neighbors: str = "add-remove", d_in: int = 1,
+def sensitivity_bound(model: str, fmt: FloatFormat | str, bounds: tuple[object, object],
+                      max_n: int, *, neighbors: str = "add-remove", d_in: int = 1,
                       known_n: bool = False) -> Fraction:
     """A sound upper bound on ``|f^(x) - f^(x')|`` over neighbouring datasets of values of
     ``fmt`` in ``bounds`` summed by ``model``, both in any order.

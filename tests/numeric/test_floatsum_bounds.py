@@ -100,6 +100,18 @@ def test_csvw22_sequential_float_sum_moves_by_more_than_u_minus_l():
     assert float_sum(x_prime, "sequential", TOY) - float_sum(x[1:], "sequential", TOY) == 4
 
 
+def test_sequential_float_sum_in_0_1_moves_by_twice_u_minus_l():
+    """With 4 records in [0, 1], adding a 1 moves the 3-bit left fold by 2 = 2(U - L):
+    every addition of x' ties and rounds up, every addition of x ties and rounds down."""
+    x = [F(3, 4), F(7, 8), F(3, 4)]                 # 13/8 -> 3/2, 9/4 -> 2   (exact 19/8)
+    x_prime = [1, F(7, 8), F(3, 4), F(3, 4)]        # 15/8 -> 2, 11/4 -> 3, 15/4 -> 4 (exact 27/8)
+    assert float_sum(x, "sequential", TOY) == 2 and float_sum(x_prime, "sequential", TOY) == 4
+    (add_remove, _), (substitute, _) = _true_sensitivities(TOY, (0, 1), 4, "sequential")
+    assert add_remove == substitute == 2                           # exhaustive, every order
+    assert sensitivity_bound("sequential", TOY, (0, 1), 4) == F(109, 30)
+    assert sensitivity_bound("sequential", TOY, (0, 1), 4, neighbors="substitute") == F(23, 5)
+
+
 # -- random neighbours in float32 and float64 -------------------------------------------------
 
 CASES = [("float64", (-10, 10)), ("float64", (0, 1)), ("float64", (2, 10)),
