@@ -160,10 +160,11 @@ def check_sigma(sigma, epsilon, delta, sensitivity=1) -> bool:
     return decide(_delta_fn(s, eps, sens), "<=", dlt, max_prec=_MAX_PREC)
 
 
-def _certified(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fraction, max_prec: int) -> bool | None:
+def _certified(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fraction, max_prec: int,
+               start_prec: int = 64) -> bool | None:
     """True: δ(σ) ≤ δ certified; False: δ(σ) > δ certified; None: undecided."""
     try:
-        return decide(_delta_fn(sigma, eps, sens), "<=", dlt, max_prec=max_prec)
+        return decide(_delta_fn(sigma, eps, sens), "<=", dlt, start_prec=start_prec, max_prec=max_prec)
     except Undecided:
         return None
 
@@ -246,7 +247,8 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     # enclosure of σ*: a narrow bracket around the approximation, else the float bracket
     margin = approx / 2**90
     lo, hi = approx - margin, approx + margin
-    if _certified(lo, eps, sens, dlt, 424) is False and _certified(hi, eps, sens, dlt, 424) is True:
+    if (_certified(lo, eps, sens, dlt, 424, start_prec=212) is False
+            and _certified(hi, eps, sens, dlt, 424, start_prec=212) is True):
         exact = (lo, hi)
     elif smallest:
         exact = (Fraction(math.nextafter(f, 0.0)), Fraction(f))

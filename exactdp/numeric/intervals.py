@@ -437,9 +437,15 @@ def erfc(x):
     a, b = _lo(x), _hi(x)
     if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
         return iv.mpf([0, 2])
-    hi = _erfc_point(a)
-    lo = hi if a == b else _erfc_point(b)
-    return iv.mpf([max(_lo(lo), 0), min(_hi(hi), 2)])
+    at_a = _erfc_point(a)
+    if a == b:
+        return iv.mpf([max(_lo(at_a), 0), min(_hi(at_a), 2)])
+    # erfc(b) >= erfc(a) - (b - a)·max|erfc'| on [a, b], with |erfc'(t)| = (2/√π) e^(-t²):
+    # one series evaluation instead of two, and as tight when b - a is a few ulps
+    nearest = 0 if a <= 0 <= b else min(abs(a), abs(b))
+    slope = 2 / iv.sqrt(iv.pi) * iv.exp(-iv.mpf(nearest) ** 2)
+    drop = _hi(slope * (x - iv.mpf(a)))
+    return iv.mpf([max(_lo(at_a - iv.mpf(drop)), 0), min(_hi(at_a), 2)])
 
 
 def erf(x):

@@ -50,10 +50,10 @@ def test_rho_exact():
     assert rho_of_epsilon(3).safe_float == 4.5
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(st.floats(min_value=1e-100, max_value=1e100),
                           st.builds(Fraction, st.integers(1, 10**9), st.integers(1, 10**6))),
-                min_size=10, max_size=10))
+                min_size=20, max_size=20))
 def test_rho_of_sigma_rounds_up(cases):  # 1,000 (sigma, sensitivity) pairs
     for sigma, sens in cases:
         r = rho_of_sigma(sigma, sens)
