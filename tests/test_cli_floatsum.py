@@ -121,3 +121,17 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, text):
     err = capsys.readouterr().err
     assert err.startswith("exactdp: error: ") and err.count("\n") == 1
     assert text in err
+
+
+def test_progress_line_on_a_terminal(capsys):
+    from exactdp._cli_floatsum import _SearchProgress
+
+    p = _SearchProgress("floatsum kahan float64", 2000, enabled=True, interval=0)
+    p(150, 2000)
+    p.close()
+    err = capsys.readouterr().err
+    assert "exactdp: floatsum kahan float64: 150 of 2,000 evaluations" in err
+    quiet = _SearchProgress("x", 10, enabled=False)
+    quiet(1, 10)
+    quiet.close()
+    assert capsys.readouterr().err == ""
