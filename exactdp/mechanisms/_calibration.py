@@ -74,9 +74,11 @@ class Calibration:
 
     def approx_text(self, digits: int = 20) -> str:
         """The exact value shown to ``digits`` significant digits, each end rounded outward."""
-        if _is_enclosure(self.exact):
+        if _is_enclosure(self.exact) and self.exact[0] != self.exact[1]:
             lo, hi = self.exact
             return f"[{decimal_at_most(lo, digits)}, {decimal_at_least(hi, digits)}]"
+        if _is_enclosure(self.exact):
+            return Calibration(self.mechanism, self.quantity, self.inputs, self.exact[0], 0.0).approx_text(digits)
         if isinstance(self.exact, Fraction):
             lo = decimal_at_most(self.exact, digits)
             hi = decimal_at_least(self.exact, digits)
@@ -127,6 +129,8 @@ class Calibration:
             if isinstance(v, Fraction) else f"{_SYMBOLS.get(k, k)} = {v}"
             for k, v in self.inputs.items()
         )
+        if "alpha" in self.extra:
+            inputs += rf",\ \alpha = {float(self.extra['alpha'])!r}"
         return (
             rf"$\text{{{self.mechanism}}}:\ {symbol} {value};\ "
             rf"\text{{safe float}}\ {self.safe_float!r} {side} {symbol}\quad ({inputs})$"

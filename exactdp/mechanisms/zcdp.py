@@ -12,8 +12,8 @@
     ``ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1−1/α) − ln α)/(α−1)``. A good α is found in
     floats (any α is valid, so that search needs no care); the bound **at that α** is
     then enclosed with intervals and rounded up. ``extra["alpha"]`` is that α (exact);
-    ``exact`` encloses ε(α) at that α, which is within float noise of, but not
-    claimed to be, the infimum over α.
+    ``exact`` encloses ``max(0, ε(α))`` at that α, which is within float noise of, but
+    not claimed to be, the infimum over α.
 
 All safe floats are rounded up (never below the exact value).
 
@@ -147,6 +147,9 @@ def _cks_result(r: Fraction, dlt: Fraction, a: Fraction) -> Calibration:
     fn = _cks_fn(r, dlt, a)
     safe = float_at_least_of(fn)
     lo, hi = interval_to_fractions(enclose(fn, prec=128))
+    # For large δ the bound can be negative; (ε, δ)-DP with ε < 0 implies (0, δ)-DP, and a
+    # negative ε means nothing to a user: report max(0, bound), as Steinke's cdp_eps does.
+    lo, hi, safe = max(lo, Fraction(0)), max(hi, Fraction(0)), max(safe, 0.0)
     return Calibration(
         mechanism="zcdp-to-approx",
         quantity="epsilon",

@@ -79,6 +79,13 @@ def test_cks_against_mpmath_and_below_bun_steinke():
             assert cks_epsilon_at(rho, delta, other).safe_float >= r.safe_float
 
 
+def test_cks_large_delta_is_clamped_at_zero():
+    # the raw bound at delta = 0.9 is about -1.75: reported as 0 (as Steinke's cdp_eps does)
+    r = epsilon_of_rho("0.5", "0.9")
+    assert r.safe_float == 0.0 and r.exact == (Fraction(0), Fraction(0))
+    assert epsilon_of_rho("0.5", "0.9", method="bun-steinke").safe_float > 0
+
+
 def test_bun_steinke_rounds_up_against_mpmath():
     rng = random.Random(2016)
     for _ in range(100):
