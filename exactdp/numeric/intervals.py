@@ -334,7 +334,7 @@ def _log1p_point(t):
         # |remaining alternating tail| <= sum_{j>=k} |t|^j / k = |t|^k / (k (1 - |t|))
         tail = _hi(abs(power) / k / (1 - abs(t_iv)))
         if tail < eps * abs(t):
-            return total + iv.mpf([-tail, tail])
+            return total + iv.mpf([_neg(tail), tail])
 
 
 # --- erf, erfc, Φ ---------------------------------------------------------------
@@ -442,7 +442,7 @@ def erfc(x):
         return iv.mpf([max(_lo(at_a), 0), min(_hi(at_a), 2)])
     # erfc(b) >= erfc(a) - (b - a)·max|erfc'| on [a, b], with |erfc'(t)| = (2/√π) e^(-t²):
     # one series evaluation instead of two, and as tight when b - a is a few ulps
-    nearest = 0 if a <= 0 <= b else min(abs(a), abs(b))
+    nearest = a if a > 0 else _neg(b) if b < 0 else 0  # exact: abs() would round to mp.prec
     slope = 2 / iv.sqrt(iv.pi) * iv.exp(-iv.mpf(nearest) ** 2)
     drop = _hi(slope * (x - iv.mpf(a)))
     return iv.mpf([max(_lo(at_a - iv.mpf(drop)), 0), min(_hi(at_a), 2)])
