@@ -112,6 +112,21 @@ def test_sequential_float_sum_in_0_1_moves_by_twice_u_minus_l():
     assert sensitivity_bound("sequential", TOY, (0, 1), 4, neighbors="substitute") == F(23, 5)
 
 
+def test_float32_left_fold_moves_by_two_when_one_record_1_is_added():
+    """A real float32 instance: 4095 or 4096 ones, then 4096 copies of 1.25 * 2**-12.
+    Below 4096 each small value is 1.25 ulp (rounds to 1 ulp), from 4096 on it is 0.625
+    ulp (rounds up to 1 ulp): the exact sums differ by 1, the float32 sums by 2."""
+    small = 1.25 * 2.0**-12
+    x = [1.0] * 4095 + [small] * 4096
+    x_prime = [1.0] * 4096 + [small] * 4096
+    assert float_sum(x, "sequential", "float32") == 4096
+    assert float_sum(x_prime, "sequential", "float32") == 4098
+    bound = sensitivity_bound("sequential", "float32", (0, 1), 8192)
+    assert 2 < bound < F(501, 100)                      # measured: 5.0019...
+    for model in ("pairwise", "kahan", "neumaier", "fsum"):
+        assert float_sum(x_prime, model, "float32") - float_sum(x, model, "float32") == 1
+
+
 # -- random neighbours in float32 and float64 -------------------------------------------------
 
 CASES = [("float64", (-10, 10)), ("float64", (0, 1)), ("float64", (2, 10)),
