@@ -28,7 +28,8 @@ Built on ``mpmath.iv`` (outward-rounded interval arithmetic). Public API (stable
 Enclosures of functions, each taking and returning ``iv`` intervals at the current
 ``iv`` precision and valid for every point of the argument interval:
 ``exp``, ``log``, ``log1p``, ``sqrt`` (mpmath's own, outward rounded), ``erf``,
-``erfc``, ``normal_cdf`` (Φ) and ``lgamma``.
+``erfc``, ``normal_cdf`` (Φ) and ``lgamma`` (Stirling's series with its rigorous
+remainder bound).
 
 mpmath 1.3's ``iv.erf``/``iv.erfc``/``iv.ncdf`` do not work (``NoConvergence`` or
 ``AttributeError``), so :func:`erfc` is built here from series and continued fractions
@@ -471,17 +472,63 @@ def normal_cdf(x):
 def lgamma(x):
     """Enclosure of ``log Γ`` over a positive interval ``x``.
 
-    Uses mpmath's ``iv.loggamma`` and widens it by 2**-(prec-8) relative (plus as much
-    absolute near the zeros at 1 and 2), a margin against the unverified last bits of
-    its Stirling-series evaluation.
+    At a point ``t``: shift to ``y = t + n >= max(10, prec/8)`` with
+    ``log Γ(t) = log Γ(y) - log(t (t+1) ... (t+n-1))``, then Stirling's series
+    ``(y - 1/2) log y - y + log(2π)/2 + Σ_{k=1}^{K} B_2k / (2k (2k-1) y^(2k-1))``, whose
+    remainder for real ``y > 0`` is at most the first omitted term in absolute value
+    (Whittaker & Watson §12.33); Bernoulli numbers are exact (``mpmath.bernfrac``).
+    Over an interval: log Γ decreases up to its minimum at 1.46163... and increases after,
+    so the endpoints bound it, with the minimum value (to 45 digits, rounded down) as
+    lower bound when it lies inside.
     """
     x = _as_interval(x)
-    if _lo(x) <= 0:
+    a, b = _lo(x), _hi(x)
+    if a <= 0:
         raise InvalidArgument(f"x={x!r} reaches 0 or below; lgamma is enclosed for positive arguments only")
-    y = iv.loggamma(x)
-    slack = mpmath.mpf(2) ** (-iv.prec + 8)
-    pad = _hi(iv.mpf(slack) * (abs(y) + 1))
-    return y + iv.mpf([_neg(pad), pad])
+    if not mpmath.isfinite(b):
+        raise InvalidArgument(f"x={x!r} is unbounded; lgamma is enclosed for bounded arguments only")
+    at_a = _lgamma_point(a)
+    if a == b:
+        return at_a
+    at_b = _lgamma_point(b)
+    lo = min(_lo(at_a), _lo(at_b))
+    if a < _LGAMMA_ARGMIN_HI and b > _LGAMMA_ARGMIN_LO:
+        lo = min(lo, _LGAMMA_MIN_LOWER)
+    return iv.mpf([lo, max(_hi(at_a), _hi(at_b))])
+
+
+# log Γ has its minimum -0.1214862905358496080... at 1.4616321449683623412...
+_LGAMMA_ARGMIN_LO = mpmath.mpf("1.4616")
+_LGAMMA_ARGMIN_HI = mpmath.mpf("1.4617")
+with mpmath.workprec(256):  # 45 digits rounded down (true: -0.1214862905358496080955145571776915821513561731299...)
+    _LGAMMA_MIN_LOWER = mpmath.mpf("-0.121486290535849608095514557177691582151356174")
+
+
+def _lgamma_point(t: mpmath.mpf):
+    t_iv = iv.mpf(t)
+    shift_to = max(10, iv.prec // 8)
+    product = iv.mpf(1)
+    y = t_iv
+    while _lo(y) < shift_to:
+        product *= y
+        y = y + 1
+    total = (y - iv.mpf(1) / 2) * iv.log(y) - y + iv.log(2 * iv.pi) / 2
+    y2 = y * y
+    power = y  # y^(2k-1)
+    eps = mpmath.mpf(2) ** (-iv.prec - 4)
+    k = 1
+    while True:
+        bern = mpmath.bernfrac(2 * k)
+        term = iv.mpf(bern[0]) / (iv.mpf(bern[1]) * (2 * k) * (2 * k - 1)) / power
+        nxt = mpmath.bernfrac(2 * k + 2)
+        bound = _hi(abs(iv.mpf(nxt[0]) / (iv.mpf(nxt[1]) * (2 * k + 2) * (2 * k + 1)) / (power * y2)))
+        total += term
+        if bound <= eps * max(abs(_lo(total)), 1) or k > 4 * iv.prec:
+            total += iv.mpf([_neg(bound), bound])
+            break
+        power *= y2
+        k += 1
+    return total - iv.log(product)
 
 
 # --- SymPy reals -----------------------------------------------------------------

@@ -82,12 +82,29 @@ def test_log1p_small_arguments_keep_relative_accuracy():
         _check_point(log1p, mpmath.log1p, x, 80, rel_width=12)
 
 
-@pytest.mark.parametrize("x", ["1/2", "1", "3/2", "2", "7", "1000", "1/1000"])
-def test_lgamma_encloses_reference(x):
-    x = Fraction(x)
-    enc = enclose(lambda iv: lgamma(exact_interval(x)), prec=106)
-    ref = _reference(mpmath.loggamma, x, 106)
-    assert _contains(enc, ref)
+@pytest.mark.parametrize("x", ["1/2", "1", "3/2", "2", "7", "1000", "1/1000", "10**6", "1.4616321449683623"])
+@pytest.mark.parametrize("prec", [53, 106, 300])
+def test_lgamma_encloses_reference(x, prec):
+    # "1.4616321449683623" is taken as the float's exact (dyadic) value: a point interval
+    x = Fraction(10**6) if x == "10**6" else Fraction(float(x)) if x.startswith("1.46") else Fraction(x)
+    enc = enclose(lambda iv: lgamma(exact_interval(x)), prec=prec)
+    ref = _reference(mpmath.loggamma, x, prec)
+    lo, hi = interval_to_fractions(enc)
+    slack = Fraction(max(abs(ref), 1)) / 2 ** (prec + 190)
+    assert lo - slack <= ref <= hi + slack
+    assert hi - lo <= Fraction(max(abs(ref), 1)) / 2 ** (prec - 16)
+
+
+def test_lgamma_over_intervals_and_its_minimum():
+    with mpmath.workprec(300):
+        x0 = mpmath.findroot(mpmath.digamma, mpmath.mpf("1.46"))
+        minimum = intervals._to_fraction(+mpmath.loggamma(x0))
+    assert intervals._to_fraction(intervals._LGAMMA_MIN_LOWER) < minimum
+    assert minimum - intervals._to_fraction(intervals._LGAMMA_MIN_LOWER) < Fraction(1, 10**44)
+    lo, hi = interval_to_fractions(enclose(lambda iv: lgamma(iv.mpf([1, 2])), prec=80))
+    assert lo <= minimum and lo > minimum - Fraction(1, 10**40) and 0 <= hi < Fraction(1, 10**20)
+    lo, hi = interval_to_fractions(enclose(lambda iv: lgamma(iv.mpf([2, 3])), prec=80))
+    assert lo <= 0 and abs(lo) < Fraction(1, 10**20) and Fraction(69314, 10**5) < hi < Fraction(69315, 10**5)
 
 
 def test_high_precision_endpoints_are_read_exactly():
@@ -178,6 +195,7 @@ def test_random_points_enclosed_at_several_precisions():
         (lambda: enclose(lambda iv: sqrt(iv.mpf([-1, 1]))), (), InvalidArgument, "nonnegative"),
         (lambda: enclose(lambda iv: log1p(iv.mpf(-1))), (), InvalidArgument, "x > -1"),
         (lambda: enclose(lambda iv: lgamma(iv.mpf(0))), (), InvalidArgument, "positive arguments"),
+        (lambda: enclose(lambda iv: lgamma(iv.mpf([1, mpmath.inf]))), (), InvalidArgument, "unbounded"),
         (interval_of_sympy, (sympy.Float(0.5),), InvalidArgument, "float"),
         (interval_of_sympy, (sympy.Symbol("x"),), InvalidArgument, "free symbols"),
         (interval_of_sympy, (sympy.sin(1),), InvalidArgument, "uses sin"),
