@@ -476,7 +476,7 @@ def lgamma(x):
     ``log Γ(t) = log Γ(y) - log(t (t+1) ... (t+n-1))``, then Stirling's series
     ``(y - 1/2) log y - y + log(2π)/2 + Σ_{k=1}^{K} B_2k / (2k (2k-1) y^(2k-1))``, whose
     remainder for real ``y > 0`` is at most the first omitted term in absolute value
-    (Whittaker & Watson §12.33); Bernoulli numbers are exact (``mpmath.bernfrac``).
+    (DLMF §5.11(ii)); Bernoulli numbers are exact (``mpmath.bernfrac``).
     Over an interval: log Γ decreases up to its minimum at 1.46163... and increases after,
     so the endpoints bound it, with the minimum value (to 45 digits, rounded down) as
     lower bound when it lies inside.
