@@ -35,7 +35,7 @@ import sympy
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import to_exact
-from exactdp.numeric.floatformat import FloatFormat, format_named
+from exactdp.numeric.floatformat import FloatFormat, _pow2, floor_log2, format_named
 from exactdp.numeric.floatsum import MODEL_NAMES, PAIRWISE_BLOCKSIZE
 
 __all__ = [
@@ -93,16 +93,48 @@ def _gamma_denominator(fmt: FloatFormat, depth: int, what: str) -> Fraction:
 # Each returns E with |f^(x) - sum(x)| <= E for every dataset of at most n values of fmt
 # with |x_i| <= magnitude, in any order (pairwise_bound(exact_size=True): exactly n).
 
+def _ceil_div(a: Fraction, b: Fraction) -> int:
+    return -((-a) // b)
+
+
+def _sequential_staircase(fmt: FloatFormat, m: Fraction, n: int) -> Fraction:
+    """``E_n`` of the recursion ``E_1 = 0``, ``E_k = E_(k-1) + h(k M + E_(k-1))`` with
+    ``h(v) = 2**(floor(log2 v) - p)`` (half an ulp at ``v``), or 0 below ``2**emin``;
+    computed binade by binade. Raises ``InvalidArgument`` if some ``k M + E_(k-1)`` could
+    exceed ``max_value``."""
+    err, k = Fraction(0), 2
+    while k <= n:
+        v = k * m + err
+        if v < fmt.min_normal:  # additions landing below 2**emin are exact
+            k += min(_ceil_div(fmt.min_normal - v, m), n - k + 1)
+            continue
+        e = floor_log2(v)
+        half_ulp = _pow2(e - fmt.precision)
+        step = m + half_ulp
+        j = min(_ceil_div(_pow2(e + 1) - v, step), n - k + 1)
+        _no_overflow(fmt, v + (j - 1) * step, "sequential")
+        err += j * half_ulp
+        k += j
+    return err
+
+
 def sequential_bound(fmt: FloatFormat | str, magnitude: object, n: int) -> Fraction:
     """Rounding-error bound of the left fold over at most ``n`` values of magnitude <= M:
-    ``M * u * (n-1)(n+2)/2 / (1 - (n-1)u)`` (Higham's ``gamma`` bound, element by element).
-    Also valid for ``sorted`` and ``sorted-magnitude`` (a particular order)."""
+    the smaller of ``M * u * (n-1)(n+2)/2 / (1 - (n-1)u)`` (Higham's ``gamma`` bound,
+    element by element; only when ``(n-1)u < 1``) and the *staircase* bound, the sum over
+    the additions of half an ulp at a bound of each partial sum (no condition on ``n*u``).
+    Also valid for ``sorted`` and ``sorted-magnitude`` (a particular order).
+
+    >>> sequential_bound(FloatFormat.toy(3, -2, 5), 1, 4)   # 1/4 + 1/4 + 1/2
+    Fraction(1, 1)
+    """
     fmt, m, n = format_named(fmt), _magnitude(magnitude), _count(n, "n", 0)
-    if n <= 1:
+    if n <= 1 or m == 0:
         return Fraction(0)
-    den = _gamma_denominator(fmt, n - 1, "sequential")
-    err = m * fmt.unit_roundoff * Fraction((n - 1) * (n + 2), 2) / den
-    _no_overflow(fmt, n * m + err, "sequential")
+    err = _sequential_staircase(fmt, m, n)   # also checks that nothing overflows
+    den = 1 - (n - 1) * fmt.unit_roundoff
+    if den > 0:
+        err = min(err, m * fmt.unit_roundoff * Fraction((n - 1) * (n + 2), 2) / den)
     return err
 
 
@@ -273,7 +305,7 @@ def rounding_error_bound(model: str, fmt: FloatFormat | str, magnitude: object, 
     ``|x_i| <= magnitude``, read in any order.
 
     >>> rounding_error_bound("sequential", FloatFormat.toy(3, -2, 3), 2, 3)
-    Fraction(5, 3)
+    Fraction(1, 1)
     """
     name = _model_name(model)
     if name == "pairwise":
