@@ -36,6 +36,9 @@ mpmath 1.3's ``iv.erf``/``iv.erfc``/``iv.ncdf`` do not work (``NoConvergence`` o
 with rigorous truncation bounds; ``normal_cdf(x) = erfc(-x/sqrt(2))/2`` keeps full
 relative accuracy far in the lower tail (Φ(-40) ≈ 3.7e-350 is enclosed, not 0).
 
+Working precision is set on mpmath's global ``iv`` context for the duration of each
+``enclose`` (and restored after): do not enclose from several threads at once.
+
 ``interval_of_sympy(expr, *, prec)`` encloses an exact SymPy real built from
 rationals, ``+ - * /``, powers, ``sqrt``, ``exp``, ``log``, ``pi``, ``E``, ``erf``,
 ``erfc`` and ``loggamma``.

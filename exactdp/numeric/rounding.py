@@ -93,7 +93,7 @@ FLOAT_FORMATS = {
 
 
 def _format(dtype: object) -> _FloatFormat:
-    key = getattr(dtype, "__name__", dtype)
+    key = dtype if isinstance(dtype, str) else getattr(dtype, "__name__", getattr(dtype, "name", dtype))
     if not isinstance(key, str) or key not in FLOAT_FORMATS:
         raise InvalidArgument(
             f"dtype={dtype!r} is not a supported float format; use 'float64' or 'float32'"

@@ -200,6 +200,7 @@ def test_float32_known_values():
     assert float_at_least(Fraction(1, 3), np.float32) == float(np.float32(1 / 3)) == 0.3333333432674408
     assert float_at_most(Fraction(1, 3), np.float32) == float(np.nextafter(np.float32(1 / 3), np.float32(0)))
     assert float_at_least(MAX32, "float32") == float(np.finfo(np.float32).max)
+    assert float_at_least("0.1", np.dtype("float32")) == 0.10000000149011612
 
 
 # --- other inputs ---------------------------------------------------------------
