@@ -21,11 +21,13 @@ charged to one account: ``spend(epsilon=..., delta=...)`` to the first,
 adding). The accounts are kept apart on purpose: converting ``rho`` to ``(epsilon,
 delta)`` costs a choice of ``delta`` and is lossy, so the ledger never does it behind
 the caller's back. To charge a zCDP mechanism to an ``(epsilon, delta)`` budget, convert
-its ``rho`` first (Bun–Steinke or CKS20, e.g. with :mod:`exactdp.mechanisms.zcdp`) and
-spend the resulting ``(epsilon, delta)``; to charge a pure ``epsilon``-DP mechanism to a
-``rho`` budget, spend ``rho = epsilon**2 / 2`` (exact; Bun & Steinke 2016, Prop. 1.4).
-Reading the zCDP account's total as a single ``(epsilon, delta)`` guarantee at the end is
-the same conversion applied to :meth:`BudgetLedger.spent` ``["rho"]``.
+its ``rho`` first (Bun–Steinke or CKS20, with
+:func:`exactdp.mechanisms.zcdp.epsilon_of_rho`) and spend the resulting ``(epsilon,
+delta)``; to charge a pure ``epsilon``-DP mechanism to a ``rho`` budget, spend ``rho =
+epsilon**2 / 2`` (exact; Bun & Steinke 2016, :func:`exactdp.mechanisms.zcdp.rho_of_epsilon`).
+Reading the zCDP account's total as one ``(epsilon, delta)`` guarantee at the end is
+:meth:`BudgetLedger.approx_dp_of_rho`, the same conversion applied to the total ``rho``
+spent (converting once at the end is tighter than converting each spend).
 
 **Floats.** By default a float spend is refused (``0.1`` is not one tenth) and the message
 says how to pass the number meant. ``BudgetLedger(..., floats="binary")`` takes each float
@@ -85,6 +87,25 @@ class Spend:
         if self.rho is not None:
             return f"rho={format_exact(self.rho)}"
         return f"epsilon={format_exact(self.epsilon)}, delta={format_exact(self.delta)}"
+
+    def approx_dp_of_rho(self, delta, method: str = "cks"):
+        """The ``(epsilon, delta)`` guarantee implied by the zCDP account's total ``rho``
+        spent so far: :func:`exactdp.mechanisms.zcdp.epsilon_of_rho` (a Calibration whose
+        ``safe_float`` epsilon is rounded up). Adding it to :meth:`spent` ``epsilon`` and
+        ``delta`` (sequential composition) bounds both accounts together.
+
+        >>> ledger = BudgetLedger(rho="1/2")
+        >>> _ = ledger.spend(rho="1/4"); _ = ledger.spend(rho="1/4")
+        >>> ledger.approx_dp_of_rho("1e-6").safe_float
+        5.221534444530169
+        """
+        if self._budget["rho"] is None:
+            raise InvalidArgument("this ledger has no rho account; create it with rho=...")
+        if self._spent["rho"] == 0:
+            raise InvalidArgument("nothing has been spent in the rho account; it implies (0, 0)-DP")
+        from exactdp.mechanisms.zcdp import epsilon_of_rho
+
+        return epsilon_of_rho(self._spent["rho"], delta, method=method)
 
     def to_dict(self) -> dict:
         """Exact values as strings (``"1/10"``); absent fields are ``None``."""
@@ -254,6 +275,25 @@ class BudgetLedger:
         """Exact budget left per key (budget minus spent, never negative)."""
         return {key: (None if self._budget[key] is None else self._budget[key] - self._spent[key])
                 for key in _KEYS}
+
+    def approx_dp_of_rho(self, delta, method: str = "cks"):
+        """The ``(epsilon, delta)`` guarantee implied by the zCDP account's total ``rho``
+        spent so far: :func:`exactdp.mechanisms.zcdp.epsilon_of_rho` (a Calibration whose
+        ``safe_float`` epsilon is rounded up). Adding it to :meth:`spent` ``epsilon`` and
+        ``delta`` (sequential composition) bounds both accounts together.
+
+        >>> ledger = BudgetLedger(rho="1/2")
+        >>> _ = ledger.spend(rho="1/4"); _ = ledger.spend(rho="1/4")
+        >>> ledger.approx_dp_of_rho("1e-6").safe_float
+        5.221534444530169
+        """
+        if self._budget["rho"] is None:
+            raise InvalidArgument("this ledger has no rho account; create it with rho=...")
+        if self._spent["rho"] == 0:
+            raise InvalidArgument("nothing has been spent in the rho account; it implies (0, 0)-DP")
+        from exactdp.mechanisms.zcdp import epsilon_of_rho
+
+        return epsilon_of_rho(self._spent["rho"], delta, method=method)
 
     def to_dict(self) -> dict:
         """A JSON-ready summary: budget; spent, each ``{"exact": "1/3", "float_at_least":
