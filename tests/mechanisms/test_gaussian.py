@@ -141,6 +141,15 @@ def test_classic_sigma_rounds_up_against_mpmath():
             assert mpmath.mpf(r.safe_float) >= ref > mpmath.mpf(math.nextafter(r.safe_float, 0))
 
 
+def test_delta_below_the_smallest_float_and_near_one():
+    # exp(-5e17)-sized: enclosed as [0, 2**-1074] instead of a Fraction of 10**17 bits
+    r = delta_of_sigma(1000.0, 10**4, "1/100")
+    assert r.exact == (Fraction(0), Fraction(1, 2**1074)) and r.safe_float == 5e-324
+    # erfc of a large negative argument (the series would need 10**9 terms): delta ~ 1
+    r = delta_of_sigma(1e-3, "1/1000", 100)
+    assert r.safe_float == 1.0 and Fraction(1) - r.exact[0] < Fraction(1, 10**15)
+
+
 def test_classic_is_never_below_analytic():
     for eps, delta in [("0.5", "1e-5"), ("0.9", "1e-3"), ("0.01", "1e-12")]:
         assert classic_sigma(eps, delta).safe_float > analytic_sigma(eps, delta).safe_float

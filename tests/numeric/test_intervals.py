@@ -191,6 +191,8 @@ def test_random_points_enclosed_at_several_precisions():
         (lambda: refine_until(lambda iv: 1, lambda a, b: 1, max_prec=0), (), InvalidArgument, "max_prec=0"),
         (interval_to_fractions, (3,), InvalidArgument, "not an mpmath.iv interval"),
         (lambda: interval_to_fractions(iv.mpf([1, mpmath.inf])), (), InvalidArgument, "not finite"),
+        (lambda: interval_to_fractions(enclose(lambda iv: iv.mpf(2) ** (2**23))), (), InvalidArgument,
+         "too large to hold as an exact Fraction"),
         (lambda: enclose(lambda iv: log(iv.mpf([-1, 1]))), (), InvalidArgument, "log is defined for positive"),
         (lambda: enclose(lambda iv: sqrt(iv.mpf([-1, 1]))), (), InvalidArgument, "nonnegative"),
         (lambda: enclose(lambda iv: log1p(iv.mpf(-1))), (), InvalidArgument, "x > -1"),
