@@ -74,8 +74,8 @@ def _bounds(bounds: object) -> tuple[Fraction, Fraction]:
 def _no_overflow(fmt: FloatFormat, largest: Fraction, what: str) -> None:
     if largest > fmt.max_value:
         raise InvalidArgument(
-            f"{what}: intermediate results may reach {float(largest):.6g}, above the largest "
-            f"finite value of {fmt.name} ({float(fmt.max_value):.6g}); overflow is not "
+            f"{what}: intermediate results may reach {float(largest):.10g}, above the largest "
+            f"finite value of {fmt.name} ({float(fmt.max_value):.10g}); overflow is not "
             f"covered by this bound: use smaller bounds, a smaller max_n or a wider format")
 
 
