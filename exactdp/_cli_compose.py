@@ -107,8 +107,9 @@ def _spends(args) -> tuple[list, list]:
 
 
 def _check_options(args, spends, rhos) -> None:
-    if not spends and not rhos:
-        raise InvalidArgument("nothing to compose; give --spend EPS[,DELTA] and/or --rho R (repeatable)")
+    if not spends and not rhos and args.budget is None and args.rho_budget is None:
+        raise InvalidArgument("nothing to compose; give --spend EPS[,DELTA] and/or --rho R (repeatable) "
+                              "with --budget EPS[,DELTA] and/or --rho-budget R")
     if spends and args.budget is None:
         raise InvalidArgument("--spend needs --budget EPS[,DELTA] to be checked against")
     if rhos and args.rho_budget is None:
@@ -154,7 +155,9 @@ def _cmd_compose(args) -> int:
                  "remaining": {"epsilon": None, "delta": None, "rho": None},
                  "fits": True, "overspend": [], "undecided": None}
     lines: list[str] = []
-    if spends:
+    if spends or args.budget is not None:
+        if args.budget is None:
+            raise InvalidArgument("--spend needs --budget EPS[,DELTA] to be checked against")
         budget_eps, budget_delta = _pair(args.budget, "--budget")
         out["budget"].update(epsilon=format_exact(budget_eps), delta=format_exact(budget_delta))
         if args.method == "sequential":
@@ -162,7 +165,7 @@ def _cmd_compose(args) -> int:
         else:
             _advanced(spends, budget_eps, budget_delta, to_exact(args.delta_prime.strip(), "--delta-prime"),
                       out, lines)
-    if rhos:
+    if rhos or args.rho_budget is not None:
         budget_rho = _nonnegative(args.rho_budget, "--rho-budget")
         out["budget"]["rho"] = format_exact(budget_rho)
         _rho(rhos, budget_rho, out, lines)

@@ -67,6 +67,13 @@ def test_both_accounts_must_fit(capsys):
     assert code == 0
 
 
+def test_a_budget_alone_reports_it_whole(capsys):
+    code, out, _ = run(capsys, "--budget", "1,1e-6", "--rho", "0.1", "--rho-budget", "1", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["remaining"]["epsilon"]["exact"] == "1" and d["total"]["epsilon"]["exact"] == "0"
+    assert d["remaining"]["rho"]["exact"] == "9/10"
+
+
 def test_advanced_composition_test_vector(capsys):
     # k = 100, eps = 0.1, delta' = 1e-6 -> 6.30823095051 (anchors §6); basic composition: 10
     code, out, _ = run(capsys, "--spend", "0.1x100", "--method", "advanced", "--delta-prime", "1e-6",

@@ -128,7 +128,8 @@ def discrete_laplace_scale(sensitivity, epsilon) -> Fraction:
 
 def discrete_laplace_pmf(x: int, scale, *, prec: int = 64):
     """An ``mpmath.iv`` enclosure of ``P[X = x]`` for discrete Laplace noise of scale ``t``:
-    ``(e^{1/t} - 1)/(e^{1/t} + 1) · e^{-|x|/t}``, at ``prec`` bits.
+    ``(e^{1/t} - 1)/(e^{1/t} + 1) · e^{-|x|/t}``, computed with ``prec`` bits plus about
+    ``log2(t)`` guard bits (lost to the cancellation in ``e^{1/t} - 1``).
 
     >>> from exactdp.numeric.rounding import float_at_least, float_at_most
     >>> p = discrete_laplace_pmf(0, 1)
@@ -142,7 +143,9 @@ def discrete_laplace_pmf(x: int, scale, *, prec: int = 64):
         e = iv.exp(1 / exact_interval(t))
         return (e - 1) / (e + 1) * iv.exp(-abs(x) / exact_interval(t))
 
-    return enclose(fn, prec=prec)
+    # e^{1/t} - 1 cancels about log2(t) bits for a large t: work with that many more
+    guard = max(0, t.numerator.bit_length() - t.denominator.bit_length()) + 8
+    return enclose(fn, prec=prec + guard)
 
 
 def discrete_laplace_tail(n: int, scale, *, prec: int = 64):

@@ -147,6 +147,31 @@ def test_gaussian_delta_contains_the_reference(eps, s2, d):
     assert Fraction(r.delta_float) <= mpf_fraction(ref) * (1 + Fraction(1, 2**50))  # tight, not only safe
 
 
+@pytest.mark.parametrize("eps, s2, d", [
+    (Fraction(1), Fraction(1), 1), (Fraction(1, 2), Fraction(9, 2), 2), (Fraction(3), Fraction(25), 3),
+    (Fraction(0), Fraction(2), 1), (Fraction(2, 3), Fraction(1, 2), 4),
+    (Fraction(1), Fraction(2), 2), (Fraction(3, 2), Fraction(1), 1),  # a = εσ²/Δ - Δ/2 an integer: 0, 1
+])
+def test_gaussian_delta_is_the_hockey_stick_divergence(eps, s2, d):
+    # The CKS20 formula against the definition: δ(ε) = Σ_x max(0, P[x] - e^ε P[x - Δ]),
+    # P = N_Z(0, σ²), summed by brute force over the integers (a check of the formula,
+    # including which side each tail is on, not only of its evaluation).
+    r_max = math.isqrt(math.ceil(2 * s2 * 200)) + 2 * d + 2
+    w = ref_gauss_sums(s2, -r_max - d, r_max + d)
+    z = MP.fsum(w[x] for x in range(-r_max, r_max + 1))
+    e = MP.exp(MP.mpf(eps.numerator) / eps.denominator)
+    hockey = MP.fsum(max(MP.mpf(0), w[x] - e * w[x - d]) for x in range(-r_max, r_max + 1)) / z
+    r = discrete_gaussian_delta(eps, s2, d)
+    assert contains((r.lower, r.upper), hockey)
+
+
+def test_laplace_pmf_keeps_its_accuracy_for_a_large_scale():
+    t = Fraction(10**9)
+    lo, hi = interval_to_fractions(discrete_laplace_pmf(0, t))
+    assert hi - lo <= hi / 2**60
+    assert contains((lo, hi), ref_dlap_pmf(0, t), rel=Fraction(1, 10**40))
+
+
 def test_gaussian_delta_at_zero_is_the_probability_of_zero():
     r = discrete_gaussian_delta(0, 2)
     z = MP.fsum(ref_gauss_sums(Fraction(2), -80, 80).values())
