@@ -26,15 +26,20 @@ True
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Iterator
 
 from exactdp.errors import ExactDPError, InvalidArgument, TooLarge
 from exactdp.numeric.exact import to_exact
 
 __all__ = [
-    "FloatFormat", "FloatOverflow", "FLOAT64", "FLOAT32", "FLOAT16", "format_named",
+    "FLOAT16",
+    "FLOAT32",
+    "FLOAT64",
+    "FloatFormat",
+    "FloatOverflow",
     "exact_value",
+    "format_named",
 ]
 
 
@@ -234,8 +239,7 @@ class FloatFormat:
     def _iter_between(self, lo: Fraction, hi: Fraction, limit: int) -> Iterator[Fraction]:
         if lo > hi:
             raise InvalidArgument(f"Cannot have lo={lo!r} > hi={hi!r}; pass lo <= hi")
-        if lo < -self.max_value:
-            lo = -self.max_value
+        lo = max(lo, -self.max_value)
         v = lo if self.is_representable(lo) else self.next_up(lo)
         count = 0
         while v <= hi:

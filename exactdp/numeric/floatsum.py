@@ -55,16 +55,28 @@ import dataclasses
 import functools
 import math
 import struct
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
-from typing import Callable, Iterable, Sequence
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.floatformat import (
-    FLOAT32, FLOAT64, FloatFormat, FloatOverflow, exact_value, format_named,
+    FLOAT32,
+    FLOAT64,
+    FloatFormat,
+    FloatOverflow,
+    exact_value,
+    format_named,
 )
 
-__all__ = ["SumModel", "MODELS", "MODEL_NAMES", "float_sum", "float_sum_float",
-           "to_format_values", "PAIRWISE_BLOCKSIZE"]
+__all__ = [
+    "MODELS",
+    "MODEL_NAMES",
+    "PAIRWISE_BLOCKSIZE",
+    "SumModel",
+    "float_sum",
+    "float_sum_float",
+    "to_format_values",
+]
 
 PAIRWISE_BLOCKSIZE = 128
 """NumPy's ``PW_BLOCKSIZE`` (``numpy/_core/src/umath/loops_utils.h.src``)."""
@@ -119,7 +131,7 @@ def _is_small(fmt: FloatFormat) -> bool:
     return fmt.precision <= 16 and fmt.emax - fmt.emin <= 64
 
 
-def _run_exact(model: "SumModel", values: list[Fraction], fmt: FloatFormat) -> Fraction:
+def _run_exact(model: SumModel, values: list[Fraction], fmt: FloatFormat) -> Fraction:
     if _is_small(fmt):
         k = fmt.precision - 1 - fmt.emin   # min_subnormal = 2**-k
         if k >= 0:

@@ -39,9 +39,18 @@ from exactdp.numeric.floatformat import FloatFormat, _pow2, floor_log2, format_n
 from exactdp.numeric.floatsum import MODEL_NAMES, PAIRWISE_BLOCKSIZE
 
 __all__ = [
-    "sensitivity_bound", "exact_sum_sensitivity", "rounding_error_bound",
-    "sequential_bound", "pairwise_bound", "kahan_bound", "neumaier_bound", "fsum_bound",
-    "numpy_pairwise_depths", "opendp_relaxation", "opendp_stability_map", "NEIGHBORS",
+    "NEIGHBORS",
+    "exact_sum_sensitivity",
+    "fsum_bound",
+    "kahan_bound",
+    "neumaier_bound",
+    "numpy_pairwise_depths",
+    "opendp_relaxation",
+    "opendp_stability_map",
+    "pairwise_bound",
+    "rounding_error_bound",
+    "sensitivity_bound",
+    "sequential_bound",
 ]
 
 NEIGHBORS = ("add-remove", "substitute")

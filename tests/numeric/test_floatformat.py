@@ -9,11 +9,18 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
 from exactdp.numeric.floatformat import (
-    FLOAT16, FLOAT32, FLOAT64, FloatFormat, FloatOverflow, floor_log2, format_named,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FloatFormat,
+    FloatOverflow,
+    floor_log2,
+    format_named,
 )
 
 TOY = FloatFormat.toy(precision=3, emin=-2, emax=3)

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.floatformat import FLOAT32, FLOAT64, FloatFormat, FloatOverflow

@@ -10,15 +10,21 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
 from exactdp.numeric.decide import sign
-from exactdp.numeric.floatformat import FLOAT32, FLOAT64, FloatFormat
+from exactdp.numeric.floatformat import FLOAT64, FloatFormat
 from exactdp.numeric.floatsum import MODEL_NAMES, MODELS, float_sum
 from exactdp.numeric.floatsum_bounds import (
-    _pairwise_envelope, exact_sum_sensitivity, numpy_pairwise_depths, opendp_relaxation,
-    opendp_stability_map, rounding_error_bound, sensitivity_bound,
+    _pairwise_envelope,
+    exact_sum_sensitivity,
+    numpy_pairwise_depths,
+    opendp_relaxation,
+    opendp_stability_map,
+    rounding_error_bound,
+    sensitivity_bound,
 )
 
 F = Fraction
@@ -133,7 +139,7 @@ CASES = [("float64", (-10, 10)), ("float64", (0, 1)), ("float64", (2, 10)),
          ("float64", (F(-15, 2), F(-1, 4))), ("float32", (0, 1)), ("float32", (-1, 3))]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bound(model, fmt, bounds, max_n, neighbors):
     return sensitivity_bound(model, fmt, bounds, max_n, neighbors=neighbors)
 
@@ -192,11 +198,11 @@ def _traced(model, n):
 
 
 def test_depth_counts_match_a_trace_of_the_models():
-    for n in list(range(0, 200)) + [511, 1000, 1031]:
+    for n in list(range(200)) + [511, 1000, 1031]:
         assert numpy_pairwise_depths(n) == _traced("pairwise", n), n
         assert _traced("sequential", n) == ((n - 1) * (n + 2) // 2 if n else 0, max(n - 1, 0))
     running_total = running_depth = 0
-    for n in range(0, 1200):
+    for n in range(1200):
         total, depth = numpy_pairwise_depths(n)
         running_total, running_depth = max(running_total, total), max(running_depth, depth)
         envelope_total, envelope_depth = _pairwise_envelope(n)
