@@ -353,7 +353,8 @@ def discrete_gaussian_delta(epsilon, sigma_squared, sensitivity=1, *,
         lo, hi = interval_to_fractions(interval)
         if lo < 0:
             lo = Fraction(0)
-            interval = enclose(lambda iv: iv.mpf([0, interval.b]), prec=prec)
+            upper_end = interval.b
+            interval = enclose(lambda iv: iv.mpf([0, upper_end]), prec=prec)
         if hi - lo <= _TARGET_REL_WIDTH * hi or prec >= _MAX_PREC:
             break
         prec *= 2

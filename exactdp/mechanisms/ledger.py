@@ -60,7 +60,7 @@ class BudgetExceeded(ExactDPError):
     left, as exact values.
     """
 
-    def __init__(self, message: str, *, spend: "Spend", remaining: dict):
+    def __init__(self, message: str, *, spend: Spend, remaining: dict):
         super().__init__(message)
         self.spend = spend
         self.remaining = remaining
