@@ -26,7 +26,11 @@ import re
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms.composition import advanced_composition, compose_sequential, compose_zcdp
+from exactdp.mechanisms.composition import (
+    advanced_composition,
+    compose_sequential,
+    compose_zcdp,
+)
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
@@ -240,15 +244,15 @@ def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None
     if basic_eps <= Fraction(d["epsilon"]["interval"][0]) and basic_delta <= r.delta:
         smaller = ": no worse here, try --method sequential"
     lines += [
-        f"advanced composition (Dwork-Rothblum-Vadhan) of k = {k} spends, each at most "
-        f"(epsilon {format_exact(eps_each)}, delta {format_exact(delta_each)}), delta' = {format_exact(delta_prime)}",
-        f"  total:     epsilon = {r.epsilon_expr} <= {r.epsilon_float!r}, "
-        f"delta = {_show(r.delta, True)}",
+        (f"advanced composition (Dwork-Rothblum-Vadhan) of k = {k} spends, each at most "
+        f"(epsilon {format_exact(eps_each)}, delta {format_exact(delta_each)}), delta' = {format_exact(delta_prime)}"),
+        (f"  total:     epsilon = {r.epsilon_expr} <= {r.epsilon_float!r}, "
+        f"delta = {_show(r.delta, True)}"),
         f"  budget:    epsilon = {format_exact(budget_eps)}, delta = {format_exact(budget_delta)}",
-        f"  remaining: epsilon >= {left_eps_float!r}{' OVERSPENT' if not eps_fits else ''}, "
-        f"delta = {_show(budget_delta - r.delta, False)}",
-        f"  (sequential composition would give epsilon = {format_exact(basic_eps)}, "
-        f"delta = {format_exact(basic_delta)}{smaller})",
+        (f"  remaining: epsilon >= {left_eps_float!r}{' OVERSPENT' if not eps_fits else ''}, "
+        f"delta = {_show(budget_delta - r.delta, False)}"),
+        (f"  (sequential composition would give epsilon = {format_exact(basic_eps)}, "
+        f"delta = {format_exact(basic_delta)}{smaller})"),
     ]
 
 

@@ -20,13 +20,19 @@ Fraction(1, 2)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
-from exactdp.numeric.intervals import decide, enclose, exact_interval, float_at_least_of, interval_to_fractions
+from exactdp.numeric.intervals import (
+    decide,
+    enclose,
+    exact_interval,
+    float_at_least_of,
+    interval_to_fractions,
+)
 from exactdp.numeric.rounding import float_at_least
 
 _PREC = 64
@@ -34,7 +40,7 @@ _FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
 """Working precision (bits) of the enclosure stored in a result; comparisons and safe
 floats refine it as far as they need."""
 
-__all__ = ["compose_sequential", "compose_zcdp", "advanced_composition", "AdvancedComposition"]
+__all__ = ["AdvancedComposition", "advanced_composition", "compose_sequential", "compose_zcdp"]
 
 
 def _nonnegative(value, name: str) -> Fraction:

@@ -38,20 +38,25 @@ from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.numeric.exact import format_exact, to_exact
-from exactdp.numeric.intervals import decide, enclose, exact_interval, interval_to_fractions
+from exactdp.numeric.intervals import (
+    decide,
+    enclose,
+    exact_interval,
+    interval_to_fractions,
+)
 from exactdp.numeric.rounding import float_at_least
 
 __all__ = [
-    "discrete_laplace_epsilon",
-    "discrete_laplace_scale",
-    "discrete_laplace_pmf",
-    "discrete_laplace_tail",
+    "DEFAULT_MAX_TERMS",
+    "DiscreteGaussianDelta",
+    "discrete_gaussian_delta",
     "discrete_gaussian_rho",
     "discrete_gaussian_sigma_squared",
     "discrete_gaussian_tail_bound",
-    "discrete_gaussian_delta",
-    "DiscreteGaussianDelta",
-    "DEFAULT_MAX_TERMS",
+    "discrete_laplace_epsilon",
+    "discrete_laplace_pmf",
+    "discrete_laplace_scale",
+    "discrete_laplace_tail",
 ]
 
 DEFAULT_MAX_TERMS = 1_000_000
@@ -353,8 +358,7 @@ def discrete_gaussian_delta(epsilon, sigma_squared, sensitivity=1, *,
         lo, hi = interval_to_fractions(interval)
         if lo < 0:
             lo = Fraction(0)
-            upper_end = interval.b
-            interval = enclose(lambda iv: iv.mpf([0, upper_end]), prec=prec)
+            interval = enclose(lambda iv, upper_end=interval.b: iv.mpf([0, upper_end]), prec=prec)
         if hi - lo <= _TARGET_REL_WIDTH * hi or prec >= _MAX_PREC:
             break
         prec *= 2

@@ -45,7 +45,7 @@ from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.numeric.exact import format_exact, from_float, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
-__all__ = ["BudgetLedger", "Spend", "BudgetExceeded", "FLOAT_POLICIES"]
+__all__ = ["FLOAT_POLICIES", "BudgetExceeded", "BudgetLedger", "Spend"]
 
 FLOAT_POLICIES = ("refuse", "binary")
 """``floats=`` choices: refuse float spends (default), or take a float's exact binary value."""

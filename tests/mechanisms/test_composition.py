@@ -12,7 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.composition import advanced_composition, compose_sequential, compose_zcdp
+from exactdp.mechanisms.composition import (
+    advanced_composition,
+    compose_sequential,
+    compose_zcdp,
+)
 from exactdp.numeric.intervals import interval_to_fractions
 from exactdp.numeric.rounding import float_at_least
 

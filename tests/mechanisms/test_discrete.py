@@ -13,9 +13,14 @@ from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
 from exactdp.mechanisms.discrete import (
-    discrete_gaussian_delta, discrete_gaussian_rho, discrete_gaussian_sigma_squared,
-    discrete_gaussian_tail_bound, discrete_laplace_epsilon, discrete_laplace_pmf,
-    discrete_laplace_scale, discrete_laplace_tail,
+    discrete_gaussian_delta,
+    discrete_gaussian_rho,
+    discrete_gaussian_sigma_squared,
+    discrete_gaussian_tail_bound,
+    discrete_laplace_epsilon,
+    discrete_laplace_pmf,
+    discrete_laplace_scale,
+    discrete_laplace_tail,
 )
 from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions
 
