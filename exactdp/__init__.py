@@ -10,10 +10,11 @@ from exactdp.checkers import (
     claim_parameters, local_sensitivity, sensitivity, sensitivity_curve, verify_claim,
 )
 from exactdp.errors import (
-    ClaimViolated, ExactDPError, InexactInput, InvalidArgument, TooLarge, Undecided,
-    UndefinedQuery,
+    ClaimViolated, ExactDPError, InexactInput, InvalidArgument, SpaceMismatch, TooLarge,
+    Undecided, UndefinedQuery,
 )
-from exactdp.numeric.exact import from_float, to_exact
+from exactdp.mechanisms import BudgetExceeded, BudgetLedger
+from exactdp.numeric import float_at_least, float_at_most, from_float, to_exact
 from exactdp.queries import Query
 from exactdp.spaces import (
     ChangeDistance, DatasetSpace, ExactSet, IntegerRange, Multisets, SubMultisets,
@@ -26,7 +27,8 @@ __all__ = [
     "ClaimResult", "Scope", "SensitivityCurve", "SensitivityResult", "Verdict", "Witness",
     "assert_claim", "claim_parameters", "local_sensitivity", "sensitivity",
     "sensitivity_curve", "verify_claim", "ClaimViolated", "ExactDPError", "InexactInput",
-    "InvalidArgument", "TooLarge", "Undecided", "UndefinedQuery", "from_float", "to_exact",
+    "InvalidArgument", "SpaceMismatch", "TooLarge", "Undecided", "UndefinedQuery",
+    "BudgetExceeded", "BudgetLedger", "float_at_least", "float_at_most", "from_float", "to_exact",
     "Query", "ChangeDistance", "DatasetSpace", "ExactSet", "IntegerRange", "Multisets",
     "SubMultisets", "SymmetricDistance", "ValueUniverse",
 ]

@@ -1,4 +1,33 @@
-"""Mechanisms: exact privacy maps and parameters that never underestimate.
+"""Mechanisms: exact privacy maps, and parameters that never underestimate.
 
-One module per family. Public names are re-exported here once the modules settle.
+Every parameter comes back as a :class:`Calibration` (or a result of its own kind) with the
+exact value, or an enclosure of it, and the float on the safe side.
+
+>>> from exactdp.mechanisms import laplace_scale
+>>> c = laplace_scale("0.3", 1)
+>>> c.exact, c.safe_float
+(Fraction(10, 3), 3.3333333333333335)
 """
+
+from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms.composition import (
+    AdvancedComposition, advanced_composition, compose_sequential, compose_zcdp,
+)
+from exactdp.mechanisms.discrete import (
+    DiscreteGaussianDelta, discrete_gaussian_delta, discrete_gaussian_rho,
+    discrete_gaussian_sigma_squared, discrete_laplace_epsilon, discrete_laplace_pmf,
+    discrete_laplace_scale, discrete_laplace_tail,
+)
+from exactdp.mechanisms.gaussian import analytic_sigma, check_sigma, classic_sigma, delta_of_sigma
+from exactdp.mechanisms.laplace import laplace_epsilon, laplace_scale
+from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
+from exactdp.mechanisms.zcdp import epsilon_of_rho, rho_of_epsilon, rho_of_sigma
+
+__all__ = [
+    "Calibration", "AdvancedComposition", "advanced_composition", "compose_sequential",
+    "compose_zcdp", "DiscreteGaussianDelta", "discrete_gaussian_delta", "discrete_gaussian_rho",
+    "discrete_gaussian_sigma_squared", "discrete_laplace_epsilon", "discrete_laplace_pmf",
+    "discrete_laplace_scale", "discrete_laplace_tail", "analytic_sigma", "check_sigma",
+    "classic_sigma", "delta_of_sigma", "laplace_epsilon", "laplace_scale", "BudgetExceeded",
+    "BudgetLedger", "Spend", "epsilon_of_rho", "rho_of_epsilon", "rho_of_sigma",
+]
