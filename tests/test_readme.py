@@ -22,6 +22,27 @@ def test_readme_python_example():
     assert lines[2].startswith("percentile:90: sensitivity 7, attained by")
 
 
+def _run_block(index: int) -> list[str]:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(blocks[index], f"README.md block {index}", "exec"), {})
+    return out.getvalue().splitlines()
+
+
+def test_readme_symbolic_example():
+    lines = _run_block(1)
+    assert lines[0] == "d_in*Max(Abs(L), Abs(U))"
+    assert lines[1] == "6"
+    assert lines[3].startswith("VIOLATED: claim U - L is below the exact sensitivity at L=-2, U=-1, d_in=1")
+
+
+def test_readme_numeric_example():
+    lines = _run_block(2)
+    assert lines[:4] == ["violated 2", "True", "7.031826675582492", "False"]
+    assert lines[4] == "{'epsilon': Fraction(0, 1), 'delta': Fraction(0, 1), 'rho': None}"
+
+
 def test_readme_quick_start_is_two_commands_and_ci_runs_the_second():
     text = README.read_text(encoding="utf-8")
     quick = re.search(r"## Quick start.*?```sh\n(.*?)```", text, re.S).group(1).strip().splitlines()
