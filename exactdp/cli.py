@@ -230,16 +230,8 @@ def _extra_commands():
     """Each module has ``register(subparsers)``; it adds its sub-command(s) with
     ``set_defaults(run=...)``, a function ``args -> exit status``."""
     import importlib
-    out = []
-    for name in _EXTRA_COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:  # TEMPORARY while the modules are being written
-            if not (name == e.name or name.startswith(e.name + ".")):
-                raise
-            continue
-        out.append(module.register)
-    return out
+
+    return [importlib.import_module(name).register for name in _EXTRA_COMMAND_MODULES]
 
 
 _VALUE_OPTIONS = {"--universe", "--pool", "--sizes", "--size", "--d-in", "--clip", "--claim",
