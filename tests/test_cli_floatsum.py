@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from exactdp.cli import main
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.floatsum_bounds import sensitivity_bound
 
 KEYS = {"model", "dtype", "bounds", "max_n", "bound", "claim", "verdict", "witness"}
@@ -76,14 +77,21 @@ def test_substitute_neighbours(capsys):
     assert sum(c for _, c in d["witness"]["x"]) == sum(c for _, c in d["witness"]["x_prime"])
 
 
-def test_no_bound_of_the_proved_form(capsys):
-    code, d = _json(capsys, ["--model", "sequential", "--dtype", "float32", "--bounds", "0,1",
-                             "--max-n", "20000000", "--budget", "200"])
+def test_no_bound_of_the_proved_form(capsys, monkeypatch):
+    """When the bound module refuses (e.g. n*u too large), the search still runs."""
+    import exactdp.numeric.floatsum_bounds as fb
+
+    def refuse(*args, **kwargs):
+        raise InvalidArgument("sequential: no bound of this form; use a smaller max_n")
+
+    monkeypatch.setattr(fb, "sensitivity_bound", refuse)
+    argv = ["--model", "sequential", "--dtype", "float32", "--bounds", "0,1", "--max-n", "10000"]
+    code, d = _json(capsys, argv)
     assert d["bound"] is None and d["verdict"] == "violated" and code == 1
-    code = main(["floatsum", "--model", "sequential", "--dtype", "float32", "--bounds", "0,1",
-                 "--max-n", "20000000", "--budget", "200"])
+    assert main(["floatsum", *argv, "--claim", "100"]) == 0
     out = capsys.readouterr().out
-    assert "sound bound: none of the proved form" in out
+    assert "sound bound: none of the proved form (sequential: no bound" in out
+    assert "NOT FOUND" in out
 
 
 def test_human_readable(capsys):

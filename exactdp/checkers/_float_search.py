@@ -416,6 +416,47 @@ def random_start(ctx: Context, rng: random.Random, pal: list[int]) -> Slotted:
     return Slotted(base, rng.randrange(len(base) + 1), slot_a, slot_b, "random start")
 
 
+STALE_LIMIT = 100
+WORSE_MOVES = 0.1
+SWEEPS = 0.15
+
+
+def sweep(ctx: Context, cur: Slotted, rng: random.Random, pal: list[int]) -> tuple[Slotted, int | None]:
+    """Steepest ascent along one coordinate: one run's value or count, the slot's
+    position or value; every choice (up to 24 sampled values) is evaluated."""
+    base = [tuple(r) for r in cur.base]
+    options: list[Slotted] = []
+    r = rng.random()
+    if base and r < 0.45:
+        i = rng.randrange(len(base))
+        v, c = base[i]
+        values = set(rng.sample(pal, min(24, len(pal)))) | {v + ctx.grid.ulp(v), v - ctx.grid.ulp(v)}
+        for w in values:
+            nb = base[:i] + [(w, c)] + base[i + 1:]
+            options.append(dataclasses.replace(cur, base=tuple(nb)))
+    elif base and r < 0.65:
+        i = rng.randrange(len(base))
+        v, c = base[i]
+        for k in {c - 8, c - 1, c + 1, c + 8, 2 * c, c // 2, c + 7, c + 9}:
+            if k >= 1:
+                options.append(dataclasses.replace(cur, base=tuple(base[:i] + [(v, k)] + base[i + 1:])))
+    elif r < 0.8:
+        options = [dataclasses.replace(cur, pos=p) for p in range(len(base) + 1)]
+    else:
+        (sv, k), = cur.slot_b
+        for w in rng.sample(pal, min(24, len(pal))):
+            options.append(dataclasses.replace(cur, slot_b=((w, k),)))
+    best, best_val = cur, None
+    for o in options:
+        try:
+            val = ctx.evaluate(o.candidate())
+        except _BudgetSpent:
+            raise
+        if val is not None and (best_val is None or val > best_val or (val == best_val and rng.random() < 0.5)):
+            best, best_val = o, val
+    return best, best_val
+
+
 def climb(ctx: Context, seeds: Sequence[Slotted], rng: random.Random) -> None:
     """Hill climbing on ``|f(x') - f(x)|`` from the given starts, then from random ones,
     until a violation is found or the budget is spent."""
@@ -427,10 +468,15 @@ def climb(ctx: Context, seeds: Sequence[Slotted], rng: random.Random) -> None:
         if cur_val is None:
             cur_val = -1
         stale = 0
-        while stale < 60 and not ctx.violated():
-            nxt = mutate(ctx, cur, rng, pal)
-            val = ctx.evaluate(nxt.candidate())
-            if val is not None and val >= cur_val:
+        while stale < STALE_LIMIT and not ctx.violated():
+            if rng.random() < SWEEPS:
+                nxt, val = sweep(ctx, cur, rng, pal)
+            else:
+                nxt = mutate(ctx, cur, rng, pal)
+                val = ctx.evaluate(nxt.candidate())
+            if val is None:
+                stale += 1
+            elif val >= cur_val or rng.random() < WORSE_MOVES:
                 stale = 0 if val > cur_val else stale + 1
                 cur, cur_val = nxt, val
             else:

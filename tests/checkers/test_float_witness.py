@@ -362,3 +362,38 @@ def test_no_room_for_a_base_sequence_still_terminates():
     assert r.verdict is FloatVerdict.NOT_FOUND
     r = search_float_witness("sequential", "float32", (0, 0), 50, 0, budget=10)
     assert r.verdict is FloatVerdict.NOT_FOUND and r.largest.exact_difference == 0
+
+
+def _brute_force_max(model, fmt, lo, hi, max_n):
+    """The largest |f(x') - f(x)| over all x' of at most max_n values and x = x' with one
+    record removed (add/remove, the same order), by enumeration."""
+    import itertools
+
+    g = Grid(fmt)
+    values = [g.units(v) for v in fmt.values_between(lo, hi)]
+    cache: dict = {}
+
+    def f(seq):
+        if seq not in cache:
+            cache[seq] = simulate(model, g, [(v, 1) for v in seq])
+        return cache[seq]
+
+    best = 0
+    for n in range(1, max_n + 1):
+        for y in itertools.product(values, repeat=n):
+            fy = f(y)
+            best = max(best, max(abs(fy - f(y[:i] + y[i + 1:])) for i in range(n)))
+    return g.value(best)
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_search_against_brute_force_on_a_tiny_space(model):
+    """toy p=3 values in [-1, 1] (17 of them), at most 3 records: the search never reports
+    more than the true maximum, and finds it with one of three seeds."""
+    fmt = FloatFormat.toy(3, -1, 4)
+    truth = _brute_force_max(model, fmt, -1, 1, 3)
+    r = search_float_witness(model, fmt, (-1, 1), 3, 0, budget=1500, same_order=True)
+    assert r.largest.exact_difference <= truth
+    hunts = [search_float_witness(model, fmt, (-1, 1), 3, truth - Fraction(1, 1000),
+                                  budget=1500, same_order=True, seed=seed) for seed in (0, 1, 2)]
+    assert any(h.violated and h.witness.exact_difference == truth for h in hunts)
