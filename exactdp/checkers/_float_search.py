@@ -93,8 +93,8 @@ class Context:
             if size(runs) > self.max_n:
                 return False
             for v, c in runs:
-                if c < 0 or not (self.lo <= v <= self.hi):
-                    return False
+                if c < 0 or not (self.lo <= v <= self.hi) or self.grid.round(v) != v:
+                    return False  # outside the bounds, or not a value of the format
         return True
 
     def evaluate(self, cand: Candidate) -> int | None:

@@ -397,3 +397,45 @@ def test_search_against_brute_force_on_a_tiny_space(model):
     hunts = [search_float_witness(model, fmt, (-1, 1), 3, truth - Fraction(1, 1000),
                                   budget=1500, same_order=True, seed=seed) for seed in (0, 1, 2)]
     assert any(h.violated and h.witness.exact_difference == truth for h in hunts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(MODEL_NAMES), st.sampled_from(TOYS + (FLOAT32,)), st.integers(0, 10 ** 6),
+       st.sampled_from(("add-remove", "substitute")))
+def test_every_reported_pair_is_in_scope(model, fmt, seed, neighbors):
+    """Values of the format inside the bounds, sizes within max_n, neighbours at d_in."""
+    lo, hi = Fraction(-1, 2), Fraction(3, 2)
+    r = search_float_witness(model, fmt, (lo, hi), 40, 0 if seed % 2 else 10, budget=40,
+                             seed=seed, neighbors=neighbors, d_in=1 + seed % 2)
+    w = r.largest
+    if w is None:
+        return
+    for v, c in w.x + w.x_prime:
+        assert lo <= v <= hi and fmt.is_representable(v) and c >= 1
+    nx, ny = w.sizes
+    assert nx <= 40 and ny <= 40
+    x, y = w.expand()
+    if neighbors == "add-remove":
+        assert 1 <= abs(ny - nx) <= r.d_in
+    else:
+        assert nx == ny
+    from collections import Counter
+    moved = sum(((Counter(x) - Counter(y)) + (Counter(y) - Counter(x))).values())
+    assert moved <= (r.d_in if neighbors == "add-remove" else 2 * r.d_in)
+
+
+def test_candidates_outside_the_format_or_scope_are_refused():
+    from exactdp.checkers._float_search import Candidate, Context
+
+    g = Grid(FLOAT32)
+    ctx = Context(model="sequential", grid=g, lo=0, hi=g.units(Fraction(1)), max_n=10,
+                  neighbors="add-remove", d_in=1, claim_units=Fraction(0), budget=5,
+                  allow_reorder=False)
+    one, half = g.units(Fraction(1)), g.units(Fraction(1, 2))
+    assert ctx.valid(Candidate(((half, 3),), ((half, 3), (one, 1)), True, "t"))
+    not_a_float32 = half + 1  # 1/2 + 2**-149: between two float32 values
+    assert not ctx.valid(Candidate(((not_a_float32, 1),), ((one, 1),), True, "t"))
+    assert not ctx.valid(Candidate(((2 * one, 1),), ((one, 1),), True, "t"))  # above U
+    assert not ctx.valid(Candidate(((half, 10),), ((half, 11),), True, "t"))  # above max_n
+    assert ctx.evaluate(Candidate(((not_a_float32, 1),), ((one, 1),), True, "t")) is None
+    assert ctx.evaluations == 0 and ctx.invalid == 1
