@@ -323,6 +323,13 @@ def palette(ctx: Context) -> list[int]:
 
 
 def _neighbour_value(ctx: Context, v: int, rng: random.Random, pal: list[int]) -> int:
+    try:
+        return ctx.grid.round(_raw_neighbour_value(ctx, v, rng, pal))
+    except OverflowError:
+        return v
+
+
+def _raw_neighbour_value(ctx: Context, v: int, rng: random.Random, pal: list[int]) -> int:
     g = ctx.grid
     r = rng.random()
     if r < 0.35:
