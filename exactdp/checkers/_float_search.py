@@ -266,6 +266,33 @@ def straddle(ctx: Context) -> Iterator[Slotted]:
                                               f"straddle (a={ctx_value(ctx, a)}, w={ctx_value(ctx, w)})")
 
 
+def filled_straddle(ctx: Context) -> Iterator[Slotted]:
+    """The straddle at a large partial sum (compensated sums).
+
+    ``N`` copies of ``F`` bring ``x`` to ``P - F`` and ``x'`` (one more ``F``) exactly
+    to a power of two ``P``; then a few values ``w`` near half or one and a quarter of
+    the spacing ``u`` below ``P``. Kahan and Neumaier compensate the rounding of long
+    runs, but not the final one: what is left in the compensation of ``x`` and of ``x'``
+    differs by up to one spacing at ``P``, which grows with ``N`` (about ``N F 2**-p``).
+    """
+    g = ctx.grid
+    if ctx.hi <= 0:
+        return
+    F = _pow2_at_most(ctx.hi)
+    P = 4 * F
+    while P // F + 16 <= ctx.max_n:
+        u = _spacing_below(g, P)
+        N = P // F - 1
+        slot_a, slot_b = _slots(ctx, F, 1)
+        for w in (u // 2 + max(1, u // 8), u + u // 4):
+            if w <= 0 or not (ctx.lo <= w <= ctx.hi) or g.round(w) != w:
+                continue
+            for m in (1, 3, 15):
+                yield Slotted(((F, N), (w, m)), 0, slot_a, slot_b,
+                              f"filled straddle (P=2^{P.bit_length() - 1 + g.q})")
+        P <<= 1
+
+
 def ctx_value(ctx: Context, m: int) -> str:
     v = ctx.grid.value(m)
     return float(v).hex() if ctx.grid.p <= 53 and abs(v) < 2 ** 1000 else str(v)
@@ -499,7 +526,7 @@ def _families(ctx: Context) -> Iterator[Slotted | Candidate]:
     the mirror image of ``x``, except the sorted ones, which are evaluated anyway)."""
     mirror = -ctx.lo > ctx.hi
     view = dataclasses.replace(ctx, lo=-ctx.hi, hi=-ctx.lo) if mirror else ctx
-    for family in (cascade, straddle, reorder):
+    for family in (cascade, straddle, filled_straddle, reorder):
         for item in family(view):
             if not mirror:
                 yield item

@@ -26,7 +26,7 @@ Even the correctly rounded sum moves by more than 1 (its one rounding differs), 
 not by 2; a search that finds nothing is not a proof, though:
 
 >>> search_float_witness("fsum", "float64", bounds=(0, 1), max_n=100, claim=1).witness.exact_difference
-Fraction(1125899906842625, 1125899906842624)
+Fraction(140737488355329, 140737488355328)
 >>> search_float_witness("fsum", "float64", bounds=(0, 1), max_n=100, claim=2, budget=200).verdict.value
 'not-found'
 """

@@ -187,8 +187,8 @@ def test_pairwise_float64_witness_rechecked_with_np_sum():
     w = r.witness
     x, y = _array(w.x, np.float64), _array(w.x_prime, np.float64)
     assert abs(numpy_sum("pairwise", y) - numpy_sum("pairwise", x)) == w.exact_difference
-    assert w.exact_difference == 1 + Fraction(1, 2 ** 49)
-    assert w.sizes == (127, 128) and _is_insertion(x, y, 1)
+    assert w.exact_difference == 1 + Fraction(1, 2 ** 44)
+    assert w.sizes == (142, 143) and _is_insertion(x, y, 1)
 
 
 def test_cascade_doubles_the_gap_in_every_binade():
@@ -197,6 +197,16 @@ def test_cascade_doubles_the_gap_in_every_binade():
                              same_order=True, budget=200)
     assert r.witness.exact_difference == 2 ** 18
     assert r.witness.sizes == (12_845_057, 12_845_058)
+
+
+def test_pairwise_float32_moves_by_two():
+    """8.4M records in [0, 1]: NumPy's float32 sum moves by 2 when one record is added."""
+    r = search_float_witness("pairwise", "float32", (0, 1), 2 ** 23 + 2 ** 10, 1, same_order=True)
+    w = r.witness
+    assert w.exact_difference == 2 and w.sizes == (8_388_622, 8_388_623)
+    x, y = _array(w.x, np.float32), _array(w.x_prime, np.float32)
+    assert _is_insertion(x, y, 1)
+    assert abs(numpy_sum("pairwise", y) - numpy_sum("pairwise", x)) == 2
 
 
 def test_substitution_and_mirrored_bounds():
