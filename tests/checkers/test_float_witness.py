@@ -257,6 +257,12 @@ def test_regression_witnesses(case):
         assert _is_substitution(x, y, 1)
     if case["shared_order"] and len(y) < 300:
         assert float_sum([float(v) for v in y], case["model"], fmt) == fy
+    try:  # a real witness can never exceed the sound bound
+        bound = sensitivity_bound(case["model"], fmt, (lo, hi), case["max_n"],
+                                  neighbors=case["neighbors"])
+    except InvalidArgument:
+        bound = None
+    assert bound is None or diff <= bound
 
 
 # -- never above the sound bound -----------------------------------------------------------
