@@ -7,7 +7,8 @@ Fraction(2, 1)
 
 from exactdp.checkers import (
     ClaimResult, Scope, SensitivityCurve, SensitivityResult, Verdict, Witness, assert_claim,
-    claim_parameters, local_sensitivity, sensitivity, sensitivity_curve, verify_claim,
+    claim_parameters, local_sensitivity, search_float_witness, sensitivity, sensitivity_curve,
+    verify_claim,
 )
 from exactdp.errors import (
     ClaimViolated, ExactDPError, InexactInput, InvalidArgument, SpaceMismatch, TooLarge,
@@ -26,7 +27,8 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "ClaimResult", "Scope", "SensitivityCurve", "SensitivityResult", "Verdict", "Witness",
     "assert_claim", "claim_parameters", "local_sensitivity", "sensitivity",
-    "sensitivity_curve", "verify_claim", "ClaimViolated", "ExactDPError", "InexactInput",
+    "sensitivity_curve", "verify_claim", "search_float_witness", "ClaimViolated", "ExactDPError",
+    "InexactInput",
     "InvalidArgument", "SpaceMismatch", "TooLarge", "Undecided", "UndefinedQuery",
     "BudgetExceeded", "BudgetLedger", "float_at_least", "float_at_most", "from_float", "to_exact",
     "Query", "ChangeDistance", "DatasetSpace", "ExactSet", "IntegerRange", "Multisets",

@@ -1,5 +1,9 @@
-"""Checkers: exact sensitivity by enumeration, verdicts and witnesses."""
+"""Checkers: exact sensitivity by enumeration, verdicts and witnesses, and the search for
+float witnesses (neighbouring datasets whose float sum moves more than a claim)."""
 
+from exactdp.checkers.float_witness import (
+    FloatVerdict, FloatWitness, FloatWitnessResult, naive_sum_claim, search_float_witness,
+)
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Verdict, Witness
 from exactdp.checkers.sensitivity import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, SensitivityCurve, assert_claim, claim_parameters,
@@ -7,6 +11,7 @@ from exactdp.checkers.sensitivity import (
 )
 
 __all__ = [
+    "FloatVerdict", "FloatWitness", "FloatWitnessResult", "naive_sum_claim", "search_float_witness",
     "ClaimResult", "Scope", "SensitivityResult", "Verdict", "Witness", "DEFAULT_MAX_DATASETS",
     "DEFAULT_MAX_PAIRS", "SensitivityCurve", "assert_claim", "claim_parameters",
     "local_sensitivity", "sensitivity", "sensitivity_curve", "verify_claim",
