@@ -413,11 +413,6 @@ def make_mean(L=None, U=None, neighbors: str = "add-remove", size=None,
         size_sym = params["N"]
     else:
         params["min_size"] = _param(min_size, MIN_SIZE)
-        if isinstance(params["min_size"], int) and params["min_size"] < 1:
-            raise InvalidArgument(
-                f"min_size={min_size!r}: the mean is undefined on the empty dataset; pass "
-                f"min_size >= 1"
-            )
         expr = _mean_unknown_size(neighbors)
         size_sym = None
 
@@ -436,7 +431,16 @@ def make_mean(L=None, U=None, neighbors: str = "add-remove", size=None,
     note = "" if size is not None else "size >= min_size"
     dom = Domain(dom.kind, dom.element, bounds=dom.bounds, size=dom.size, note=note)
     return Transformation("mean", dom, NEIGHBORS[neighbors], Domain("real numbers"),
-                          "AbsoluteDistance", expr, params, exact=exact)
+                          "AbsoluteDistance", expr, params, exact=exact,
+                          requires=_mean_requires)
+
+
+def _mean_requires(bound: dict) -> None:
+    if "min_size" in bound and bound["min_size"] < 1:
+        raise InvalidArgument(
+            f"min_size={format_exact(bound['min_size'])}: the mean is undefined on the empty "
+            f"dataset; pass min_size >= 1"
+        )
 
 
 def make_variance(L=None, U=None, size=None, ddof: int = 0,
@@ -459,8 +463,6 @@ def make_variance(L=None, U=None, size=None, ddof: int = 0,
     lo, hi = _param(L, S.L), _param(U, S.U)
     size_sym = _param(size, N)
     params = {"L": lo, "U": hi, "N": size_sym}
-    if isinstance(size, int) and ddof == 1 and size < 2:
-        raise InvalidArgument(f"size={size!r}: the sample variance needs N >= 2")
     j = sympy.Min(d_in if neighbors == "substitute" else sympy.floor(d_in / 2), sympy.floor(N / 2))
     expr = j * (N - j) * (S.U - S.L) ** 2 / (N * (N - ddof))
 
@@ -470,10 +472,16 @@ def make_variance(L=None, U=None, size=None, ddof: int = 0,
 
     t = Transformation("variance" if ddof == 0 else "sample variance",
                        _bounds_domain(size_sym), NEIGHBORS[neighbors], Domain("real numbers"),
-                       "AbsoluteDistance", expr, params, exact=exact)
+                       "AbsoluteDistance", expr, params, exact=exact,
+                       requires=_sample_variance_requires if ddof == 1 else None)
     if ddof == 1:
         t.grid_defaults = {"N": (2, 3, 4, 5)}
     return t
+
+
+def _sample_variance_requires(bound: dict) -> None:
+    if "N" in bound and bound["N"] < 2:
+        raise InvalidArgument(f"size={format_exact(bound['N'])}: the sample variance needs N >= 2")
 
 
 # -- histograms --------------------------------------------------------------------------

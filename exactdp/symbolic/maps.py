@@ -271,6 +271,7 @@ class _Map:
         exact: Callable[[Mapping[str, Any]], Any] | None = None,
         record_map: Callable[[Mapping[str, Any]], Callable[[Fraction], Fraction]] | None = None,
         note: str = "",
+        requires: Callable[[Mapping[str, Any]], None] | None = None,
     ):
         if not isinstance(input_domain, Domain):
             raise InvalidArgument(f"input_domain={input_domain!r} is not a Domain")
@@ -310,6 +311,9 @@ class _Map:
         self._exact = exact
         self._record_map = record_map
         self.note = note
+        self._requires = requires
+        if requires is not None:
+            requires(self.bound)
 
     # -- parameters --------------------------------------------------------------------
     @property
@@ -338,16 +342,29 @@ class _Map:
 
     def bind(self, **params: object):
         """A copy with parameters bound to exact values (validated together with the
-        parameters already bound). Unknown names are refused."""
+        parameters already bound, and by the constructor's own requirements, e.g. ``N >= 2``
+        for a sample variance). Unknown names are refused, and so is a new value for a
+        parameter already bound: the domain was built for the old one."""
         unknown = sorted(set(params) - set(self.params))
         if unknown:
             raise InvalidArgument(
                 f"{self.name!r} has no parameter {unknown[0]}={params[unknown[0]]!r}; its "
                 f"parameters are {sorted(self.params)}"
             )
+        values = validate_params(params)
+        for name, value in values.items():
+            old = self.params[name]
+            if isinstance(old, Fraction) and value != old:
+                raise InvalidArgument(
+                    f"{name} of {self.name!r} is already bound to {format_exact(old)}, so "
+                    f"{name}={params[name]!r} cannot replace it (the step's domain was built "
+                    f"for {format_exact(old)}); build a new step with {name}={params[name]!r}"
+                )
         new = dict(self.params)
-        new.update(validate_params(params))
+        new.update(values)
         _check_together(new)
+        if self._requires is not None:
+            self._requires({k: v for k, v in new.items() if isinstance(v, Fraction)})
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone.params = new

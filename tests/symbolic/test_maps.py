@@ -7,12 +7,11 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from exactdp.errors import InexactInput, InvalidArgument, Undecided
+from exactdp.errors import InexactInput, InvalidArgument, SpaceMismatch, Undecided
 from exactdp.symbolic.constructors import (
     make_clamp, make_count, make_gaussian, make_histogram, make_laplace, make_mean, make_sum,
     make_symmetric_to_change,
 )
-from exactdp.errors import SpaceMismatch
 from exactdp.symbolic.maps import Domain, Measurement, Transformation
 from exactdp.symbolic.symbols import sigma
 from exactdp.symbolic.symbols import L, N, U, d_in, k
@@ -234,3 +233,28 @@ def test_repr_and_latex():
     assert make_gaussian()._repr_latex_() == r"$\rho = \frac{d_{in}^{2}}{2 \sigma^{2}}$"
     assert make_histogram(k=None, norm="L2")._repr_latex_() == r"$d_{out} = d_{in} \sqrt{k}$"
     assert make_histogram(k=None).map() == k * d_in
+
+
+# Regressions found in review (2026-11-22): a bound parameter could be re-bound, which changed
+# the map but not the step's domain (the chain then under-reported the sensitivity), and
+# binding skipped the constructor's own requirements.
+
+def test_a_bound_parameter_cannot_be_rebound_to_another_value():
+    from exactdp.symbolic.constructors import make_clamp, make_mean, make_sum
+
+    with pytest.raises(InvalidArgument, match="U of 'sum' is already bound to 10"):
+        make_clamp(0, 10) >> make_sum(0, 10).bind(U=5)
+    with pytest.raises(InvalidArgument, match="N of 'mean' is already bound to 5"):
+        make_mean(0, 1, size=5).bind(N=50)
+    assert make_sum(0, 10).bind(U=10).map(1) == 10  # the same value is fine
+
+
+def test_binding_applies_the_constructors_requirements():
+    from exactdp.symbolic.constructors import make_mean, make_variance
+    from exactdp.symbolic.symbols import N
+
+    with pytest.raises(InvalidArgument, match="the sample variance needs N >= 2"):
+        make_variance(size=N, ddof=1).bind(N=1)
+    with pytest.raises(InvalidArgument, match="pass min_size >= 1"):
+        make_mean().bind(min_size=0)
+    assert make_variance(L=0, U=1, size=N, ddof=1).bind(N=2).map(1) == Fraction(1, 2)
