@@ -35,7 +35,10 @@ ALLOWED_FUNCTIONS = {
 }
 _CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
 _MAX_LENGTH = 2000
-_MAX_BITS = 100_000  # a numeric power may not exceed about 2**_MAX_BITS
+_MAX_BITS = 12_000  # a numeric power may not exceed about 2**_MAX_BITS (~3,600 digits,
+# below Python's 4,300-digit limit for printing an int)
+_MAX_EXP_ARGUMENT = 1000  # exp(x) of a number: |x| <= 1000 (e**1000 has 435 digits)
+_MAX_FLOORED = 10**15  # floor/ceiling of an irrational constant: |x| below this
 
 
 def _fail(text: str, what: str) -> InvalidArgument:
@@ -125,15 +128,30 @@ def parse_expression(
             args = [build(a) for a in node.args]
             if not args:
                 raise _fail(text, f"calls {node.func.id} without arguments")
-            return ALLOWED_FUNCTIONS[node.func.id](*args)
+            fn = node.func.id
+            numeric = len(args) == 1 and not args[0].free_symbols
+            if fn == "exp" and numeric and abs(args[0].evalf(15)) > _MAX_EXP_ARGUMENT:
+                raise _fail(text, f"takes exp of {args[0]}, which is too large (|x| <= {_MAX_EXP_ARGUMENT})")
+            if fn in ("floor", "ceiling") and numeric and not args[0].is_Rational:
+                size = abs(args[0].evalf(15))
+                if not size.is_finite or size > _MAX_FLOORED:
+                    raise _fail(text, f"takes {fn} of {args[0]}, an irrational number too large to round")
+            return ALLOWED_FUNCTIONS[fn](*args)
         raise _fail(text, f"contains {type(node).__name__}, which is not allowed")
 
     try:
         expr = build(tree)
     except RecursionError:
         raise _fail(text, "is nested too deeply") from None
+    except InvalidArgument:
+        raise
+    except (ValueError, TypeError, ArithmeticError) as e:  # SymPy could not build it
+        raise _fail(text, f"cannot be evaluated ({type(e).__name__}: {str(e)[:80]})") from None
     if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         raise _fail(text, "is not finite (a division by zero, or log(0)?)")
+    if expr.has(sympy.I) or any(a.is_real is False for a in sympy.preorder_traversal(expr)
+                                if isinstance(a, sympy.Expr) and not a.free_symbols):
+        raise _fail(text, "is not a real number (a square root or log of a negative number?)")
     return expr
 
 

@@ -256,6 +256,12 @@ def test_deep_nesting_within_the_length_limit_is_handled(text, value):
 HUGE = {
     "decimal-exponent": "1e999999999",  # 10**999999999 is built from the literal's digits
     "nested-powers": "((((((2^64)^64)^64)^64)^64)^64)",  # each exponent <= 64; 2**(64**6)
+    # found in review (2026-11-22): SymPy rounded exp(10**40) to an integer for ever, and
+    # floor(exp(10**5)) died printing a 43,000-digit integer
+    "floor-of-exp": "floor(exp(10**40))*d_in",
+    "floor-of-exp-5": "floor(exp(10**5))",
+    "floor-of-exp-exp": "floor(exp(exp(10)))",
+    "too-many-digits": "((10^64)^64)^2",
 }
 SETUP = "from exactdp.symbolic.parse import parse_expression"
 
@@ -268,4 +274,16 @@ def test_child_outcomes_are_reported(outcomes_in_child):
 
 @pytest.mark.parametrize("key", list(HUGE))
 def test_huge_numbers_are_refused_quickly(outcomes_in_child, key):
-    assert outcomes_in_child(SETUP, [f"parse_expression({HUGE[key]!r})"], 1.0) == ["InvalidArgument"]
+    call = f"parse_expression({HUGE[key]!r}, ['d_in'])"
+    assert outcomes_in_child(SETUP, [call], 1.0) == ["InvalidArgument"]
+
+
+@pytest.mark.parametrize("text", ["sqrt(-1)*d_in", "log(-1)", "(-8)^(1/3)"])
+def test_non_real_constants_are_refused(text):
+    with pytest.raises(InvalidArgument, match="is not a real number"):
+        parse_expression(text, ["d_in"])
+
+
+def test_moderate_transcendental_constants_still_parse():
+    assert parse_expression("floor(3*sqrt(2))") == 4
+    assert parse_expression("exp(2)*d_in", ["d_in"]) == sympy.exp(2) * sympy.Symbol("d_in", real=True)
