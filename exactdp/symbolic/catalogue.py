@@ -164,9 +164,9 @@ class EntryCheck:
         return self.derived_verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
 
     @property
-    def verdict(self) -> Verdict:
-        """The published formula's verdict, or the derived one's where none was published."""
-        return self.published_verdict if self.published_verdict is not None else self.derived_verdict
+    def verdict(self) -> Verdict | None:
+        """The published formula's verdict (``None`` where the source published none)."""
+        return self.published_verdict
 
     def to_dict(self) -> dict:
         e = self.entry
@@ -179,7 +179,7 @@ class EntryCheck:
             "published": None if e.published is None else str(e.published),
             "derived": str(e.derived),
             "symbols": dict(e.symbols),
-            "verdict": self.verdict.value,
+            "verdict": None if self.verdict is None else self.verdict.value,
             "witness": None if witness is None else witness.to_dict(),
             "derived_verdict": self.derived_verdict.value,
             "derived_tight_everywhere": self.derived_verdict is Verdict.HOLDS_TIGHT,
@@ -207,7 +207,8 @@ def _judge(expr, truths) -> tuple[Verdict, InstanceWitness | None, InstanceWitne
 
     Returns the verdict (VIOLATED at the first binding below the truth; else HOLDS_TIGHT when
     equal somewhere; else HOLDS), its witness (the violation, the first tight binding, or the
-    first binding with slack), and the first binding with slack (``None`` if equal everywhere).
+    first binding with slack where the truth is not 0, else the first with slack), and that
+    binding with slack (``None`` if equal everywhere).
     """
     tight = slack = undecided = None
     for params, truth in truths:
@@ -221,8 +222,9 @@ def _judge(expr, truths) -> tuple[Verdict, InstanceWitness | None, InstanceWitne
             return Verdict.VIOLATED, InstanceWitness(params, value, truth), None
         if c == 0:
             tight = tight or InstanceWitness(params, value, truth)
-        else:
-            slack = slack or InstanceWitness(params, value, truth)
+        elif slack is None or (slack.truth.value == 0 and truth.value != 0):
+            # the first binding with slack, preferring one where something moves at all
+            slack = InstanceWitness(params, value, truth)
     if undecided is not None:
         return Verdict.UNDECIDED, undecided, slack
     if tight is not None:

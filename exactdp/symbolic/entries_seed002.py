@@ -479,7 +479,9 @@ def _quantile() -> list[Entry]:
             note="Candidates 1 and 2 over records 0..3. Adding a record below a candidate moves "
                  "its score by 1 - alpha, above by alpha."))
     out.append(Entry(
-        "s002/quantile-score/formula/substitute", src + ", read with d_in = records changed",
+        "s002/quantile-score/formula/substitute",
+        src + ", applied with d_in = records changed: a misreading the seed does not make (it "
+              "argues from 'adding or removing a single record'), kept as a regression case",
         "quantile score (formula), L-infinity", SUBSTITUTE, published,
         make_quantile_score(CANDIDATES, neighbors=SUBSTITUTE).map(),
         meanings("d_in", "alpha", "N", d_in="records changed (bounded DP)"),
@@ -489,7 +491,9 @@ def _quantile() -> list[Entry]:
         (f"{CONSTRUCTORS}.make_quantile_score",),
         note="A changed record leaves one side of a candidate for the other: the score moves by "
              "(1 - alpha) + alpha = 1. The published bound counts d_in as adds/removes (one "
-             "change is d_in = 2 there); read with d_in = changes it is violated for 0 < alpha < 1."))
+             "change is d_in = 2 there); read with d_in = changes it is violated for 0 < alpha < 1. "
+             "The derived d_in is tight when N >= 2 d_in (as on this grid); for smaller N the "
+             "exact value is lower (alpha = 1/2, N = 1, d_in = 1: 1/2)."))
     return out
 
 
@@ -508,7 +512,10 @@ def _conversions() -> list[Entry]:
               grid,
               engine_truth(sized(ChangeDistance(), 1)),
               (f"{CONSTRUCTORS}.make_change_to_symmetric",),
-              note="The output distance is the L1 distance of count vectors (= the symmetric "
+              note="The seed's sentence is reversed ('the number of edits is equivalent to two "
+                   "times the number of additions and removals'); its reason ('each edit "
+                   "constitutes one addition and one removal') gives the published 2 d_in. "
+                   "The output distance is the L1 distance of count vectors (= the symmetric "
                    "distance). Two datasets of size N differ by at most N changes: the published "
                    "2*d_in is loose when d_in > N."),
         Entry("s002/conversion/symmetric-to-change",

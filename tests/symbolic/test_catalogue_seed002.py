@@ -94,8 +94,10 @@ def test_quantile_score_read_with_changes_is_violated_with_its_witness():
 
 def test_slack_witnesses():
     pop = _check("s002/table/variance-population/LUN").published_witness
-    assert pop.params == dict(L=2, U=5, N=1, d_in=1)  # one record: the variance is always 0
-    assert (pop.formula_value, pop.truth.value) == (sympy.Rational(9, 2), 0)
+    # the first binding with slack where the variance moves at all (N = 1 is skipped: one
+    # record's variance is always 0): one change among 2 records moves it by (U-L)^2/4
+    assert pop.params == dict(L=2, U=5, N=2, d_in=2)
+    assert (pop.formula_value, pop.truth.value) == (sympy.Rational(9, 2), sympy.Rational(9, 4))
     # 2*d_in changes-to-add/removes is loose once d_in > N: one record changes at most once
     conv = ENTRIES["s002/conversion/change-to-symmetric"]
     assert conv.truth(dict(N=1, d_in=2)).value == 2
