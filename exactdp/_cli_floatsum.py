@@ -15,7 +15,7 @@ import time
 from exactdp._progress import Progress
 from exactdp.checkers.float_witness import DEFAULT_BUDGET, NEIGHBORS, search_float_witness
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import format_named
 from exactdp.numeric.floatsum import MODEL_NAMES
 
@@ -44,7 +44,7 @@ def _parse_bounds(text: str) -> tuple:
         raise InvalidArgument(f"--bounds={text!r} is not 'L,U'; write e.g. --bounds 0,1")
     lo, hi = to_exact(parts[0].strip(), "--bounds L"), to_exact(parts[1].strip(), "--bounds U")
     if hi < lo:
-        raise InvalidArgument(f"Cannot have U={hi!r} < L={lo!r}; write --bounds L,U with L <= U")
+        raise InvalidArgument(f"Cannot have U={show_exact(hi)} < L={show_exact(lo)}; write --bounds L,U with L <= U")
     return lo, hi
 
 

@@ -111,7 +111,7 @@ BAD = [
     (["--model", "cumsum", "--bounds", "0,1", "--max-n", "10"], "--model='cumsum'"),
     (["--model", "sequential", "--bounds", "0", "--max-n", "10"], "--bounds='0'"),
     (["--model", "sequential", "--bounds", "0,0.1", "--max-n", "10"], "not a value of float64"),
-    (["--model", "sequential", "--bounds", "1,0", "--max-n", "10"], "U=Fraction(0, 1) < L"),
+    (["--model", "sequential", "--bounds", "1,0", "--max-n", "10"], "Cannot have U=0 < L=1"),
     (["--model", "sequential", "--bounds", "0,1", "--max-n", "0"], "--max-n=0"),
     (["--model", "sequential", "--bounds", "0,1", "--max-n", "10", "--dtype", "float128"],
      "fmt='float128'"),

@@ -236,3 +236,23 @@ def test_format_exact_is_read_back_by_sympy_and_fraction(f):
     assert sympy.Rational(text) == sympy.Rational(f.numerator, f.denominator)
     assert "." not in text and "e" not in text
     assert math.gcd(f.numerator, f.denominator) == 1
+
+
+# Found in review (2026-11-22): huge inputs reached Python's 4,300-digit int limit
+# (ValueError tracebacks) or hung (a Decimal with a huge exponent).
+
+def test_huge_inputs_are_refused_with_a_short_message():
+    from decimal import Decimal
+
+    with pytest.raises(InvalidArgument, match="5,000 characters, more than 4,000"):
+        to_exact("1" * 5000, "epsilon")
+    with pytest.raises(InvalidArgument, match="decimal exponent beyond"):
+        to_exact(Decimal("1e-99999999"), "epsilon")
+
+
+def test_show_exact_shortens_long_numbers():
+    from exactdp.numeric.exact import show_exact
+
+    assert show_exact(Fraction(10) ** 400).endswith("(401 characters)")
+    assert show_exact(Fraction(10) ** 6000) == "a number near 2**19931"  # 10**6000 ~ 2**19931.57
+    assert show_exact(Fraction(7, 3)) == "7/3"

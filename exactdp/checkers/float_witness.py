@@ -41,7 +41,7 @@ from typing import Any, Callable
 from exactdp.checkers._float_search import Candidate, Context, run_search, size
 from exactdp.checkers._float_sim import Grid
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat, format_named
 from exactdp.numeric.floatsum import MODEL_NAMES
 
@@ -262,7 +262,7 @@ def _bounds(bounds: object) -> tuple[Fraction, Fraction]:
         raise InvalidArgument(f"bounds={bounds!r} is not a pair (L, U); pass e.g. bounds=(0, 1)")
     lo, hi = to_exact(bounds[0], "L"), to_exact(bounds[1], "U")
     if hi < lo:
-        raise InvalidArgument(f"Cannot have U={hi!r} < L={lo!r}; pass bounds=(L, U) with L <= U")
+        raise InvalidArgument(f"Cannot have U={show_exact(hi)} < L={show_exact(lo)}; pass bounds=(L, U) with L <= U")
     return lo, hi
 
 
@@ -297,8 +297,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     for name, b in (("L", lo), ("U", hi)):
         if not fmt.is_representable(b):
             raise InvalidArgument(
-                f"{name}={b!r} is not a value of {fmt.name}; pass bounds that are values of "
-                f"the format, e.g. {name}={format_exact(fmt.round(max(min(b, fmt.max_value), -fmt.max_value)))}")
+                f"{name}={show_exact(b)} is not a value of {fmt.name}; pass bounds that are values of "
+                f"the format, e.g. {name}={show_exact(fmt.round(max(min(b, fmt.max_value), -fmt.max_value)))}")
     max_n = _positive_int(max_n, "max_n")
     neighbors = _check_neighbors(neighbors)
     d_in = _positive_int(d_in, "d_in")

@@ -30,7 +30,7 @@ from exactdp.errors import InexactInput, InvalidArgument
 
 __all__ = [
     "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
-    "MAX_DECIMAL_EXPONENT",
+    "show_exact", "MAX_DECIMAL_EXPONENT", "MAX_DIGITS",
 ]
 
 MAX_DECIMAL_EXPONENT = 4000
@@ -44,6 +44,17 @@ _EXACT_STRING = re.compile(
     )\s*\Z""",
     re.VERBOSE,
 )
+
+
+MAX_DIGITS = 4000
+"""Longest string ``to_exact`` reads (Python refuses to convert ints of over 4,300 digits)."""
+
+
+def _clip(text: str, keep: int = 40) -> str:
+    """``repr`` of a text, shortened in the middle when it is long."""
+    if len(text) <= keep:
+        return repr(text)
+    return repr(text[: keep // 2] + "..." + text[-keep // 2:])
 
 
 def to_exact(value: object, name: str = "value") -> Fraction:
@@ -67,8 +78,18 @@ def to_exact(value: object, name: str = "value") -> Fraction:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InvalidArgument(f"{name}={value!r} is not finite; pass a finite number")
+        if value and abs(value.adjusted()) > MAX_DECIMAL_EXPONENT:
+            raise InvalidArgument(
+                f"{name}={_clip(str(value))} has a decimal exponent beyond "
+                f"+-{MAX_DECIMAL_EXPONENT}; write a number of reasonable size"
+            )
         return Fraction(value)
     if isinstance(value, str):
+        if len(value) > MAX_DIGITS:
+            raise InvalidArgument(
+                f"{name}={_clip(value)} has {len(value):,} characters, more than "
+                f"{MAX_DIGITS:,}; write a number of reasonable size"
+            )
         if not _EXACT_STRING.match(value):
             raise InvalidArgument(
                 f"{name}={value!r} is not an exact number; write an integer ('-3'), "
@@ -116,6 +137,26 @@ def format_exact(value: Fraction | int) -> str:
 def format_dataset(values: Iterable[Fraction | int]) -> str:
     """A dataset as exact text: ``[1, 5/2, 5/2]``."""
     return "[" + ", ".join(format_exact(v) for v in values) + "]"
+
+
+def show_exact(value: Fraction | int, keep: int = 40) -> str:
+    """``format_exact`` for messages: a number of many digits shows its ends and its size.
+
+    >>> show_exact(Fraction(10) ** 400)
+    '10000000000000000000...00000000000000000000 (401 characters)'
+    >>> show_exact(Fraction(-5, 2))
+    '-5/2'
+    >>> show_exact(Fraction(1, 10 ** 5000))
+    'a number near 2**-16609'
+    """
+    value = Fraction(value)
+    if max(abs(value.numerator).bit_length(), value.denominator.bit_length()) > 12_000:
+        k = abs(value.numerator).bit_length() - value.denominator.bit_length()
+        return f"{'-' if value < 0 else ''}a number near 2**{k}"
+    text = format_exact(value)
+    if len(text) <= keep:
+        return text
+    return f"{text[: keep // 2]}...{text[-keep // 2:]} ({len(text):,} characters)"
 
 
 def common_denominator(values: Iterable[Fraction | int]) -> int:

@@ -34,7 +34,7 @@ from fractions import Fraction
 import sympy
 
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import to_exact
+from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat, _pow2, floor_log2, format_named
 from exactdp.numeric.floatsum import MODEL_NAMES, PAIRWISE_BLOCKSIZE
 
@@ -76,14 +76,20 @@ def _bounds(bounds: object) -> tuple[Fraction, Fraction]:
         raise InvalidArgument(f"bounds={bounds!r} is not a pair (L, U); pass e.g. (0, 1)")
     lower, upper = to_exact(bounds[0], "L"), to_exact(bounds[1], "U")
     if lower > upper:
-        raise InvalidArgument(f"Cannot have L={bounds[0]!r} > U={bounds[1]!r}; pass L <= U")
+        raise InvalidArgument(f"Cannot have L={show_exact(bounds[0])} > U={show_exact(bounds[1])}; pass L <= U")
     return lower, upper
+
+
+def _size_text(x: Fraction) -> str:
+    """A short, readable size of a positive exact number (``float`` overflows past 1.8e308)."""
+    k = x.numerator.bit_length() - x.denominator.bit_length()
+    return f"{float(x):.10g}" if -1000 < k < 1000 else f"about 2**{k}"
 
 
 def _no_overflow(fmt: FloatFormat, largest: Fraction, what: str) -> None:
     if largest > fmt.max_value:
         raise InvalidArgument(
-            f"{what}: intermediate results may reach {float(largest):.10g}, above the largest "
+            f"{what}: intermediate results may reach {_size_text(largest)}, above the largest "
             f"finite value of {fmt.name} ({float(fmt.max_value):.10g}); overflow is not "
             f"covered by this bound: use smaller bounds, a smaller max_n or a wider format")
 

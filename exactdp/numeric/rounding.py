@@ -56,7 +56,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import to_exact
+from exactdp.numeric.exact import show_exact, to_exact
 
 __all__ = [
     "FLOAT_FORMATS",
@@ -179,7 +179,7 @@ def _round_exact(value: Fraction, fmt: _FloatFormat, up: bool, shown: object) ->
     if abs(value) > fmt.max_finite:
         side = "smallest float >= x" if up else "largest float <= x"
         raise InvalidArgument(
-            f"x={shown!r} is beyond the largest finite {fmt.name} "
+            f"x={show_exact(value)} is beyond the largest finite {fmt.name} "
             f"({float(fmt.max_finite)!r}); the {side} would be infinite or meaningless. "
             f"Rescale the quantity or keep it exact"
         )
