@@ -15,6 +15,11 @@ applies the advanced composition theorem (Dwork, Rothblum, Vadhan) with the slac
 delta among them; its epsilon is irrational, enclosed in an interval, and compared with the
 budget by refining the enclosure. ``rho`` spends always add.
 
+Each spend's delta is a probability (at most 1); totals are not: ten copies of delta 0.2
+add up to 2, which overspends any budget (exit 1), as two separate spends of 0.6 do.
+Numbers beyond the largest float are refused; a total that gets there through copies is
+kept exact, with ``null`` for its float.
+
 Exit status: 0 everything fits; 1 something overspends (or the comparison could not be
 decided, which is not a fit); 2 bad input.
 """
@@ -26,12 +31,14 @@ import re
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms.composition import (
-    advanced_composition,
-    compose_sequential,
-    compose_zcdp,
+from exactdp.mechanisms.composition import advanced_composition, compose_zcdp
+from exactdp.mechanisms.ledger import (
+    BudgetExceeded,
+    BudgetLedger,
+    Spend,
+    _brief,
+    _elide,
 )
-from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
 from exactdp.numeric.rounding import float_at_least, float_at_most
@@ -39,6 +46,7 @@ from exactdp.numeric.rounding import float_at_least, float_at_most
 __all__ = ["register"]
 
 MAX_COPIES = 10**12
+_FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
 _COPIES = re.compile(r"\A(?P<body>.*?)\s*[xX]\s*(?P<k>\d+)\s*\Z")
 
 
@@ -76,15 +84,30 @@ def _copies(text: str, option: str) -> tuple[str, int]:
 
 def _nonnegative(text: str, name: str) -> Fraction:
     x = to_exact(text.strip(), name)
+    shown = _elide(repr(text.strip()))
     if x < 0:
-        raise InvalidArgument(f"{name}={text.strip()!r} is negative; privacy parameters are at least 0")
+        raise InvalidArgument(f"{name}={shown} is negative; privacy parameters are at least 0")
+    if x > _FLOAT_MAX:
+        raise InvalidArgument(
+            f"{name}={shown} is beyond the largest float ({float(_FLOAT_MAX)!r}), where no privacy "
+            f"guarantee is left to count; use a smaller number")
     return x
 
 
 def _probability(text: str, name: str) -> Fraction:
+    """One spend's (or the budget's) delta: a probability. Totals may exceed 1 (an overspend)."""
     x = _nonnegative(text, name)
     if x > 1:
-        raise InvalidArgument(f"{name}={text.strip()!r} is above 1; delta is a probability in [0, 1]")
+        raise InvalidArgument(f"{name}={_elide(repr(text.strip()))} is above 1; delta is a probability in [0, 1]")
+    return x
+
+
+def _delta_prime(text: str) -> Fraction:
+    x = to_exact(text.strip(), "--delta-prime")
+    if not 0 < x < 1:
+        raise InvalidArgument(
+            f"--delta-prime={_elide(repr(text.strip()))} is not in (0, 1); advanced composition needs "
+            f"a slack 0 < delta' < 1, such as 1e-6")
     return x
 
 
@@ -130,18 +153,36 @@ def _check_options(args, spends, rhos) -> None:
 # --- the run ---------------------------------------------------------------------------
 
 
+def _float(value: Fraction, up: bool) -> float | None:
+    """The float on the safe side of ``value``; ``None`` beyond the float range (a total of
+    many copies can get there although each spend and the budget are below it)."""
+    if abs(value) > _FLOAT_MAX:
+        return None
+    return float_at_least(value) if up else float_at_most(value)
+
+
 def _number(value: Fraction, up: bool) -> dict:
-    key, fn = ("float_at_least", float_at_least) if up else ("float_at_most", float_at_most)
-    return {"exact": format_exact(value), key: fn(value)}
+    return {"exact": format_exact(value), "float_at_least" if up else "float_at_most": _float(value, up)}
 
 
-def _first_overspend(budget: dict, entries: list, key_pairs) -> str | None:
-    """The ledger's message for the first entry that does not fit, or ``None``."""
+def _total(entries: list, key: str) -> Fraction:
+    """The exact sum of ``key`` times ``count``. Each value was checked alone (a delta is a
+    probability); the total is not: a total delta above 1 is an overspend, not bad input."""
+    return sum((e[key] * e["count"] for e in entries), Fraction(0))
+
+
+def _first_overspend(budget: dict, entries: list, keys) -> str | None:
+    """The ledger's message for the first entry that does not fit, or ``None``.
+
+    An entry ``xK`` is charged as one record of ``K`` times its values; its delta may then
+    exceed 1, which ``BudgetLedger.spend`` would refuse as a probability, so the (already
+    validated) record goes in through ``BudgetLedger._record``.
+    """
     ledger = BudgetLedger(**budget)
     for entry in entries:
-        amounts = {k: entry[src] * entry["count"] for k, src in key_pairs}
+        amounts = {k: entry[k] * entry["count"] for k in keys}
         try:
-            ledger.spend(label=entry["label"], **amounts)
+            ledger._record(Spend(len(ledger.history) + 1, entry["label"], **amounts))
         except BudgetExceeded as e:
             return str(e)
     return None
@@ -167,8 +208,7 @@ def _cmd_compose(args) -> int:
         if args.method == "sequential":
             _sequential(spends, budget_eps, budget_delta, out, lines)
         else:
-            _advanced(spends, budget_eps, budget_delta, to_exact(args.delta_prime.strip(), "--delta-prime"),
-                      out, lines)
+            _advanced(spends, budget_eps, budget_delta, _delta_prime(args.delta_prime), out, lines)
     if rhos or args.rho_budget is not None:
         budget_rho = _nonnegative(args.rho_budget, "--rho-budget")
         out["budget"]["rho"] = format_exact(budget_rho)
@@ -189,14 +229,13 @@ def _cmd_compose(args) -> int:
 
 
 def _sequential(spends, budget_eps, budget_delta, out, lines) -> None:
-    eps, delta = compose_sequential([(s["epsilon"] * s["count"], s["delta"] * s["count"]) for s in spends])
+    eps, delta = _total(spends, "epsilon"), _total(spends, "delta")
     left_eps, left_delta = budget_eps - eps, budget_delta - delta
     out["total"].update(epsilon=_number(eps, True), delta=_number(delta, True))
     out["remaining"].update(epsilon=_number(left_eps, False), delta=_number(left_delta, False))
     for s in spends:
         s["label"] = f"--spend {s['text']}"
-    message = _first_overspend({"epsilon": budget_eps, "delta": budget_delta}, spends,
-                               (("epsilon", "epsilon"), ("delta", "delta")))
+    message = _first_overspend({"epsilon": budget_eps, "delta": budget_delta}, spends, ("epsilon", "delta"))
     if message is not None:
         out["fits"] = False
         out["overspend"].append(message)
@@ -213,10 +252,16 @@ def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None
     k = sum(s["count"] for s in spends)
     eps_each = max(s["epsilon"] for s in spends)
     delta_each = max(s["delta"] for s in spends)
-    r = advanced_composition(eps_each, delta_each, k, delta_prime)
+    try:
+        r = advanced_composition(eps_each, delta_each, k, delta_prime)
+    except InvalidArgument:  # the inputs are checked: only an epsilon beyond the float range is left
+        raise InvalidArgument(
+            f"--method advanced: epsilon {_brief(eps_each)} composed k = {k} times gives an epsilon beyond "
+            f"the largest float (e^epsilon is too large), no meaningful guarantee; use --method "
+            f"sequential (total epsilon {_brief(_total(spends, 'epsilon'))})") from None
     d = r.to_dict()
     out["advanced"] = {key: d[key] for key in ("k", "epsilon_each", "delta_each", "delta_prime")}
-    basic_eps, basic_delta = compose_sequential([(s["epsilon"] * s["count"], s["delta"] * s["count"]) for s in spends])
+    basic_eps, basic_delta = _total(spends, "epsilon"), _total(spends, "delta")
     out["sequential_total"] = {"epsilon": _number(basic_eps, True), "delta": _number(basic_delta, True)}
     out["total"].update(epsilon=d["epsilon"], delta=_number(r.delta, True))
     fn = r.enclosure
@@ -228,17 +273,17 @@ def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None
         eps_fits = r.epsilon_at_most(budget_eps)
     except Undecided as e:
         out["fits"] = False
-        out["undecided"] = f"total epsilon vs budget {format_exact(budget_eps)}: {e}"
+        out["undecided"] = f"total epsilon vs budget {_brief(budget_eps)}: {e}"
         eps_fits = True  # not an overspend; reported as undecided
     if not eps_fits:
         out["fits"] = False
         out["overspend"].append(
-            f"advanced composition gives epsilon > {format_exact(budget_eps)} = the budget "
+            f"advanced composition gives epsilon > {_brief(budget_eps)} = the budget "
             f"(epsilon >= {float_at_most_of(fn)!r}); use fewer or smaller spends, or a larger budget")
     if r.delta > budget_delta:
         out["fits"] = False
         out["overspend"].append(
-            f"delta: k*delta + delta' = {format_exact(r.delta)} > budget {format_exact(budget_delta)}; "
+            f"delta: k*delta + delta' = {_brief(r.delta)} > budget {_brief(budget_delta)}; "
             f"use a smaller --delta-prime or smaller deltas, or a larger budget")
     smaller = ""
     if basic_eps <= Fraction(d["epsilon"]["interval"][0]) and basic_delta <= r.delta:
@@ -262,7 +307,7 @@ def _rho(rhos, budget_rho, out, lines) -> None:
     out["remaining"]["rho"] = _number(budget_rho - total, False)
     for r in rhos:
         r["label"] = f"--rho {r['text']}"
-    message = _first_overspend({"rho": budget_rho}, rhos, (("rho", "rho"),))
+    message = _first_overspend({"rho": budget_rho}, rhos, ("rho",))
     if message is not None:
         out["fits"] = False
         out["overspend"].append(message)
@@ -278,6 +323,9 @@ def _rho(rhos, budget_rho, out, lines) -> None:
 def _show(value: Fraction, up: bool) -> str:
     """``1/3 (<= 0.33333333333333337)``: the exact value and its float on the safe side."""
     exact = format_exact(value)
-    f = float_at_least(value) if up else float_at_most(value)
-    note = "" if Fraction(f) == value else f" ({'<=' if up else '>='} {f!r})"
+    f = _float(value, up)
+    if f is None:
+        note = " (beyond the largest float)"
+    else:
+        note = "" if Fraction(f) == value else f" ({'<=' if up else '>='} {f!r})"
     return exact + note + (" OVERSPENT" if value < 0 else "")

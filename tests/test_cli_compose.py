@@ -128,7 +128,13 @@ BAD = [
     (("--spend", "0.1x0", "--budget", "1"), "asks for 0 copies"),
     (("--spend", "0.1", "--budget", "1,1.5"), "--budget delta='1.5' is above 1"),
     (("--rho", "0.1", "--rho-budget", "-1"), "--rho-budget='-1' is negative"),
-    (("--spend", "0.1x10", "--method", "advanced", "--delta-prime", "0", "--budget", "1"), "delta_prime=Fraction(0, 1) is not in (0, 1)"),
+    (("--spend", "0.1x10", "--method", "advanced", "--delta-prime", "0", "--budget", "1"), "--delta-prime='0' is not in (0, 1)"),
+    (("--spend", "0.1,1.5x10", "--budget", "5,1"), "--spend delta='1.5' is above 1"),  # each copy is a probability
+    (("--spend", "1e400", "--budget", "1e401"), "--spend epsilon='1e400' is beyond the largest float"),
+    (("--spend", "1", "--budget", "1e401"), "--budget epsilon='1e401' is beyond the largest float"),
+    (("--rho", "1e309", "--rho-budget", "1"), "--rho='1e309' is beyond the largest float"),
+    (("--spend", "800x10", "--method", "advanced", "--delta-prime", "1e-6", "--budget", "1"),
+     "--method advanced: epsilon 800 composed k = 10 times gives an epsilon beyond the largest float"),
 ]
 
 
@@ -138,3 +144,56 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
     assert code == 2 and out == ""
     assert err.startswith("exactdp: error: ") and err.count("\n") == 1
     assert fragment in err
+    assert "Fraction(" not in err and len(err) < 400
+
+
+# --- regressions --------------------------------------------------------------------------
+
+
+def test_copies_whose_deltas_add_past_one_overspend_like_separate_spends(capsys):
+    # each copy's delta 0.2 is a probability; ten of them total 2 > 1: an overspend
+    # (exit 1), as two separate spends of 0.6 are, not bad input (exit 2)
+    code, out, err = run(capsys, "--spend", "0.1,0.2x10", "--budget", "5,1")
+    assert code == 1 and err == ""
+    assert "total:     epsilon = 1, delta = 2" in out
+    assert "remaining: epsilon = 4, delta = -1 OVERSPENT" in out
+    assert ("OVERSPENDS: spend #1 '--spend 0.1,0.2x10' (epsilon=1, delta=2) would exceed the budget: "
+            "delta: spent 0 + 2 = 2 > budget 1. Left: epsilon=5, delta=1.") in out
+    code, out, err = run(capsys, "--spend", "0.1,0.6", "--spend", "0.1,0.6", "--budget", "5,1")
+    assert code == 1 and err == ""
+    assert "delta: spent 3/5 + 3/5 = 6/5 > budget 1" in out
+    code, out, _ = run(capsys, "--spend", "0.1,0.2x10", "--budget", "5,1", "--json")
+    d = json.loads(out)
+    assert code == 1 and d["fits"] is False
+    assert d["total"]["delta"] == {"exact": "2", "float_at_least": 2.0}
+    assert d["spends"] == [{"epsilon": "1/10", "delta": "1/5", "count": 10}]
+    # a later spend is still charged after a total past 1 (the first overspend is named)
+    code, out, _ = run(capsys, "--spend", "0,0.5x2", "--spend", "0,0.5", "--budget", "1,1")
+    assert code == 1 and "spend #2 '--spend 0,0.5'" in out and "spent 1 + 1/2 = 3/2 > budget 1" in out
+
+
+def test_advanced_total_delta_past_one_overspends(capsys):
+    # k*delta + delta' = 100 * 0.1 + 1e-6 > 1: a vacuous guarantee, which fits no budget
+    code, out, err = run(capsys, "--spend", "0.1,0.1x100", "--method", "advanced", "--delta-prime", "1e-6",
+                         "--budget", "7,1")
+    assert code == 1 and err == ""
+    assert "OVERSPENDS: delta: k*delta + delta' = 10000001/1000000 > budget 1" in out
+    assert "advanced composition gives epsilon" not in out  # epsilon 6.308... fits 7
+    code, out, _ = run(capsys, "--spend", "0.1,0.1x100", "--method", "advanced", "--delta-prime", "1e-6",
+                       "--budget", "7,1", "--json")
+    d = json.loads(out)
+    assert d["fits"] is False and d["total"]["delta"]["exact"] == "10000001/1000000"
+    assert d["advanced"]["delta_each"] == "1/10"
+
+
+def test_totals_beyond_the_float_range_overspend_with_short_messages(capsys):
+    # each spend and the budget are floats; ten copies are not: exact totals, no float, exit 1
+    code, out, err = run(capsys, "--spend", "1e308x10", "--budget", "1e308", "--json")
+    assert code == 1 and err == ""
+    d = json.loads(out)
+    assert d["total"]["epsilon"] == {"exact": "1" + "0" * 309, "float_at_least": None}
+    assert d["remaining"]["epsilon"]["float_at_most"] is None
+    (message,) = d["overspend"]
+    assert len(message) < 500 and "epsilon=100000000000...00000000 (310 characters)" in message
+    code, out, err = run(capsys, "--rho", "1e308x10", "--rho-budget", "1")
+    assert code == 1 and err == "" and "(beyond the largest float)" in out

@@ -43,17 +43,27 @@ floats refine it as far as they need."""
 __all__ = ["AdvancedComposition", "advanced_composition", "compose_sequential", "compose_zcdp"]
 
 
+def _shown(value) -> str:
+    """A value as the caller wrote it (``'0.1'``, ``2``), an exact number as ``1/3``; the
+    middle of a very long one elided, never a long ``Fraction(...)`` repr."""
+    if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
+        text = format_exact(value)
+    else:
+        text = repr(value)
+    return text if len(text) <= 60 else f"{text[:12]}...{text[-8:]} ({len(text)} characters)"
+
+
 def _nonnegative(value, name: str) -> Fraction:
     x = to_exact(value, name)
     if x < 0:
-        raise InvalidArgument(f"{name}={value!r} is negative; privacy parameters are at least 0")
+        raise InvalidArgument(f"{name}={_shown(value)} is negative; privacy parameters are at least 0")
     return x
 
 
 def _probability(value, name: str) -> Fraction:
     x = _nonnegative(value, name)
     if x > 1:
-        raise InvalidArgument(f"{name}={value!r} is above 1; delta is a probability in [0, 1]")
+        raise InvalidArgument(f"{name}={_shown(value)} is above 1; delta is a probability in [0, 1]")
     return x
 
 
@@ -62,6 +72,8 @@ def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
 
     Each item is an ``epsilon`` (pure DP) or a pair ``(epsilon, delta)``, in any exact
     form (ints, Fractions, Decimals, strings such as ``"1e-6"``); floats are refused.
+    Each ``delta`` is a probability in ``[0, 1]``; the total may exceed 1 (a vacuous
+    guarantee, which fits no budget).
 
     >>> compose_sequential(["0.1", "0.9"])
     (Fraction(1, 1), Fraction(0, 1))
@@ -71,7 +83,7 @@ def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
         if isinstance(item, (tuple, list)):
             if len(item) != 2:
                 raise InvalidArgument(
-                    f"spends[{i}]={item!r} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
+                    f"spends[{i}]={_shown(item)} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
                 )
             eps, delta = item
         else:
@@ -157,6 +169,11 @@ def advanced_composition(epsilon, delta, k: int, delta_prime) -> AdvancedComposi
     ``(max epsilon, max delta)``-DP). Basic composition (:func:`compose_sequential`) is
     smaller when ``k`` is small; both are valid.
 
+    ``delta`` must be a probability, but the total ``k*delta + delta_prime`` may exceed 1,
+    as a sum of :func:`compose_sequential` may: the guarantee is then vacuous, and
+    :meth:`AdvancedComposition.fits` is ``False`` for every budget (an overspend, not an
+    error).
+
     >>> r = advanced_composition("0.1", "1e-7", 100, "1e-6")
     >>> r.delta
     Fraction(11, 1000000)
@@ -164,27 +181,22 @@ def advanced_composition(epsilon, delta, k: int, delta_prime) -> AdvancedComposi
     (True, False)
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidArgument(f"k={k!r} is not a positive int; pass how many mechanisms are composed")
+        raise InvalidArgument(f"k={_shown(k)} is not a positive int; pass how many mechanisms are composed")
     eps = _nonnegative(epsilon, "epsilon")
     dlt = _probability(delta, "delta")
     dp = to_exact(delta_prime, "delta_prime")
     if not 0 < dp < 1:
         raise InvalidArgument(
-            f"delta_prime={delta_prime!r} is not in (0, 1); advanced composition needs a slack "
+            f"delta_prime={_shown(delta_prime)} is not in (0, 1); advanced composition needs a slack "
             f"0 < delta_prime < 1, such as '1e-6'"
-        )
-    if k * dlt + dp > 1:
-        raise InvalidArgument(
-            f"k*delta + delta_prime = {format_exact(k * dlt + dp)} is above 1: the guarantee is "
-            f"vacuous; use a smaller delta or delta_prime"
         )
     fn = _advanced_epsilon_enclosure(k, eps, dp)
     interval = enclose(fn, prec=_PREC)
     if interval_to_fractions(interval)[1] > _FLOAT_MAX:
         raise InvalidArgument(
-            f"epsilon={epsilon!r} composed {k} times gives an epsilon beyond the largest float "
+            f"epsilon={_shown(epsilon)} composed {k} times gives an epsilon beyond the largest float "
             f"(e^epsilon is too large): no meaningful guarantee; basic composition gives "
-            f"{format_exact(k * eps)}"
+            f"{_shown(k * eps)}"
         )
     return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, interval, float_at_least_of(fn))
 

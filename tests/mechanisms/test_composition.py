@@ -119,7 +119,12 @@ BAD = [
     (lambda: advanced_composition("0.1", 0, 10, 1e-6), InexactInput, "delta_prime=1e-06 is a float"),
     (lambda: advanced_composition(0.1, 0, 10, "1e-6"), InexactInput, "epsilon=0.1 is a float"),
     (lambda: advanced_composition(800, 0, 10, "1e-6"), InvalidArgument, "beyond the largest float"),
-    (lambda: advanced_composition("0.1", "0.2", 10, "1e-6"), InvalidArgument, "k*delta + delta_prime = 2000001/1000000 is above 1"),
+    (lambda: advanced_composition("0.1", "1.2", 10, "1e-6"), InvalidArgument, "delta='1.2' is above 1"),
+    # exact values shown short, never as a Fraction(...) repr
+    (lambda: compose_sequential([(1, Fraction(3, 2))]), InvalidArgument, "spends[0] delta=3/2 is above 1"),
+    (lambda: compose_zcdp([-Fraction(10**400)]), InvalidArgument, "rhos[0]=-10000000000...00000000 (402 characters) is negative"),
+    (lambda: advanced_composition("0.1", 0, 10, Fraction(0)), InvalidArgument, "delta_prime=0 is not in (0, 1)"),
+    (lambda: advanced_composition(Fraction(800), 0, 10, "1e-6"), InvalidArgument, "epsilon=800 composed 10 times"),
 ]
 
 
@@ -128,3 +133,13 @@ def test_bad_arguments(call, exc, fragment):
     with pytest.raises(exc) as info:
         call()
     assert fragment in str(info.value)
+    assert "Fraction(" not in str(info.value)
+
+
+def test_totals_may_exceed_one_each_delta_may_not():
+    # a total delta above 1 is a (vacuous) guarantee that fits no budget, not bad input
+    assert compose_sequential([("0.1", "0.6"), ("0.1", "0.6")]) == (Fraction(1, 5), Fraction(6, 5))
+    r = advanced_composition("0.1", "0.2", 10, "1e-6")
+    assert r.delta == Fraction(2000001, 1000000) and r.delta_each == Fraction(1, 5)
+    assert not r.fits(100, 1)
+    assert r.epsilon_float == advanced_composition("0.1", 0, 10, "1e-6").epsilon_float

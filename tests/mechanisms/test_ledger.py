@@ -130,6 +130,30 @@ def test_to_dict_is_json_with_safe_floats():
     assert repr(ledger) == "BudgetLedger(epsilon='1', delta='1/100000', rho='1/3', spends=2)"
 
 
+def test_approx_dp_of_rho_is_the_ledgers_not_a_spends():
+    # it was pasted onto Spend too, where it raised AttributeError ('_budget')
+    assert not hasattr(Spend, "approx_dp_of_rho")
+    assert not hasattr(Spend(1, None, rho=Fraction(1)), "approx_dp_of_rho")
+    ledger = BudgetLedger(rho="1/2")
+    ledger.spend(rho="1/4")
+    ledger.spend(rho="1/4")
+    assert ledger.approx_dp_of_rho("1e-6").safe_float == 5.221534444530169
+
+
+def test_messages_show_exact_values_short():
+    with pytest.raises(InvalidArgument) as info:
+        BudgetLedger(epsilon=1).spend(epsilon=0, delta=Fraction(3, 2))
+    assert "spend #1 delta=3/2 is above 1" in str(info.value)
+    huge = Fraction(10**400)
+    ledger = BudgetLedger(epsilon=huge)
+    with pytest.raises(BudgetExceeded) as info:
+        ledger.spend(epsilon=huge + 1, label="big")
+    msg = str(info.value)
+    assert "Fraction(" not in msg and len(msg) < 500
+    assert "epsilon: spent 0 + 100000000000...00000001 (401 characters)" in msg
+    assert info.value.spend.epsilon == huge + 1  # the record itself stays exact
+
+
 BAD = [
     (lambda: BudgetLedger(), InvalidArgument, "no budget given"),
     (lambda: BudgetLedger(delta="1e-6"), InvalidArgument, "delta='1e-6' given without epsilon"),
@@ -156,6 +180,7 @@ def test_bad_arguments(call, exc, fragment):
     with pytest.raises(exc) as info:
         call()
     assert fragment in str(info.value)
+    assert "Fraction(" not in str(info.value)
 
 
 # --- properties ---------------------------------------------------------------------
