@@ -289,7 +289,8 @@ MODELS: dict[str, SumModel] = {m.name: m for m in (
     SumModel("kahan", "Kahan compensated summation", False, _kahan),
     SumModel("neumaier", "Neumaier (improved Kahan-Babuska) compensated summation",
              False, _neumaier),
-    SumModel("fsum", "the exact sum rounded once (math.fsum)", True, _fsum),
+    SumModel("fsum", "the exact sum rounded once to the format (math.fsum in float64; NOT "
+             "float32(math.fsum(x)), which rounds twice)", True, _fsum),
     SumModel("sorted", "ascending sort, then a left fold", True, _sorted),
     SumModel("sorted-magnitude", "ascending |x| (then x), then a left fold", True,
              _sorted_magnitude),
