@@ -169,28 +169,72 @@ def _certified(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fraction, ma
         return None
 
 
-def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction, prec: int = 256) -> Fraction:
-    """σ* to about ``prec - 20`` bits by bisection in mpmath (not a bound: checked after)."""
-    with mpmath.workprec(prec):
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        d = mpmath.mpf(sens.numerator) / sens.denominator
-        target = mpmath.mpf(dlt.numerator) / dlt.denominator
-        exp_e = mpmath.exp(e)
+def _mp_of(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
 
-        def excess(sigma):
+
+_ROOT_BITS = 256
+"""Bits of σ* the bisection aims at (the enclosure below wants about 90)."""
+
+
+def _cancelled_bits(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fraction) -> int:
+    """Bits lost to cancellation in δ(σ) − δ at ``sigma``, plus a guard for Φ's condition.
+
+    δ(σ) = Φ(x) − e^ε·Φ(−a−b) with x = a − b is a difference of two numbers of size up to
+    M = Φ(x); near the root it is δ, so about log2(M/δ) bits cancel (about 1,000 for
+    ε = δ = 1e-300: M ≈ 0.4). Deep in the tail Φ's relative condition is about x², hence
+    the guard 2·log2(2 + |x|). Both parts are monotone in σ (x decreases with σ), so over
+    a bracket the larger of the two ends' values bounds them."""
+    with mpmath.workprec(64):
+        d = _mp_of(sens)
+        x = d / (2 * sigma) - _mp_of(eps) * sigma / d
+        m = mpmath.ncdf(x)  # relative accuracy kept in the lower tail
+        cancel = mpmath.log(m, 2) - mpmath.log(_mp_of(dlt), 2)
+        guard = 2 * mpmath.log(2 + abs(x), 2)
+        return max(0, int(mpmath.ceil(cancel))) + int(mpmath.ceil(guard))
+
+
+def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction) -> Fraction:
+    """σ* to about ``_ROOT_BITS - 20`` bits by bisection in mpmath (not a bound: checked after).
+
+    Each sign of δ(σ) − δ is computed at a precision covering the bits that cancel at that σ
+    (:func:`_cancelled_bits`) plus the bits of σ resolved so far plus 32: a fixed 256 bits
+    lost δ ≈ 1e-77 to cancellation and bisected to the wrong root. The bracket is found by
+    growing the step exponentially (σ* can be 1e299)."""
+
+    def excess(sigma, bits, extra=None):
+        if extra is None:
+            extra = _cancelled_bits(sigma, eps, dlt, sens)
+        with mpmath.workprec(min(bits + 32 + extra, 2 * _MAX_PREC)):
+            e, d = _mp_of(eps), _mp_of(sens)
             a = d / (2 * sigma)
             b = e * sigma / d
-            return mpmath.ncdf(a - b) - exp_e * mpmath.ncdf(-a - b) - target
+            return mpmath.ncdf(a - b) - mpmath.exp(e) * mpmath.ncdf(-a - b) - _mp_of(dlt)
 
-        hi = d
-        while excess(hi) > 0:
-            hi *= 2
-        lo = hi
-        while excess(lo) <= 0:
-            lo /= 2
-        for _ in range(prec + 8):
+    full = _ROOT_BITS + 8
+    with mpmath.workprec(full):
+        # a bracket lo < σ* <= hi with hi = 2·lo: powers of two 2**k·Δ, k found by doubling |k|
+        # then bisecting on k (about 2·log2|log2(σ*/Δ)| evaluations, not |log2(σ*/Δ)|)
+        d = _mp_of(sens)
+        up = excess(d, full) > 0  # δ(Δ) > δ: σ* > Δ
+        k_in, k_out, step = 0, None, 1  # σ = 2**k_in·Δ is on the starting side
+        while k_out is None:
+            k = k_in + (step if up else -step)
+            if (excess(d * mpmath.ldexp(1, k), full) > 0) == up:
+                k_in, step = k, 2 * step
+            else:
+                k_out = k
+        while abs(k_out - k_in) > 1:
+            k = (k_in + k_out) // 2
+            if (excess(d * mpmath.ldexp(1, k), full) > 0) == up:
+                k_in = k
+            else:
+                k_out = k
+        lo, hi = d * mpmath.ldexp(1, min(k_in, k_out)), d * mpmath.ldexp(1, max(k_in, k_out))
+        extra = max(_cancelled_bits(lo, eps, dlt, sens), _cancelled_bits(hi, eps, dlt, sens))
+        for i in range(full):
             mid = (lo + hi) / 2
-            if excess(mid) > 0:
+            if excess(mid, min(i + 16, full), extra) > 0:
                 lo = mid
             else:
                 hi = mid

@@ -10,8 +10,10 @@
   * ``method="cks"`` (default, Canonne, Kamath & Steinke 2020, Prop. via Rényi DP of
     order α): for **every** α > 1, (ε(α), δ)-DP with
     ``ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1−1/α) − ln α)/(α−1)``. A good α is found in
-    floats (any α is valid, so that search needs no care); the bound **at that α** is
-    then enclosed with intervals and rounded up. ``extra["alpha"]`` is that α (exact);
+    mpmath floats (any α is valid, so that search needs no care); the bound **at that α**
+    is then enclosed with intervals, computed from the exact α − 1 (α can be 1 + 4e-151),
+    and rounded up. Should that ever exceed the Bun-Steinke float, the Bun-Steinke result
+    is returned instead and its notes say so. ``extra["alpha"]`` is that α (exact);
     ``exact`` encloses ``max(0, ε(α))`` at that α, which is within float noise of, but
     not claimed to be, the infimum over α.
 
@@ -27,6 +29,7 @@ Fraction(1, 8)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import mpmath
@@ -34,7 +37,9 @@ import sympy
 
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._calibration import Calibration, positive, probability, stored_positive
-from exactdp.numeric.intervals import enclose, exact_interval, float_at_least_of, interval_to_fractions, log1p
+from exactdp.numeric.intervals import (
+    _hi, _to_fraction, enclose, exact_interval, float_at_least_of, interval_to_fractions, log1p,
+)
 from exactdp.numeric.rounding import float_at_least
 
 __all__ = ["rho_of_sigma", "rho_of_epsilon", "epsilon_of_rho", "cks_epsilon_at", "METHODS"]
@@ -81,30 +86,59 @@ def rho_of_epsilon(epsilon) -> Calibration:
     )
 
 
+def _log_one_minus_inverse(t, iv):
+    """Enclosure of ``ln(1 - 1/α)`` for α = 1 + t (``t`` an interval enclosing an exact t > 0).
+
+    Written as ``ln t - log1p(t)`` for t < 1 (α near 1, where ``1/α`` rounds to 1 and the
+    log1p form loses everything) and ``log1p(-1/(1 + t))`` for t >= 1 (where the difference
+    of logarithms cancels)."""
+    if _hi(t) < 1:
+        return iv.log(t) - log1p(t)
+    return log1p(-1 / (1 + t))
+
+
 def _cks_fn(rho: Fraction, dlt: Fraction, alpha: Fraction):
-    """``fn(iv)`` enclosing ε(α) = αρ + (ln(1/δ) + (α−1)·log1p(−1/α) − ln α)/(α−1)."""
+    """``fn(iv)`` enclosing ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1−1/α) − ln α)/(α−1).
+
+    Computed from t = α − 1 (exact), never from α: near α = 1 (large ρ, where the best
+    α − 1 is about sqrt(ln(1/δ)/ρ)) the float or interval α rounds to 1."""
+    t_exact = alpha - 1
 
     def fn(iv):
-        a, r, d = exact_interval(alpha), exact_interval(rho), exact_interval(dlt)
-        am1 = exact_interval(alpha - 1)
-        return a * r + (-iv.log(d) + am1 * log1p(-1 / a) - iv.log(a)) / am1
+        t, r, d = exact_interval(t_exact), exact_interval(rho), exact_interval(dlt)
+        return r + t * r + (-iv.log(d) + t * _log_one_minus_inverse(t, iv) - log1p(t)) / t
 
     return fn
 
 
-def _cks_float(rho: float, log_inv_delta: float, alpha: float) -> float:
-    return alpha * rho + (log_inv_delta + (alpha - 1) * mpmath.log1p(-1 / alpha) - mpmath.log(alpha)) / (alpha - 1)
+def _cks_excess_float(rho, log_inv_delta, t):
+    """ε(1 + t) − ρ in mpmath floats (no cancellation against ρ, which can be 1e300)."""
+    if t < 1:
+        l1 = mpmath.log(t) - mpmath.log1p(t)
+    else:
+        l1 = mpmath.log1p(-1 / (1 + t))
+    return t * rho + (log_inv_delta + t * l1 - mpmath.log1p(t)) / t
 
 
 def _best_alpha(rho: Fraction, dlt: Fraction) -> Fraction:
-    """A near-optimal α > 1 for the CKS bound, by golden-section search on log(α - 1) in mpmath
-    floats. Any α is valid; only the bound's size depends on this choice."""
-    with mpmath.workprec(64):
+    """A near-optimal α > 1 for the CKS bound. Any α is valid; only the bound's size depends
+    on this choice.
+
+    The search works with t = α − 1 throughout and returns ``1 + t`` with ``t`` an exact
+    dyadic rational > 0, so α > 1 however close to 1 the optimum is (about 1 + 3.7e-151 at
+    ρ = 1e300, δ = 1e-6). Candidates: a golden-section search on u = log t, and, for large
+    ρ, the minimiser t = 2L/(1 + sqrt(1 + 4ρL)) of ρt + L/t + ln t (L = ln(1/δ)), which is
+    what ε(1 + t) − ρ is for small t up to O(t). The better one (in ε(1 + t) − ρ, computed
+    without cancelling against ρ) is kept. The precision grows with ρ: ε − ρ ≈ 2·sqrt(ρL)
+    must be resolved to O(1) (the CKS gain over Bun-Steinke is about |ln t|), and t to
+    half of that."""
+    prec = 64 + max(0, rho.numerator.bit_length() - rho.denominator.bit_length())
+    with mpmath.workprec(prec):
         r = mpmath.mpf(rho.numerator) / rho.denominator
         lid = -mpmath.log(mpmath.mpf(dlt.numerator) / dlt.denominator)
 
         def f(u):  # u = log(α - 1)
-            return _cks_float(r, lid, 1 + mpmath.exp(u))
+            return _cks_excess_float(r, lid, mpmath.exp(u))
 
         # ε(α) ≈ αρ + ln(1/δ)/(α−1): minimum near α ≈ 1 + sqrt(ln(1/δ)/ρ)
         centre = mpmath.log(mpmath.sqrt(lid / r))
@@ -121,9 +155,13 @@ def _best_alpha(rho: Fraction, dlt: Fraction) -> Fraction:
                 lo, x1, f1 = x1, x2, f2
                 x2 = lo + g * (hi - lo)
                 f2 = f(x2)
-        alpha = 1 + mpmath.exp((lo + hi) / 2)
-        # an exact rational α: the float's exact value
-        return Fraction(float(alpha))
+        t = mpmath.exp((lo + hi) / 2)
+        t_large_rho = 2 * lid / (1 + mpmath.sqrt(1 + 4 * r * lid))
+        if _cks_excess_float(r, lid, t_large_rho) < _cks_excess_float(r, lid, t):
+            t = t_large_rho
+    with mpmath.workprec(max(53, prec - 11)):
+        t = +t  # a shorter exact rational, > 0 (mpf has no underflow)
+    return 1 + _to_fraction(t)
 
 
 def cks_epsilon_at(rho, delta, alpha) -> Calibration:
@@ -146,7 +184,10 @@ def cks_epsilon_at(rho, delta, alpha) -> Calibration:
 def _cks_result(r: Fraction, dlt: Fraction, a: Fraction) -> Calibration:
     fn = _cks_fn(r, dlt, a)
     safe = float_at_least_of(fn)
-    lo, hi = interval_to_fractions(enclose(fn, prec=128))
+    # ε(α) − ρ is about 2·sqrt(ρ·ln(1/δ)): for a large ρ, half of ρ's bits go to ρ itself
+    # before the enclosure says anything about the CKS term
+    prec = 128 + max(0, r.numerator.bit_length() - r.denominator.bit_length()) // 2
+    lo, hi = interval_to_fractions(enclose(fn, prec=prec))
     # For large δ the bound can be negative; (ε, δ)-DP with ε < 0 implies (0, δ)-DP, and a
     # negative ε means nothing to a user: report max(0, bound), as Steinke's cdp_eps does.
     lo, hi, safe = max(lo, Fraction(0)), max(hi, Fraction(0)), max(safe, 0.0)
@@ -162,6 +203,21 @@ def _cks_result(r: Fraction, dlt: Fraction, a: Fraction) -> Calibration:
     )
 
 
+def _bun_steinke_result(r: Fraction, dlt: Fraction) -> Calibration:
+    R = sympy.Rational
+    rr, dd = R(r.numerator, r.denominator), R(dlt.numerator, dlt.denominator)
+    eps = rr + 2 * sympy.sqrt(rr * sympy.log(1 / dd))
+    return Calibration(
+        mechanism="zcdp-to-approx",
+        quantity="epsilon",
+        inputs={"rho": r, "delta": dlt},
+        exact=eps,
+        safe_float=float_at_least(eps),
+        notes="epsilon = rho + 2*sqrt(rho*log(1/delta)) (Bun & Steinke 2016)",
+        extra={"method": "bun-steinke"},
+    )
+
+
 def epsilon_of_rho(rho, delta, method: str = "cks") -> Calibration:
     """ε such that ρ-zCDP implies (ε, δ)-DP; the safe float is rounded up.
 
@@ -173,16 +229,18 @@ def epsilon_of_rho(rho, delta, method: str = "cks") -> Calibration:
     if method not in METHODS:
         raise InvalidArgument(f"method={method!r} is not one of {METHODS}; use 'cks' (tighter) or 'bun-steinke'")
     if method == "bun-steinke":
-        R = sympy.Rational
-        rr, dd = R(r.numerator, r.denominator), R(dlt.numerator, dlt.denominator)
-        eps = rr + 2 * sympy.sqrt(rr * sympy.log(1 / dd))
-        return Calibration(
-            mechanism="zcdp-to-approx",
-            quantity="epsilon",
-            inputs={"rho": r, "delta": dlt},
-            exact=eps,
-            safe_float=float_at_least(eps),
-            notes="epsilon = rho + 2*sqrt(rho*log(1/delta)) (Bun & Steinke 2016)",
-            extra={"method": "bun-steinke"},
-        )
-    return _cks_result(r, dlt, _best_alpha(r, dlt))
+        return _bun_steinke_result(r, dlt)
+    cks = _cks_result(r, dlt, _best_alpha(r, dlt))
+    # The CKS bound at its best α is below Bun-Steinke (which is αρ + ln(1/δ)/(α−1) at its
+    # best α, and CKS subtracts a positive term from that); should the α found or the
+    # rounding ever make it worse, the Bun-Steinke bound (also valid) is reported instead.
+    bs = _bun_steinke_result(r, dlt)
+    if cks.safe_float <= bs.safe_float:
+        return cks
+    return replace(
+        bs,
+        notes=bs.notes + f"; reported instead of the Canonne-Kamath-Steinke bound, which at the order "
+                         f"alpha found ({float(cks.extra['alpha'])!r}) rounds up to {cks.safe_float!r}, "
+                         f"above this",
+        extra={"method": "bun-steinke", "requested": "cks", "cks_alpha": cks.extra["alpha"]},
+    )

@@ -182,3 +182,33 @@ def test_result_dict():
 def test_invalid_arguments(fn, args, error, text):
     with pytest.raises(error, match=text):
         fn(*args)
+
+
+# --- tiny epsilon and delta: delta(sigma) cancels about log2(1/delta) bits ----------------
+
+
+@pytest.mark.parametrize("eps, delta, sigma_star", [
+    ("1e-100", "1e-100", "2.76029804798143e99"),
+    ("1e-300", "1e-300", "2.76029804798143e299"),  # mpmath at 6,000 bits: 2.7603e299
+])
+def test_analytic_sigma_tiny_epsilon_and_delta(eps, delta, sigma_star):
+    # was: Undecided "no float near sigma*=1.6e+77 could be certified": the 256-bit bisection
+    # lost delta(sigma) - delta ~ 1e-100 to cancellation and converged to the wrong root
+    import time
+
+    start = time.perf_counter()
+    r = analytic_sigma(eps, delta)
+    elapsed = time.perf_counter() - start
+    e, d, one = Fraction(eps), Fraction(delta), Fraction(1)
+    f = r.safe_float
+    assert r.extra["smallest"] is True
+    assert abs(Fraction(f) / Fraction(sigma_star) - 1) < Fraction(1, 10**13)
+    with mpmath.workprec(5000):
+        target = _mp(d)
+        assert _delta_reference(Fraction(f), e, one, prec=5000) <= target
+        assert _delta_reference(Fraction(math.nextafter(f, 0)), e, one, prec=5000) > target
+        lo, hi = r.exact
+        assert lo <= Fraction(f) and lo <= hi
+        assert _delta_reference(lo, e, one, prec=5000) >= target >= _delta_reference(hi, e, one, prec=5000)
+    assert check_sigma(f, eps, delta) is True
+    assert elapsed < 30, f"analytic_sigma({eps}, {delta}) took {elapsed:.1f} s"  # about 0.2-0.4 s here

@@ -121,3 +121,58 @@ def test_cks_any_alpha_is_a_valid_bound():
 def test_invalid_arguments(fn, args, error, text):
     with pytest.raises(error, match=text):
         fn(*args)
+
+
+# --- large rho: the best alpha is 1 + about sqrt(ln(1/delta)/rho) ---------------------
+
+
+def _cks_reference_t(rho: Fraction, delta: Fraction, t: Fraction, prec: int = 4000) -> mpmath.mpf:
+    """The CKS20 bound at alpha = 1 + t, max(0, .), in mpmath at ``prec`` bits (enough that
+    1 + t is not 1 for t down to 1e-150)."""
+    with mpmath.workprec(prec):
+        tt, r, d = _mp(t), _mp(rho), _mp(delta)
+        a = 1 + tt
+        assert a > 1
+        return max(mpmath.mpf(0), a * r + (-mpmath.log(d) + tt * mpmath.log(1 - 1 / a) - mpmath.log(a)) / tt)
+
+
+@pytest.mark.parametrize("rho", ["1e36", "1e40", "1e300"])
+def test_cks_at_huge_rho_is_finite_safe_and_not_above_bun_steinke(rho):
+    # was: ZeroDivisionError (1e40 .. 1e300) or "log1p ... x=-1" (1e36): alpha = 1 + exp(u)
+    # rounded to exactly 1 at 64 bits / in the float
+    delta = Fraction(1, 10**6)
+    r = epsilon_of_rho(rho, delta)
+    bs = epsilon_of_rho(rho, delta, method="bun-steinke")
+    assert math.isfinite(r.safe_float) and r.safe_float <= bs.safe_float
+    with mpmath.workprec(4000):
+        bs_ref = _mp(Fraction(rho)) + 2 * mpmath.sqrt(_mp(Fraction(rho)) * mpmath.log(1 / _mp(delta)))
+        if r.extra["method"] == "cks":
+            alpha = r.extra["alpha"]
+            assert isinstance(alpha, Fraction) and alpha > 1
+            ref = _cks_reference_t(Fraction(rho), delta, alpha - 1)
+            assert _mp(r.exact[0]) <= ref <= _mp(r.exact[1])
+            assert ref < bs_ref  # strictly tighter in exact terms, equal once rounded to floats
+        else:  # the documented fallback
+            assert "Canonne-Kamath-Steinke" in r.notes
+            ref = bs_ref
+        assert mpmath.mpf(r.safe_float) >= ref > mpmath.mpf(math.nextafter(r.safe_float, 0))
+
+
+def test_cks_alpha_next_to_one_is_enclosed():
+    # a user's alpha = 1 + 2**-200: computed from alpha - 1, not from a rounded alpha
+    t = Fraction(1, 2**200)
+    r = cks_epsilon_at("1e60", "1e-6", 1 + t)
+    ref = _cks_reference_t(Fraction(10**60), Fraction(1, 10**6), t)
+    with mpmath.workprec(4000):
+        assert mpmath.mpf(r.safe_float) >= ref > mpmath.mpf(math.nextafter(r.safe_float, 0))
+
+
+@pytest.mark.parametrize("rho", ["1e36", "1e40"])
+def test_cli_zcdp_to_approx_huge_rho(rho):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "exactdp", "calibrate", "zcdp-to-approx", "--rho", rho,
+                          "--delta", "1e-6"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr and "safe float" in out.stdout
