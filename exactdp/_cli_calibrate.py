@@ -132,7 +132,10 @@ def _text(args, result: Calibration, payload: dict) -> str:
         note = (f"smallest float whose delta is certified <= {args.delta}" if result.extra["smallest"]
                 else f"a float whose delta is certified <= {args.delta} (at most one float above the smallest)")
     elif args.mechanism == "zcdp-to-approx" and "alpha" in result.extra:
-        note = f"CKS bound at alpha={float(result.extra['alpha'])!r}, rounded up"
+        alpha = result.extra["alpha"]
+        shown = (f"{float(alpha)!r}" if float(alpha) != 1
+                 else f"1 + {float(alpha - 1):.6g}")  # alpha - 1 below half an ulp of 1
+        note = f"CKS bound at alpha={shown}, rounded up"
     elif args.mechanism == "zcdp-to-approx":
         note = "Bun-Steinke bound, rounded up"
     lines.append(f"  safe float {payload[key]}  ({note})")
