@@ -31,15 +31,10 @@ import re
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, Undecided
+from exactdp.mechanisms._params import shown
 from exactdp.mechanisms.composition import advanced_composition, compose_zcdp
-from exactdp.mechanisms.ledger import (
-    BudgetExceeded,
-    BudgetLedger,
-    Spend,
-    _brief,
-    _elide,
-)
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
@@ -84,12 +79,12 @@ def _copies(text: str, option: str) -> tuple[str, int]:
 
 def _nonnegative(text: str, name: str) -> Fraction:
     x = to_exact(text.strip(), name)
-    shown = _elide(repr(text.strip()))
+    written = shown(text.strip())
     if x < 0:
-        raise InvalidArgument(f"{name}={shown} is negative; privacy parameters are at least 0")
+        raise InvalidArgument(f"{name}={written} is negative; privacy parameters are at least 0")
     if x > _FLOAT_MAX:
         raise InvalidArgument(
-            f"{name}={shown} is beyond the largest float ({float(_FLOAT_MAX)!r}), where no privacy "
+            f"{name}={written} is beyond the largest float ({float(_FLOAT_MAX)!r}), where no privacy "
             f"guarantee is left to count; use a smaller number")
     return x
 
@@ -98,7 +93,7 @@ def _probability(text: str, name: str) -> Fraction:
     """One spend's (or the budget's) delta: a probability. Totals may exceed 1 (an overspend)."""
     x = _nonnegative(text, name)
     if x > 1:
-        raise InvalidArgument(f"{name}={_elide(repr(text.strip()))} is above 1; delta is a probability in [0, 1]")
+        raise InvalidArgument(f"{name}={shown(text.strip())} is above 1; delta is a probability in [0, 1]")
     return x
 
 
@@ -106,7 +101,7 @@ def _delta_prime(text: str) -> Fraction:
     x = to_exact(text.strip(), "--delta-prime")
     if not 0 < x < 1:
         raise InvalidArgument(
-            f"--delta-prime={_elide(repr(text.strip()))} is not in (0, 1); advanced composition needs "
+            f"--delta-prime={shown(text.strip())} is not in (0, 1); advanced composition needs "
             f"a slack 0 < delta' < 1, such as 1e-6")
     return x
 
@@ -256,9 +251,9 @@ def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None
         r = advanced_composition(eps_each, delta_each, k, delta_prime)
     except InvalidArgument:  # the inputs are checked: only an epsilon beyond the float range is left
         raise InvalidArgument(
-            f"--method advanced: epsilon {_brief(eps_each)} composed k = {k} times gives an epsilon beyond "
+            f"--method advanced: epsilon {show_exact(eps_each)} composed k = {k} times gives an epsilon beyond "
             f"the largest float (e^epsilon is too large), no meaningful guarantee; use --method "
-            f"sequential (total epsilon {_brief(_total(spends, 'epsilon'))})") from None
+            f"sequential (total epsilon {show_exact(_total(spends, 'epsilon'))})") from None
     d = r.to_dict()
     out["advanced"] = {key: d[key] for key in ("k", "epsilon_each", "delta_each", "delta_prime")}
     basic_eps, basic_delta = _total(spends, "epsilon"), _total(spends, "delta")
@@ -273,17 +268,17 @@ def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None
         eps_fits = r.epsilon_at_most(budget_eps)
     except Undecided as e:
         out["fits"] = False
-        out["undecided"] = f"total epsilon vs budget {_brief(budget_eps)}: {e}"
+        out["undecided"] = f"total epsilon vs budget {show_exact(budget_eps)}: {e}"
         eps_fits = True  # not an overspend; reported as undecided
     if not eps_fits:
         out["fits"] = False
         out["overspend"].append(
-            f"advanced composition gives epsilon > {_brief(budget_eps)} = the budget "
+            f"advanced composition gives epsilon > {show_exact(budget_eps)} = the budget "
             f"(epsilon >= {float_at_most_of(fn)!r}); use fewer or smaller spends, or a larger budget")
     if r.delta > budget_delta:
         out["fits"] = False
         out["overspend"].append(
-            f"delta: k*delta + delta' = {_brief(r.delta)} > budget {_brief(budget_delta)}; "
+            f"delta: k*delta + delta' = {show_exact(r.delta)} > budget {show_exact(budget_delta)}; "
             f"use a smaller --delta-prime or smaller deltas, or a larger budget")
     smaller = ""
     if basic_eps <= Fraction(d["epsilon"]["interval"][0]) and basic_delta <= r.delta:

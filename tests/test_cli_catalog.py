@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 import sympy
 
 from exactdp.cli import main

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+import re
+
 import pytest
 import sympy
 
@@ -194,6 +196,6 @@ def test_totals_beyond_the_float_range_overspend_with_short_messages(capsys):
     assert d["total"]["epsilon"] == {"exact": "1" + "0" * 309, "float_at_least": None}
     assert d["remaining"]["epsilon"]["float_at_most"] is None
     (message,) = d["overspend"]
-    assert len(message) < 500 and "epsilon=100000000000...00000000 (310 characters)" in message
+    assert len(message) < 500 and re.search(r"epsilon=100000000000\d*\.\.\.0+ \(310 characters\)", message)
     code, out, err = run(capsys, "--rho", "1e308x10", "--rho-budget", "1")
     assert code == 1 and err == "" and "(beyond the largest float)" in out

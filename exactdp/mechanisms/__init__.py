@@ -11,14 +11,27 @@ exact value, or an enclosure of it, and the float on the safe side.
 
 from exactdp.mechanisms._calibration import Calibration
 from exactdp.mechanisms.composition import (
-    AdvancedComposition, advanced_composition, compose_sequential, compose_zcdp,
+    AdvancedComposition,
+    advanced_composition,
+    compose_sequential,
+    compose_zcdp,
 )
 from exactdp.mechanisms.discrete import (
-    DiscreteGaussianDelta, discrete_gaussian_delta, discrete_gaussian_rho,
-    discrete_gaussian_sigma_squared, discrete_laplace_epsilon, discrete_laplace_pmf,
-    discrete_laplace_scale, discrete_laplace_tail,
+    DiscreteGaussianDelta,
+    discrete_gaussian_delta,
+    discrete_gaussian_rho,
+    discrete_gaussian_sigma_squared,
+    discrete_laplace_epsilon,
+    discrete_laplace_pmf,
+    discrete_laplace_scale,
+    discrete_laplace_tail,
 )
-from exactdp.mechanisms.gaussian import analytic_sigma, check_sigma, classic_sigma, delta_of_sigma
+from exactdp.mechanisms.gaussian import (
+    analytic_sigma,
+    check_sigma,
+    classic_sigma,
+    delta_of_sigma,
+)
 from exactdp.mechanisms.laplace import laplace_epsilon, laplace_scale
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
 from exactdp.mechanisms.zcdp import epsilon_of_rho, rho_of_epsilon, rho_of_sigma

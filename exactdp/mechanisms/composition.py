@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms._params import nonnegative, probability, shown
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.intervals import (
     decide,
@@ -43,30 +44,6 @@ floats refine it as far as they need."""
 __all__ = ["AdvancedComposition", "advanced_composition", "compose_sequential", "compose_zcdp"]
 
 
-def _shown(value) -> str:
-    """A value as the caller wrote it (``'0.1'``, ``2``), an exact number as ``1/3``; the
-    middle of a very long one elided, never a long ``Fraction(...)`` repr."""
-    if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
-        text = format_exact(value)
-    else:
-        text = repr(value)
-    return text if len(text) <= 60 else f"{text[:12]}...{text[-8:]} ({len(text)} characters)"
-
-
-def _nonnegative(value, name: str) -> Fraction:
-    x = to_exact(value, name)
-    if x < 0:
-        raise InvalidArgument(f"{name}={_shown(value)} is negative; privacy parameters are at least 0")
-    return x
-
-
-def _probability(value, name: str) -> Fraction:
-    x = _nonnegative(value, name)
-    if x > 1:
-        raise InvalidArgument(f"{name}={_shown(value)} is above 1; delta is a probability in [0, 1]")
-    return x
-
-
 def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
     """Basic sequential composition: the exact ``(sum of epsilon, sum of delta)``.
 
@@ -83,13 +60,13 @@ def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
         if isinstance(item, (tuple, list)):
             if len(item) != 2:
                 raise InvalidArgument(
-                    f"spends[{i}]={_shown(item)} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
+                    f"spends[{i}]={shown(item)} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
                 )
             eps, delta = item
         else:
             eps, delta = item, 0
-        eps_total += _nonnegative(eps, f"spends[{i}] epsilon")
-        delta_total += _probability(delta, f"spends[{i}] delta")
+        eps_total += nonnegative(eps, f"spends[{i}] epsilon")
+        delta_total += probability(delta, f"spends[{i}] delta")
     return eps_total, delta_total
 
 
@@ -99,7 +76,7 @@ def compose_zcdp(rhos: Iterable) -> Fraction:
     >>> compose_zcdp([Fraction(1, 2), "0.25"])
     Fraction(3, 4)
     """
-    return sum((_nonnegative(rho, f"rhos[{i}]") for i, rho in enumerate(rhos)), Fraction(0))
+    return sum((nonnegative(rho, f"rhos[{i}]") for i, rho in enumerate(rhos)), Fraction(0))
 
 
 # --- advanced composition ------------------------------------------------------
@@ -143,7 +120,7 @@ class AdvancedComposition:
 
     def fits(self, epsilon, delta) -> bool:
         """Whether the composed guarantee fits in the budget ``(epsilon, delta)``."""
-        return self.delta <= _probability(delta, "delta") and self.epsilon_at_most(epsilon)
+        return self.delta <= probability(delta, "delta") and self.epsilon_at_most(epsilon)
 
     def to_dict(self) -> dict:
         lo, hi = interval_to_fractions(self.epsilon_interval)
@@ -181,22 +158,22 @@ def advanced_composition(epsilon, delta, k: int, delta_prime) -> AdvancedComposi
     (True, False)
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidArgument(f"k={_shown(k)} is not a positive int; pass how many mechanisms are composed")
-    eps = _nonnegative(epsilon, "epsilon")
-    dlt = _probability(delta, "delta")
+        raise InvalidArgument(f"k={shown(k)} is not a positive int; pass how many mechanisms are composed")
+    eps = nonnegative(epsilon, "epsilon")
+    dlt = probability(delta, "delta")
     dp = to_exact(delta_prime, "delta_prime")
     if not 0 < dp < 1:
         raise InvalidArgument(
-            f"delta_prime={_shown(delta_prime)} is not in (0, 1); advanced composition needs a slack "
+            f"delta_prime={shown(delta_prime)} is not in (0, 1); advanced composition needs a slack "
             f"0 < delta_prime < 1, such as '1e-6'"
         )
     fn = _advanced_epsilon_enclosure(k, eps, dp)
     interval = enclose(fn, prec=_PREC)
     if interval_to_fractions(interval)[1] > _FLOAT_MAX:
         raise InvalidArgument(
-            f"epsilon={_shown(epsilon)} composed {k} times gives an epsilon beyond the largest float "
+            f"epsilon={shown(epsilon)} composed {k} times gives an epsilon beyond the largest float "
             f"(e^epsilon is too large): no meaningful guarantee; basic composition gives "
-            f"{_shown(k * eps)}"
+            f"{shown(k * eps)}"
         )
     return AdvancedComposition(k, eps, dlt, dp, k * dlt + dp, interval, float_at_least_of(fn))
 

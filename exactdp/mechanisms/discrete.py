@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, TooLarge
+from exactdp.mechanisms._params import nonnegative, positive
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.intervals import (
     decide,
@@ -89,20 +90,6 @@ def _integer_sensitivity(value, *, allow_zero: bool = True) -> int:
     return int(d)
 
 
-def _positive(value, name: str) -> Fraction:
-    x = to_exact(value, name)
-    if x <= 0:
-        raise InvalidArgument(f"{name}={value!r} is not positive; pass a number above 0")
-    return x
-
-
-def _nonnegative(value, name: str) -> Fraction:
-    x = to_exact(value, name)
-    if x < 0:
-        raise InvalidArgument(f"{name}={value!r} is negative; pass a number of at least 0")
-    return x
-
-
 def _integer(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidArgument(f"{name}={value!r} is not an int; the noise takes integer values")
@@ -119,7 +106,7 @@ def discrete_laplace_epsilon(sensitivity, scale) -> Fraction:
     >>> discrete_laplace_epsilon(1, "0.5")
     Fraction(2, 1)
     """
-    return _integer_sensitivity(sensitivity) / _positive(scale, "scale")
+    return _integer_sensitivity(sensitivity) / positive(scale, "scale")
 
 
 def discrete_laplace_scale(sensitivity, epsilon) -> Fraction:
@@ -128,7 +115,7 @@ def discrete_laplace_scale(sensitivity, epsilon) -> Fraction:
     >>> discrete_laplace_scale(3, "1/2")
     Fraction(6, 1)
     """
-    return _integer_sensitivity(sensitivity) / _positive(epsilon, "epsilon")
+    return _integer_sensitivity(sensitivity) / positive(epsilon, "epsilon")
 
 
 def discrete_laplace_pmf(x: int, scale, *, prec: int = 64):
@@ -142,7 +129,7 @@ def discrete_laplace_pmf(x: int, scale, *, prec: int = 64):
     (0.46211715726000974, 0.4621171572600098)
     """
     x = _integer(x, "x")
-    t = _positive(scale, "scale")
+    t = positive(scale, "scale")
 
     def fn(iv):
         e = iv.exp(1 / exact_interval(t))
@@ -160,7 +147,7 @@ def discrete_laplace_tail(n: int, scale, *, prec: int = 64):
     ``1 - q^{-n}/(1+q)`` for ``n < 0`` (by symmetry).
     """
     n = _integer(n, "n")
-    t = _positive(scale, "scale")
+    t = positive(scale, "scale")
 
     def fn(iv):
         q = iv.exp(-1 / exact_interval(t))
@@ -182,7 +169,7 @@ def discrete_gaussian_rho(sensitivity, sigma_squared) -> Fraction:
     Fraction(4, 1)
     """
     d = _integer_sensitivity(sensitivity)
-    return Fraction(d * d) / (2 * _positive(sigma_squared, "sigma_squared"))
+    return Fraction(d * d) / (2 * positive(sigma_squared, "sigma_squared"))
 
 
 def discrete_gaussian_sigma_squared(sensitivity, rho) -> Fraction:
@@ -192,7 +179,7 @@ def discrete_gaussian_sigma_squared(sensitivity, rho) -> Fraction:
     Fraction(1, 1)
     """
     d = _integer_sensitivity(sensitivity)
-    return Fraction(d * d) / (2 * _positive(rho, "rho"))
+    return Fraction(d * d) / (2 * positive(rho, "rho"))
 
 
 def discrete_gaussian_tail_bound(m: int, sigma_squared, *, prec: int = 64):
@@ -205,7 +192,7 @@ def discrete_gaussian_tail_bound(m: int, sigma_squared, *, prec: int = 64):
     m = _integer(m, "m")
     if m < 0:
         raise InvalidArgument(f"m={m!r} is negative; the bound holds for m >= 0 (use symmetry below 0)")
-    s2 = _positive(sigma_squared, "sigma_squared")
+    s2 = positive(sigma_squared, "sigma_squared")
     return enclose(lambda iv: _tail_bound(iv, m, s2), prec=prec)
 
 
@@ -237,7 +224,7 @@ class DiscreteGaussianDelta:
     def at_most(self, delta) -> bool:
         """Whether the exact δ(ε) is ``<= delta``, refining until decided (may raise
         :class:`~exactdp.errors.Undecided`)."""
-        d = _nonnegative(delta, "delta")
+        d = nonnegative(delta, "delta")
         if self.upper <= d:
             return True
         if self.lower > d:
@@ -335,8 +322,8 @@ def discrete_gaussian_delta(epsilon, sigma_squared, sensitivity=1, *,
     >>> r.at_most("0.1413513394056220"), r.at_most("0.1413513394056219")
     (True, False)
     """
-    eps = _nonnegative(epsilon, "epsilon")
-    s2 = _positive(sigma_squared, "sigma_squared")
+    eps = nonnegative(epsilon, "epsilon")
+    s2 = positive(sigma_squared, "sigma_squared")
     d = _integer_sensitivity(sensitivity)
     if isinstance(max_terms, bool) or not isinstance(max_terms, int) or max_terms < 1:
         raise InvalidArgument(f"max_terms={max_terms!r} is not a positive int")

@@ -36,9 +36,17 @@ import mpmath
 import sympy
 
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms._calibration import Calibration, positive, probability, stored_positive
+from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms._params import open_probability as probability
+from exactdp.mechanisms._params import positive, stored_positive
 from exactdp.numeric.intervals import (
-    _hi, _lo, _to_fraction, decide, enclose, exact_interval, normal_cdf,
+    _hi,
+    _lo,
+    _to_fraction,
+    decide,
+    enclose,
+    exact_interval,
+    normal_cdf,
 )
 from exactdp.numeric.rounding import float_at_least
 

@@ -16,7 +16,8 @@ Fraction(36028797018963968, 3602879701896397)
 
 from __future__ import annotations
 
-from exactdp.mechanisms._calibration import Calibration, positive, stored_positive
+from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms._params import positive, stored_positive
 from exactdp.numeric.rounding import float_at_least
 
 __all__ = ["laplace_scale", "laplace_epsilon"]

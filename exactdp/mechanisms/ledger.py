@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import ExactDPError, InvalidArgument
+from exactdp.mechanisms._params import shown
 from exactdp.numeric.exact import format_exact, from_float, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
@@ -51,26 +52,6 @@ FLOAT_POLICIES = ("refuse", "binary")
 """``floats=`` choices: refuse float spends (default), or take a float's exact binary value."""
 
 _KEYS = ("epsilon", "delta", "rho")
-_LONG = 60
-
-
-def _brief(value: Fraction) -> str:
-    """``format_exact``, its middle elided when very long (a 400-digit numerator stays readable)."""
-    return _elide(format_exact(value))
-
-
-def _elide(text: str) -> str:
-    if len(text) <= _LONG:
-        return text
-    return f"{text[:12]}...{text[-8:]} ({len(text)} characters)"
-
-
-def _shown(value) -> str:
-    """A value as the caller wrote it (``'0.1'``, ``2``), an exact number as ``1/3``, never
-    a long ``Fraction(...)`` repr."""
-    if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
-        return _brief(Fraction(value))
-    return _elide(repr(value))
 
 
 class BudgetExceeded(ExactDPError):
@@ -105,8 +86,8 @@ class Spend:
     def describe(self) -> str:
         """``epsilon=1/10, delta=0`` or ``rho=1/2``."""
         if self.rho is not None:
-            return f"rho={_brief(self.rho)}"
-        return f"epsilon={_brief(self.epsilon)}, delta={_brief(self.delta)}"
+            return f"rho={shown(self.rho)}"
+        return f"epsilon={shown(self.epsilon)}, delta={shown(self.delta)}"
 
     def to_dict(self) -> dict:
         """Exact values as strings (``"1/10"``); absent fields are ``None``."""
@@ -140,7 +121,7 @@ class BudgetLedger:
         self._floats = floats
         if epsilon is None and delta is not None:
             raise InvalidArgument(
-                f"delta={_shown(delta)} given without epsilon; give the budget as epsilon=..., delta=..."
+                f"delta={shown(delta)} given without epsilon; give the budget as epsilon=..., delta=..."
             )
         if epsilon is None and rho is None:
             raise InvalidArgument(
@@ -166,13 +147,13 @@ class BudgetLedger:
     def _number(self, value, name: str) -> Fraction:
         x = self._exact(value, name)
         if x < 0:
-            raise InvalidArgument(f"{name}={_shown(value)} is negative; privacy parameters are at least 0")
+            raise InvalidArgument(f"{name}={shown(value)} is negative; privacy parameters are at least 0")
         return x
 
     def _probability(self, value, name: str) -> Fraction:
         x = self._number(value, name)
         if x > 1:
-            raise InvalidArgument(f"{name}={_shown(value)} is above 1; delta is a probability in [0, 1]")
+            raise InvalidArgument(f"{name}={shown(value)} is above 1; delta is a probability in [0, 1]")
         return x
 
     def _make_spend(self, epsilon, delta, rho, label) -> Spend:
@@ -183,22 +164,22 @@ class BudgetLedger:
         if rho is not None:
             if epsilon is not None or delta is not None:
                 raise InvalidArgument(
-                    f"{tag} gives rho={_shown(rho)} together with epsilon/delta; a spend goes to one "
+                    f"{tag} gives rho={shown(rho)} together with epsilon/delta; a spend goes to one "
                     f"account: spend rho and (epsilon, delta) separately"
                 )
             if self._budget["rho"] is None:
                 raise InvalidArgument(
-                    f"{tag} spends rho={_shown(rho)} but this ledger has no rho budget; create it with "
+                    f"{tag} spends rho={shown(rho)} but this ledger has no rho budget; create it with "
                     f"rho=..., or convert the rho to (epsilon, delta) (zCDP conversion) and spend that"
                 )
             return Spend(index, label, rho=self._number(rho, f"{tag} rho"))
         if epsilon is None:
             if delta is None:
                 raise InvalidArgument(f"{tag} spends nothing; pass epsilon=... (and delta=...) or rho=...")
-            raise InvalidArgument(f"{tag} gives delta={_shown(delta)} without epsilon; pass epsilon=0 for a delta-only spend")
+            raise InvalidArgument(f"{tag} gives delta={shown(delta)} without epsilon; pass epsilon=0 for a delta-only spend")
         if self._budget["epsilon"] is None:
             raise InvalidArgument(
-                f"{tag} spends epsilon={_shown(epsilon)} but this ledger has only a rho budget; for a "
+                f"{tag} spends epsilon={shown(epsilon)} but this ledger has only a rho budget; for a "
                 f"pure epsilon-DP mechanism spend rho=epsilon**2/2, or create the ledger with "
                 f"epsilon=... (and delta=...)"
             )
@@ -218,8 +199,8 @@ class BudgetLedger:
             total = self._spent[key] + amount
             if total > self._budget[key]:
                 out.append(
-                    f"{key}: spent {_brief(self._spent[key])} + {_brief(amount)} = "
-                    f"{_brief(total)} > budget {_brief(self._budget[key])}"
+                    f"{key}: spent {shown(self._spent[key])} + {shown(amount)} = "
+                    f"{shown(total)} > budget {shown(self._budget[key])}"
                 )
         return out
 
@@ -246,7 +227,7 @@ class BudgetLedger:
         if excess:
             left = self.remaining()
             keys = ("rho",) if record.rho is not None else ("epsilon", "delta")
-            left_text = ", ".join(f"{k}={_brief(left[k])}" for k in keys)
+            left_text = ", ".join(f"{k}={shown(left[k])}" for k in keys)
             raise BudgetExceeded(
                 f"{record.name} ({record.describe()}) would exceed the budget: "
                 f"{'; '.join(excess)}. Left: {left_text}. Spend at most what is left "

@@ -36,9 +36,17 @@ import mpmath
 import sympy
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._calibration import Calibration, positive, probability, stored_positive
+from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms._params import open_probability as probability
+from exactdp.mechanisms._params import positive, stored_positive
 from exactdp.numeric.intervals import (
-    _hi, _to_fraction, enclose, exact_interval, float_at_least_of, interval_to_fractions, log1p,
+    _hi,
+    _to_fraction,
+    enclose,
+    exact_interval,
+    float_at_least_of,
+    interval_to_fractions,
+    log1p,
 )
 from exactdp.numeric.rounding import float_at_least
 

@@ -17,8 +17,8 @@ from typing import Any, Mapping
 import sympy
 
 from exactdp.errors import InvalidArgument
-from exactdp.relational.changes import AddMaxRows, AddRowsWithID
-from exactdp.relational.tables import Row, TableDomain, format_table, make_table
+from exactdp.relational.changes import AddMaxRows
+from exactdp.relational.tables import Row, TableDomain, format_table
 from exactdp.relational.transforms import (
     DropExcess, DropNonUnique, flat_map, groupby_sum, max_groups_per_id, max_rows_per_group_per_id,
     max_rows_per_id, public_join,

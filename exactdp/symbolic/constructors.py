@@ -52,10 +52,8 @@ from exactdp.queries.builtin import variance as variance_query
 from exactdp.spaces.datasets import Multisets
 from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
 from exactdp.spaces.universe import ExactSet, IntegerRange
-from exactdp.symbolic.maps import (
-    Domain, Measurement, Transformation, min_size as MIN_SIZE, scale as SCALE,
-    sigma as SIGMA,
-)
+from exactdp.symbolic.maps import Domain, Measurement, Transformation
+from exactdp.symbolic.symbols import min_size as MIN_SIZE, scale as SCALE, sigma as SIGMA
 from exactdp.symbolic import symbols as S
 from exactdp.symbolic.symbols import N, d_in
 

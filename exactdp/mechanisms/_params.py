@@ -1,0 +1,78 @@
+"""Argument checks shared by the mechanism modules and their commands.
+
+Each takes a value as the caller wrote it (``'0.1'``, ``2``, a ``Fraction``), converts it
+with :func:`~exactdp.numeric.exact.to_exact` and refuses it with a message that shows the
+value as written (long numbers shortened), what was expected and what to do.
+
+>>> positive("0.5", "epsilon")
+Fraction(1, 2)
+>>> probability("1e-5", "delta")
+Fraction(1, 100000)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from exactdp.errors import InvalidArgument
+from exactdp.numeric.exact import from_float, show_exact, to_exact
+
+__all__ = ["shown", "positive", "nonnegative", "probability", "open_probability",
+           "stored_positive"]
+
+_LONG = 24
+
+
+def shown(value: Any) -> str:
+    """A value as the caller wrote it; an exact number as ``1/3``; long ones shortened
+    (never a long ``Fraction(...)`` repr)."""
+    if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
+        return show_exact(value, keep=_LONG)
+    text = repr(value)
+    half = _LONG // 2
+    return text if len(text) <= _LONG else f"{text[:half]}...{text[-half:]} ({len(text):,} characters)"
+
+
+def positive(value: Any, name: str) -> Fraction:
+    """``value`` as an exact number, refused unless ``> 0``."""
+    x = to_exact(value, name)
+    if x <= 0:
+        raise InvalidArgument(f"{name}={shown(value)} is not positive; pass a number > 0")
+    return x
+
+
+def nonnegative(value: Any, name: str) -> Fraction:
+    """``value`` as an exact number, refused unless ``>= 0``."""
+    x = to_exact(value, name)
+    if x < 0:
+        raise InvalidArgument(f"{name}={shown(value)} is negative; pass a number of at least 0")
+    return x
+
+
+def probability(value: Any, name: str) -> Fraction:
+    """``value`` as an exact number in ``[0, 1]`` (a spend's delta)."""
+    x = nonnegative(value, name)
+    if x > 1:
+        raise InvalidArgument(f"{name}={shown(value)} is above 1; delta is a probability in [0, 1]")
+    return x
+
+
+def open_probability(value: Any, name: str) -> Fraction:
+    """``value`` as an exact number strictly between 0 and 1 (a calibration's delta)."""
+    x = to_exact(value, name)
+    if not 0 < x < 1:
+        raise InvalidArgument(
+            f"{name}={shown(value)} is not strictly between 0 and 1; pass e.g. '1e-5'")
+    return x
+
+
+def stored_positive(value: Any, name: str) -> Fraction:
+    """A parameter a library stores: a float is taken at its exact binary value
+    (:func:`~exactdp.numeric.exact.from_float`), anything else through ``to_exact``."""
+    if isinstance(value, float):
+        x = from_float(value)
+        if x <= 0:
+            raise InvalidArgument(f"{name}={value!r} is not positive; pass a number > 0")
+        return x
+    return positive(value, name)
