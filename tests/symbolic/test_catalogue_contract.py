@@ -71,3 +71,20 @@ def test_bad_entries(kw, match):
     args.update(kw)
     with pytest.raises(InvalidArgument, match=match):
         Entry(**args)
+
+
+def test_every_catalogue_witness_attains_the_exact_value_it_reports():
+    """Across all entries: the reported pair really moves by the exact sensitivity (a pair's
+    recorded distance equals the truth), and an entry without a pair has sensitivity 0."""
+    from exactdp.symbolic.catalogue import catalogue
+
+    for entry in catalogue():
+        check = check_entry(entry)
+        for w in (check.published_witness, check.derived_witness):
+            if w is None:
+                continue
+            if w.truth.witness is None:
+                assert w.truth.value == 0, entry.id
+                continue
+            moved = sympy.sympify(w.truth.witness.to_dict()["distance"])
+            assert sympy.simplify(moved - sympy.sympify(w.truth.value)) == 0, entry.id
