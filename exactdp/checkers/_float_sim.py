@@ -214,8 +214,9 @@ def kahan(g: Grid, runs: Runs, ctr: Counter) -> int:
                 k = _absorbed_steps(g, s, -c, x, count, ctr)
                 if k > 1:
                     z_end = seq_run(g, -c, x, k, ctr)
-                    z_next = seq_run(g, z_end, x, 1, ctr)  # the step that ends the stretch
-                    touched = (s + y, s + z_next, s + z_end, s)
+                    touched = (s + y, s + z_end, s)
+                    if k < count:  # the step that ends the stretch (only if it happens)
+                        touched += (s + seq_run(g, z_end, x, 1, ctr),)
                     trace.append((s, min(touched), max(touched), k))
                     c = -z_end
                     count -= k
@@ -229,9 +230,14 @@ def kahan(g: Grid, runs: Runs, ctr: Counter) -> int:
 def _absorbed_steps(g: Grid, s: int, z: int, x: int, count: int, ctr: Counter) -> int:
     """The largest ``k <= count`` such that ``round(s + z_j) == s`` for ``z_j`` the run
     ``z`` plus ``j`` copies of ``x`` (``j = 1..k``); the ``z_j`` are monotone, so the
-    condition holds for a prefix of ``j`` and a binary search finds it."""
+    condition holds for a prefix of ``j`` and a binary search finds it. A probe past the
+    prefix may overflow (the real algorithm never computes it): that probe is just "no",
+    since a sum that rounds back to ``s`` is within half a spacing of ``s``."""
     def ok(j: int) -> bool:
-        return g.round(s + seq_run(g, z, x, j, ctr)) == s
+        try:
+            return g.round(s + seq_run(g, z, x, j, ctr)) == s
+        except FloatOverflow:
+            return False
     if not ok(1):
         return 0
     lo, hi = 1, count

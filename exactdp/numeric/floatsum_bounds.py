@@ -153,6 +153,24 @@ def sequential_bound(fmt: FloatFormat | str, magnitude: object, n: int) -> Fract
     return err
 
 
+def sequential_stagnation(fmt: FloatFormat | str, magnitude: object) -> Fraction | None:
+    """A bound ``T`` on every partial sum of a left fold over any number of values with
+    ``|x_i| <= M``: ``T = 2**e`` for the smallest ``e >= emin`` whose spacing
+    ``2**(e - p + 1)`` exceeds ``2M`` (from there on an addition can no longer move the
+    sum outward). ``None`` when that ``T`` is beyond the format's largest value.
+
+    >>> sequential_stagnation("float32", 1)   # float32 sums of values in [-1, 1] stay in [-2**25, 2**25]
+    Fraction(33554432, 1)
+    """
+    fmt, m = format_named(fmt), _magnitude(magnitude)
+    if m == 0:
+        return Fraction(0)
+    e = max(fmt.emin, floor_log2(m))
+    while _pow2(e - fmt.precision + 1) <= 2 * m:
+        e += 1
+    return _pow2(e) if e <= fmt.emax else None
+
+
 @functools.lru_cache(maxsize=4096)
 def numpy_pairwise_depths(n: int) -> tuple[int, int]:
     """``(total, deepest)``: the sum over the ``n`` inputs of the number of rounded
@@ -391,13 +409,24 @@ def sensitivity_bound(model: str, fmt: FloatFormat | str, bounds: tuple[object, 
     exact = exact_sum_sensitivity((lower, upper), max_n, neighbors=neighbors, d_in=d_in,
                                   known_n=known_n)
     m = max(abs(lower), abs(upper))
-    if neighbors == "substitute":
-        err = rounding_error_bound(name, fmt, m, max_n, exact_size=known_n)
-        return exact + 2 * err
-    # add/remove: sizes n, n' <= max_n; with d_in = 1 they differ by exactly one.
-    err = rounding_error_bound(name, fmt, m, max_n)
-    other = err if d_in != 1 else rounding_error_bound(name, fmt, m, max_n - 1)
-    return exact + err + other
+    ceiling = None  # left folds: both results lie in [-T, T] whatever n is
+    if name in ("sequential", "sorted", "sorted-magnitude"):
+        t = sequential_stagnation(fmt, m)
+        if t is not None:
+            ceiling = t if lower >= 0 or upper <= 0 else 2 * t
+    try:
+        if neighbors == "substitute":
+            bound = exact + 2 * rounding_error_bound(name, fmt, m, max_n, exact_size=known_n)
+        else:
+            # add/remove: sizes n, n' <= max_n; with d_in = 1 they differ by exactly one.
+            err = rounding_error_bound(name, fmt, m, max_n)
+            other = err if d_in != 1 else rounding_error_bound(name, fmt, m, max_n - 1)
+            bound = exact + err + other
+    except InvalidArgument:
+        if ceiling is None:
+            raise
+        return ceiling
+    return bound if ceiling is None else min(bound, ceiling)
 
 
 # -- OpenDP's relaxation terms, for comparison ---------------------------------------------

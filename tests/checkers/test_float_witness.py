@@ -455,3 +455,11 @@ def test_candidates_outside_the_format_or_scope_are_refused():
     assert not ctx.valid(Candidate(((half, 10),), ((half, 11),), True, "t"))  # above max_n
     assert ctx.evaluate(Candidate(((not_a_float32, 1),), ((one, 1),), True, "t")) is None
     assert ctx.evaluations == 0 and ctx.invalid == 1
+
+
+def test_kahan_simulation_near_the_largest_value_regression():
+    # found by Hypothesis (2026-11-22): a binary-search probe past the absorbed stretch
+    # overflowed although the real Kahan loop never computes that sum; the answer is 14
+    fmt = FloatFormat.toy(precision=3, emin=-2, emax=3)
+    runs = [(Fraction(7, 8), 17)]
+    assert _sim("kahan", fmt, runs) == _ref("kahan", fmt, runs) == 14

@@ -18,6 +18,7 @@ from exactdp.numeric.decide import sign
 from exactdp.numeric.floatformat import FLOAT64, FloatFormat
 from exactdp.numeric.floatsum import MODEL_NAMES, MODELS, float_sum
 from exactdp.numeric.floatsum_bounds import (
+    sequential_stagnation,
     _pairwise_envelope,
     exact_sum_sensitivity,
     numpy_pairwise_depths,
@@ -290,7 +291,7 @@ BAD = [
     (lambda: sensitivity_bound("sequential", "float64", (0, 1), 5, known_n=True), InvalidArgument, "known_n=True needs"),
     (lambda: sensitivity_bound("fsum", "float32", (0, 2**127), 3), InvalidArgument, "above the largest finite value of float32"),
     (lambda: sensitivity_bound("pairwise", TOY, (0, 1), 16), InvalidArgument, "10 chained roundings"),
-    (lambda: sensitivity_bound("sequential", TOY, (0, 3), 30), InvalidArgument, "sequential: intermediate results may reach"),
+    (lambda: rounding_error_bound("sequential", TOY, 3, 30), InvalidArgument, "sequential: intermediate results may reach"),
     (lambda: sensitivity_bound("kahan", FloatFormat.toy(3, -2, 3), (0, 3), 3), InvalidArgument, "kahan: intermediate results"),
     (lambda: rounding_error_bound("fsum", "float64", -1, 3), InvalidArgument, "magnitude=-1 is negative"),
     (lambda: opendp_relaxation("kahan", "float64", (0, 1), 5), InvalidArgument, "'sequential' and 'pairwise' only"),
@@ -303,3 +304,46 @@ def test_bad_arguments(call, error, fragment):
     with pytest.raises(error) as info:
         call()
     assert fragment in str(info.value)
+
+
+# The stagnation ceiling (proofs/floatsum-stagnation.md): a left fold over values with
+# |x| <= M never leaves [-T, T], however many values; so two results differ by <= 2T (T when
+# the bounds do not straddle 0), which caps the sequential bounds at large n.
+
+def test_stagnation_ceiling_is_attained_in_a_toy_format():
+    # p = 3, M = 3: T = 32 (spacing 8 > 6 from 32 on); 30 threes climb 3, 6, 8, 12, 16, 20,
+    # 24, 28, 32 and stay there (32 + 3 rounds back to 32)
+    assert sequential_stagnation(TOY, 3) == 32
+    assert float_sum([3] * 30, "sequential", TOY) == 32
+    # where the error bound has no form any more (partial sums could pass 56), the ceiling stands
+    assert sensitivity_bound("sequential", TOY, (0, 3), 30) == 32
+    assert sensitivity_bound("sequential", TOY, (-3, 3), 30) == 64
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 5), st.data())
+def test_no_partial_sum_leaves_the_stagnation_ceiling(p, data):
+    fmt = FloatFormat.toy(precision=p, emin=-2, emax=9)
+    grid = [v for v in fmt.values_between(Fraction(-6), Fraction(6), limit=10_000)]
+    m = data.draw(st.sampled_from([v for v in grid if v > 0]))
+    values = data.draw(st.lists(st.sampled_from([v for v in grid if abs(v) <= m]),
+                                min_size=1, max_size=120))
+    t = sequential_stagnation(fmt, m)
+    s = Fraction(0)
+    for v in values:  # the left fold, every partial sum
+        s = fmt.round(s + v)
+        assert abs(s) <= t
+
+
+def test_float32_sums_stay_under_the_ceiling_at_any_size():
+    from exactdp.checkers._float_sim import Grid, simulate
+    from exactdp.numeric.floatformat import format_named
+
+    f32 = format_named("float32")
+    g = Grid(f32)
+    t = sequential_stagnation(f32, 1)
+    assert t == 2 ** 25
+    for runs in ([(1, 10 ** 9)], [(1, 10 ** 8), (Fraction(1, 2), 10 ** 8)]):
+        total = g.value(simulate("sequential", g, [(g.units(Fraction(v)), c) for v, c in runs]))
+        assert 0 < total <= t
+    assert sensitivity_bound("sequential", "float32", (0, 1), 2 * 10 ** 9) == t
