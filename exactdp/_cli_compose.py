@@ -31,7 +31,7 @@ import re
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms._params import shown
+from exactdp.mechanisms._params import nonnegative, probability, shown
 from exactdp.mechanisms.composition import advanced_composition, compose_zcdp
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
@@ -78,23 +78,19 @@ def _copies(text: str, option: str) -> tuple[str, int]:
 
 
 def _nonnegative(text: str, name: str) -> Fraction:
-    x = to_exact(text.strip(), name)
-    written = shown(text.strip())
-    if x < 0:
-        raise InvalidArgument(f"{name}={written} is negative; privacy parameters are at least 0")
+    """An epsilon, delta or rho as typed: at least 0 and below the largest float."""
+    x = nonnegative(text.strip(), name)
     if x > _FLOAT_MAX:
         raise InvalidArgument(
-            f"{name}={written} is beyond the largest float ({float(_FLOAT_MAX)!r}), where no privacy "
-            f"guarantee is left to count; use a smaller number")
+            f"{name}={shown(text.strip())} is beyond the largest float ({float(_FLOAT_MAX)!r}), "
+            f"where no privacy guarantee is left to count; use a smaller number")
     return x
 
 
 def _probability(text: str, name: str) -> Fraction:
     """One spend's (or the budget's) delta: a probability. Totals may exceed 1 (an overspend)."""
-    x = _nonnegative(text, name)
-    if x > 1:
-        raise InvalidArgument(f"{name}={shown(text.strip())} is above 1; delta is a probability in [0, 1]")
-    return x
+    _nonnegative(text, name)
+    return probability(text.strip(), name)
 
 
 def _delta_prime(text: str) -> Fraction:

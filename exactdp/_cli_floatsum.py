@@ -9,8 +9,6 @@ nothing), 2 for bad input.
 from __future__ import annotations
 
 import json
-import sys
-import time
 
 from exactdp._progress import Progress
 from exactdp.checkers.float_witness import DEFAULT_BUDGET, NEIGHBORS, search_float_witness
@@ -26,16 +24,7 @@ class _SearchProgress(Progress):
     """One stderr line: evaluations done out of the budget (only on a terminal)."""
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self._last < self.interval:
-            return
-        self._last = now
-        sys.stderr.write(f"\rexactdp: {self.label}: {done:,} of {total:,} evaluations, "
-                         f"{now - self.start:.1f}s")
-        sys.stderr.flush()
-        self._shown = True
+        self.show(f"{done:,} of {total:,} evaluations")
 
 
 def _parse_bounds(text: str) -> tuple:

@@ -20,20 +20,23 @@ class Progress:
         self._last = self.start
         self._shown = False
 
-    def update(self, done: int, pairs: int) -> None:
+    def show(self, text: str) -> None:
+        """Rewrite the line as ``exactdp: <label>: <text>, <elapsed>s``, at most every
+        ``interval`` seconds (nothing when disabled)."""
         if not self.enabled:
             return
         now = time.monotonic()
         if now - self._last < self.interval:
             return
         self._last = now
-        pct = 100 * done / self.total
-        sys.stderr.write(
-            f"\rexactdp: {self.label}: {pct:5.1f}% of {self.total:,} datasets, "
-            f"{pairs:,} pairs, {now - self.start:.1f}s"
-        )
+        sys.stderr.write(f"\rexactdp: {self.label}: {text}, {now - self.start:.1f}s")
         sys.stderr.flush()
         self._shown = True
+
+    def update(self, done: int, pairs: int) -> None:
+        """Enumeration progress: datasets done out of the total, pairs examined."""
+        if self.enabled:
+            self.show(f"{100 * done / self.total:5.1f}% of {self.total:,} datasets, {pairs:,} pairs")
 
     def close(self) -> None:
         if self._shown:
