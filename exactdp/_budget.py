@@ -1,0 +1,119 @@
+"""Budgets before work: the one place that bounds a size and refuses above its budget.
+
+Every size a computation will reach (values in a universe, datasets, moves, pairs, rows
+of a ``d_in`` table, digits of a number, degree of a polynomial, evaluations of a search)
+is estimated from the inputs alone, in time that does not depend on the size, and
+handed to :func:`refuse_above` *before* any work starts. A refusal is a
+:class:`~exactdp.errors.TooLarge` whose message names the count, the budget and the
+option that raises it.
+
+Counts here may be astronomically large (``10**12`` datasets, ``C(10**9, 4)`` moves): they
+are kept as exact integers only while they are small, and otherwise as a lower bound
+that is already over the budget (:func:`comb_capped`), so that estimating never costs
+more than refusing.
+
+>>> comb_capped(10**12, 3, cap=10**6) > 10**6
+True
+>>> comb_capped(10, 3, cap=10**6)
+120
+>>> show_count(10**40)
+'about 10^40'
+"""
+
+from __future__ import annotations
+
+import math
+
+from exactdp.errors import InvalidArgument, TooLarge
+
+__all__ = [
+    "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS",
+    "refuse_above", "check_budget", "comb_capped", "show_count",
+]
+
+DEFAULT_MAX_DATASETS = 3_000_000
+"""Default budget on datasets held in a value table (memory: about 200 bytes each)."""
+
+DEFAULT_MAX_PAIRS = 50_000_000
+"""Default budget on candidate neighbour pairs (datasets x moves, an upper bound on the
+pairs examined): about 5 to 10 s of enumeration on one core of the benchmark machine
+(measured: 327 million candidates, 31 million pairs examined, took 34 s)."""
+
+MAX_D_IN_ROWS = 1_000
+"""Most ``d_in`` values one sensitivity table (``--d-in A..B``) may hold."""
+
+_LARGEST_SHOWN = 4000
+"""Counts are shown up to ``10**4000``; beyond, "more than 10^4000"."""
+
+_EXACT_BELOW = 10**30
+"""Counts below this are kept exact; above it :func:`comb_capped` may return a bound."""
+
+
+def show_count(count: int) -> str:
+    """``'1,234'`` for a count of reasonable size, ``'about 10^40'`` beyond 10**18."""
+    if count < 10**18:
+        return f"{count:,}"
+    if count.bit_length() > _LARGEST_SHOWN * math.log2(10) + 1:
+        return f"more than 10^{_LARGEST_SHOWN}"
+    return f"about 10^{_log10(count)}"
+
+
+def _log10(count: int) -> int:
+    """``floor(log10(count))`` for ``count >= 1``, in time independent of its digits' value
+    (off by at most one for numbers of many thousands of digits, which is fine in a message)."""
+    bits = count.bit_length()
+    if bits < 1000:
+        return len(str(count)) - 1
+    return int((bits - 1) * math.log10(2))
+
+
+def refuse_above(count: int, budget: int | None, *, what: str, option: str, hint: str = "") -> None:
+    """Raise :class:`TooLarge` if ``count > budget`` (``None``: no budget).
+
+    ``what`` names the thing counted with its context (``"datasets in multisets of size
+    0..1 over {0..10000000000}"``); ``option`` the keyword or CLI option that raises the
+    budget; ``hint`` how to shrink the input instead.
+    """
+    if budget is None or count <= budget:
+        return
+    shrink = f"{hint}, or raise {option}" if hint else f"raise {option}"
+    raise TooLarge(
+        f"{show_count(count)} {what}, over {option}={budget:,}; {shrink}",
+        estimate=count,
+        budget=budget,
+    )
+
+
+def check_budget(value: object, name: str) -> int | None:
+    """Validate a budget given by a caller: a whole number >= 0, or ``None`` (no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(
+            f"{name}={value!r} is not an int; a budget is a whole number such as 1000000, "
+            f"or None for no limit"
+        )
+    if value < 0:
+        raise InvalidArgument(f"{name}={value!r} is negative; a budget is at least 0")
+    return value
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def comb_capped(n: int, k: int, cap: int) -> int:
+    """``C(n, k)`` exactly when it is at most ``max(cap, 10**30)``; otherwise some number
+    greater than ``cap`` (a lower bound on ``C(n, k)``), found without building it."""
+    if k < 0 or k > n:
+        return 0
+    k = min(k, n - k)
+    limit = max(cap, _EXACT_BELOW)
+    if k == 0:
+        return 1
+    log_c = _log_comb(n, k)  # accurate to far better than one part in 10**6 of the log
+    if log_c > math.log(limit) + 1.0:
+        # a power of ten of the right magnitude, at most C(n, k) and above the limit
+        digits = min(int(log_c / math.log(10)) - 1, _LARGEST_SHOWN + 1)
+        return max(10**digits, limit + 1)
+    return math.comb(n, k)
