@@ -27,7 +27,7 @@ import math
 from exactdp.errors import InvalidArgument, TooLarge
 
 __all__ = [
-    "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS",
+    "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS", "MAX_LISTED_VALUES",
     "refuse_above", "check_budget", "comb_capped", "show_count",
 ]
 
@@ -41,6 +41,10 @@ pairs examined): about 5 to 10 s of enumeration on one core of the benchmark mac
 
 MAX_D_IN_ROWS = 1_000
 """Most ``d_in`` values one sensitivity table (``--d-in A..B``) may hold."""
+
+MAX_LISTED_VALUES = 10_000_000
+"""Most values a range may expand to where values are listed one by one (a record pool,
+a dataset); a universe ``A..B`` is never expanded before its budget is checked."""
 
 _LARGEST_SHOWN = 4000
 """Counts are shown up to ``10**4000``; beyond, "more than 10^4000"."""
@@ -67,7 +71,7 @@ def _log10(count: int) -> int:
     return int((bits - 1) * math.log10(2))
 
 
-def refuse_above(count: int, budget: int | None, *, what: str, option: str, hint: str = "") -> None:
+def refuse_above(count: int, budget: int | None, *, what: str, option: str | None, hint: str = "") -> None:
     """Raise :class:`TooLarge` if ``count > budget`` (``None``: no budget).
 
     ``what`` names the thing counted with its context (``"datasets in multisets of size
@@ -76,9 +80,13 @@ def refuse_above(count: int, budget: int | None, *, what: str, option: str, hint
     """
     if budget is None or count <= budget:
         return
-    shrink = f"{hint}, or raise {option}" if hint else f"raise {option}"
+    if option is None:  # a fixed limit: nothing to raise
+        over, shrink = f"more than {budget:,}", hint
+    else:
+        over = f"over {option}={budget:,}"
+        shrink = f"{hint}, or raise {option}" if hint else f"raise {option}"
     raise TooLarge(
-        f"{show_count(count)} {what}, over {option}={budget:,}; {shrink}",
+        f"{show_count(count)} {what}, {over}; {shrink}",
         estimate=count,
         budget=budget,
     )

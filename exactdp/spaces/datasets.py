@@ -16,10 +16,12 @@ Two kinds of space:
 
 from __future__ import annotations
 
-from fractions import Fraction
+import math
 from collections import Counter
+from fractions import Fraction
 from typing import Iterable, Iterator, Sequence
 
+from exactdp._budget import comb_capped
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.spaces.universe import ValueUniverse
@@ -79,6 +81,9 @@ class DatasetSpace:
 
     ``caps[i]`` bounds how often ``universe.values[i]`` may occur (``None``: no bound
     beyond the size). Datasets are count vectors with ``min_size <= sum <= max_size``.
+
+    Sizes are known without enumerating: :meth:`count_capped` bounds the number of
+    datasets in time independent of it, so a budget is checked before any work.
     """
 
     kind = "datasets"
@@ -86,34 +91,41 @@ class DatasetSpace:
     def __init__(
         self,
         universe: ValueUniverse,
-        caps: Sequence[int | None],
+        caps: Sequence[int | None] | None,
         min_size: int,
         max_size: int,
     ):
         self.universe = universe
-        self.caps = tuple(caps)
+        # None: every value may repeat up to the size (kept implicit: a universe may be huge)
+        self._caps = None if caps is None or all(c is None for c in caps) else tuple(caps)
         self.min_size = min_size
         self.max_size = max_size
-        cap_total = sum(self.max_count(i) for i in range(len(universe)))
-        if cap_total < min_size:
-            raise InvalidArgument(
-                f"min size={min_size} exceeds the {cap_total} records available; "
-                f"lower the size or enlarge the pool"
-            )
+        if self._caps is not None:
+            cap_total = sum(self.max_count(i) for i in range(len(self._caps)))
+            if cap_total < min_size:
+                raise InvalidArgument(
+                    f"min size={min_size} exceeds the {cap_total} records available; "
+                    f"lower the size or enlarge the pool"
+                )
 
     # -- structure -------------------------------------------------------------------
     @property
     def values(self) -> tuple[Fraction, ...]:
         return self.universe.values
 
+    @property
+    def caps(self) -> tuple[int | None, ...]:
+        """Multiplicity caps, one per value (``None``: only the size bounds it)."""
+        return self._caps if self._caps is not None else (None,) * self.universe.size
+
     def max_count(self, i: int) -> int:
         """Largest multiplicity value ``i`` can have in a dataset of this space."""
-        cap = self.caps[i]
+        cap = None if self._caps is None else self._caps[i]
         return self.max_size if cap is None else min(cap, self.max_size)
 
     def with_sizes(self, min_size: int, max_size: int) -> "DatasetSpace":
         """The same universe and caps with another size range."""
-        return DatasetSpace(self.universe, self.caps, min_size, max_size)
+        return DatasetSpace(self.universe, self._caps, min_size, max_size)
 
     @property
     def fixed_size(self) -> int | None:
@@ -134,23 +146,58 @@ class DatasetSpace:
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, DatasetSpace)
-            and (self.universe, self.caps, self.min_size, self.max_size)
-            == (other.universe, other.caps, other.min_size, other.max_size)
+            and (self.universe, self._caps, self.min_size, self.max_size)
+            == (other.universe, other._caps, other.min_size, other.max_size)
         )
 
     def __hash__(self) -> int:
-        return hash((self.universe, self.caps, self.min_size, self.max_size))
+        return hash((self.universe, self._caps, self.min_size, self.max_size))
 
-    # -- counting and enumeration --------------------------------------------------
+    # -- counting ------------------------------------------------------------------
     def __len__(self) -> int:
         return self.count()
 
     def count(self) -> int:
         """Exact number of datasets, without enumerating them."""
+        return self._count(None)
+
+    def count_capped(self, cap: int) -> int:
+        """The number of datasets when it is at most ``cap`` (or below ``10**30``);
+        otherwise some number above ``cap`` (a lower bound), found in time that does not
+        depend on how many datasets there are."""
+        return self._count(cap)
+
+    def count_of_size(self, n: int) -> int:
+        """Exact number of datasets of size ``n`` (0 outside the size range)."""
+        if not self.min_size <= n <= self.max_size:
+            return 0
+        return self.with_sizes(n, n).count()
+
+    def _count(self, cap: int | None) -> int:
+        m, a, b = self.universe.size, self.min_size, self.max_size
+        big = cap if cap is not None else None
+        if self._caps is None:
+            # multisets of size s over m values: C(m + s - 1, s); their sum over s <= b
+            # is C(m + b, b) (hockey stick)
+            if big is not None:
+                last = comb_capped(m + b - 1, b, big)
+                if last > big:
+                    return last
+            return math.comb(m + b, b) - (math.comb(m + a - 1, a - 1) if a else 0)
+        if big is not None:
+            # a lower bound first: sets of distinct values (each value once)
+            usable = sum(1 for c in self._caps if c is None or c > 0)
+            t = min(max(usable // 2, a), b, usable)
+            low = comb_capped(usable, t, big)
+            if low > big:
+                return low
+        return self._count_by_dp()
+
+    def _count_by_dp(self) -> int:
         # ways[s] = number of count vectors over the values seen so far with sum s.
         top = self.max_size
         ways = [1] + [0] * top
-        for i in range(len(self.universe)):
+        for i in range(self.universe.size):
             cap = self.max_count(i)
             new = [0] * (top + 1)
             window = 0
@@ -162,32 +209,76 @@ class DatasetSpace:
             ways = new
         return sum(ways[self.min_size : top + 1])
 
+    # -- enumeration ---------------------------------------------------------------
     def __iter__(self) -> Iterator[tuple[int, ...]]:
-        """Every count vector of the space, each once."""
-        m = len(self.universe)
+        """Every count vector of the space, each once, in lexicographic order (the count
+        of the smallest value changes slowest). No recursion: any universe size works."""
+        m = self.universe.size
         caps = [self.max_count(i) for i in range(m)]
         # room[i] = most records that values i.. can still take
         room = [0] * (m + 1)
         for i in range(m - 1, -1, -1):
             room[i] = room[i + 1] + caps[i]
-        lo_size, hi_size = self.min_size, self.max_size
+        lo, hi = self.min_size, self.max_size
         counts = [0] * m
+        used = [0] * (m + 1)  # used[i] = records in counts[:i]
 
-        def rec(i: int, used: int) -> Iterator[tuple[int, ...]]:
-            if i == m:
-                yield tuple(counts)
+        def fill(start: int) -> None:  # the smallest counts from position start on
+            for j in range(start, m):
+                counts[j] = max(0, lo - used[j] - room[j + 1])
+                used[j + 1] = used[j] + counts[j]
+
+        fill(0)
+        yield tuple(counts)
+        while True:
+            i = m - 1
+            while i >= 0 and counts[i] >= min(caps[i], hi - used[i]):
+                i -= 1
+            if i < 0:
                 return
-            need = lo_size - used - room[i + 1]
-            for c in range(max(0, need), min(caps[i], hi_size - used) + 1):
-                counts[i] = c
-                yield from rec(i + 1, used + c)
-            counts[i] = 0
+            counts[i] += 1
+            used[i + 1] = used[i] + counts[i]
+            fill(i + 1)
+            yield tuple(counts)
 
-        return rec(0, 0)
+    def sorted_indices(self) -> Iterator[tuple[int, ...]]:
+        """Every dataset as a sorted tuple of value indices (``(0, 0, 2)`` is ``[v0, v0,
+        v2]``), by size and then lexicographically: the sparse form, which costs the
+        dataset's size rather than the universe's."""
+        m, lo, hi = self.universe.size, self.min_size, self.max_size
+        caps = [self.max_count(i) for i in range(m)] if self._caps is not None else None
+        # after[i] = most records that values i+1.. can take (for pruning short prefixes)
+        if caps is None:
+            after = None
+        else:
+            after = [0] * (m + 1)
+            for i in range(m - 1, -1, -1):
+                after[i] = after[i + 1] + caps[i]
+        layer: list[tuple[int, ...]] = [()]
+        for size in range(hi + 1):
+            if size >= lo:
+                yield from layer
+            if size == hi:
+                return
+            grown: list[tuple[int, ...]] = []
+            need = lo - size - 1  # records still needed after the one added now
+            for t in layer:
+                first = t[-1] if t else 0
+                for i in range(first, m):
+                    if caps is None:
+                        grown.append(t + (i,))
+                        continue
+                    run = 1 + (t.count(i) if t and t[-1] == i else 0)
+                    if run > caps[i]:
+                        continue
+                    if (caps[i] - run) + after[i + 1] < need:
+                        break  # later values have even less room
+                    grown.append(t + (i,))
+            layer = grown
 
     # -- conversion ----------------------------------------------------------------
     def contains(self, counts: Sequence[int]) -> bool:
-        if len(counts) != len(self.universe):
+        if len(counts) != self.universe.size:
             return False
         if any(c < 0 or c > self.max_count(i) for i, c in enumerate(counts)):
             return False
@@ -202,6 +293,10 @@ class DatasetSpace:
 
     def to_counts(self, dataset: Iterable[object], name: str = "dataset") -> tuple[int, ...]:
         """The count vector of a dataset given as values (any order, exact numbers)."""
+        if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
+            raise InvalidArgument(
+                f"{name}={dataset!r} is not a collection of values; pass a list such as [1, 2, 2]"
+            )
         index = {v: i for i, v in enumerate(self.universe.values)}
         counts = [0] * len(index)
         for raw in dataset:
@@ -234,7 +329,7 @@ class Multisets(DatasetSpace):
                 f"IntegerRange(A, B) or ExactSet([...])"
             )
         a, b = _sizes(size, sizes)
-        super().__init__(universe, [None] * len(universe), a, b)
+        super().__init__(universe, None, a, b)
 
     def with_sizes(self, min_size: int, max_size: int) -> "Multisets":
         return Multisets(self.universe, sizes=(min_size, max_size))

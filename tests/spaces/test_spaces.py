@@ -322,7 +322,7 @@ def test_space_bad_arguments(build, error):
 
 def test_space_descriptions():
     assert Multisets(IntegerRange(0, 7), sizes=(0, 8)).describe() == "multisets of size 0..8 over {0..7}"
-    assert repr(Multisets(IntegerRange(0, 1), size=2)) == "Multisets(ExactSet(['0', '1']), sizes=(2, 2))"
+    assert repr(Multisets(IntegerRange(0, 1), size=2)) == "Multisets(IntegerRange(0, 1), sizes=(2, 2))"
     s = SubMultisets(["1/2", 1, 1], size=2)
     assert s.describe() == "sub-multisets of size 2 of the pool [1/2,1,1]"
     assert repr(s) == "SubMultisets(['1/2', '1', '1'], sizes=(2, 2))"
