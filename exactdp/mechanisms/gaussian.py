@@ -8,9 +8,14 @@ query of L2 sensitivity Δ is (ε, δ)-DP **iff**
 
     δ(σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε · Φ(−Δ/(2σ) − εσ/Δ)  ≤  δ,
 
-and δ(σ) decreases in σ. :func:`delta_of_sigma` encloses δ(σ) with intervals (the
+and δ(σ) decreases in σ, from 1 (σ → 0) to 0 (σ → ∞): every δ in (0, 1) has its σ*,
+and σ* → 0 as δ → 1. :func:`delta_of_sigma` encloses δ(σ) with intervals (the
 normal CDF Φ from :mod:`exactdp.numeric.intervals`); :func:`check_sigma` decides the
-condition (or raises :class:`~exactdp.errors.Undecided`); :func:`analytic_sigma`
+condition (or raises :class:`~exactdp.errors.Undecided`), comparing the enclosure's
+ends with δ exactly but without building them as Fractions (δ(10⁴) is near
+2**-18,000,000 at ε = 1/2), and for δ > 1/2 deciding the equivalent
+1 − δ(σ) = Φ(εσ/Δ − Δ/(2σ)) + e^ε·Φ(−Δ/(2σ) − εσ/Δ) ≥ 1 − δ, a sum with nothing to
+cancel; :func:`analytic_sigma`
 returns the **smallest float whose δ is certified ≤ the target** (its predecessor is
 certified above the target; if that cannot be decided the result says so in
 ``extra["smallest"]``) and an enclosure ``[lo, hi]`` of the exact σ*.
@@ -38,12 +43,11 @@ import sympy
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._calibration import Calibration
 from exactdp.mechanisms._params import open_probability as probability
-from exactdp.mechanisms._params import positive, stored_positive
+from exactdp.mechanisms._params import positive, shown, stored_positive
 from exactdp.numeric.intervals import (
     _hi,
     _lo,
     _to_fraction,
-    decide,
     enclose,
     exact_interval,
     normal_cdf,
@@ -65,7 +69,7 @@ def classic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     eps = positive(epsilon, "epsilon")
     if eps >= 1:
         raise InvalidArgument(
-            f"epsilon={epsilon!r} is >= 1, where the classic Gaussian bound is not valid; "
+            f"epsilon={shown(epsilon)} is >= 1, where the classic Gaussian bound is not valid; "
             f"use analytic_sigma (the analytic Gaussian of Balle & Wang 2018; on the command line "
             f"'exactdp calibrate gaussian-analytic'), valid for every epsilon"
         )
@@ -96,6 +100,90 @@ def _delta_fn(sigma: Fraction, eps: Fraction, sens: Fraction):
         return normal_cdf(a - b) - iv.exp(e) * normal_cdf(-a - b)
 
     return fn
+
+
+def _complement_fn(sigma: Fraction, eps: Fraction, sens: Fraction):
+    """``fn(iv)`` enclosing 1 − δ(σ) = Φ(b − a) + e^ε·Φ(−a − b) (as Φ(x) + Φ(−x) = 1).
+
+    A sum of two positive terms: no cancellation, so 1 − δ(σ) keeps its relative accuracy
+    when δ(σ) is within 1e-19 (or 1e-1000) of 1, where δ(σ) itself would need that many
+    bits just to differ from 1."""
+
+    def fn(iv):
+        s, e, d = exact_interval(sigma), exact_interval(eps), exact_interval(sens)
+        a = d / (2 * s)
+        b = e * s / d
+        return normal_cdf(b - a) + iv.exp(e) * normal_cdf(-a - b)
+
+    return fn
+
+
+def _compare(value: mpmath.mpf, bound: Fraction) -> int | None:
+    """The sign of ``value - bound``, exactly, for a finite ``mpf`` and a Fraction (``None``
+    for an infinite or NaN ``value``).
+
+    No Fraction of ``value`` is built: δ(10⁴) at ε = 1/2 is about 2**-18,000,000, and its
+    exact Fraction would have 18 million bits. The binary exponents decide unless they are
+    within one of each other; only then are the integers compared (of about the size of
+    ``bound``)."""
+    if not mpmath.isfinite(value):
+        return None
+    sign, man, exp, bc = value._mpf_
+    if man == 0:
+        return (bound < 0) - (bound > 0)
+    if sign:
+        if bound >= 0:
+            return -1
+        return -_compare(_neg_mpf(value), -bound)
+    if bound <= 0:
+        return 1
+    p, q = bound.numerator, bound.denominator
+    top = exp + bc  # 2**(top-1) <= value < 2**top
+    k = p.bit_length() - q.bit_length()  # 2**(k-1) < bound < 2**(k+1)
+    if top <= k - 1:
+        return -1
+    if top - 1 >= k + 1:
+        return 1
+    left, right = man * q, p  # value/bound = man*q*2**exp / p
+    if exp >= 0:
+        left <<= exp
+    else:
+        right <<= -exp
+    return (left > right) - (left < right)
+
+
+def _neg_mpf(t: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.mp.make_mpf(mpmath.libmp.mpf_neg(t._mpf_))
+
+
+def _decide_private(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fraction, *,
+                    start_prec: int = 64, max_prec: int) -> bool | None:
+    """True: δ(σ) ≤ δ certified; False: δ(σ) > δ certified; None: undecided at ``max_prec``.
+
+    For δ ≤ 1/2, δ(σ) is enclosed directly and its endpoints compared with δ
+    (:func:`_compare`: exact, and fine for δ(σ) far below the smallest float). For
+    δ > 1/2 the equivalent 1 − δ(σ) ≥ 1 − δ is decided instead (:func:`_complement_fn`),
+    exactly as well (1 − δ is an exact Fraction)."""
+    direct = dlt <= Fraction(1, 2)
+    fn = _delta_fn(sigma, eps, sens) if direct else _complement_fn(sigma, eps, sens)
+    bound = dlt if direct else 1 - dlt
+    prec = start_prec
+    while True:
+        enc = enclose(fn, prec=prec)
+        lo, hi = _compare(_lo(enc), bound), _compare(_hi(enc), bound)
+        if direct:
+            if hi is not None and hi <= 0:
+                return True
+            if lo is not None and lo > 0:
+                return False
+        else:
+            if lo is not None and lo >= 0:
+                return True
+            if hi is not None and hi < 0:
+                return False
+        if prec >= max_prec:
+            return None
+        prec = min(2 * prec, max_prec)
 
 
 def _inputs(sigma, epsilon, sensitivity) -> tuple[Fraction, Fraction, Fraction]:
@@ -162,19 +250,27 @@ def check_sigma(sigma, epsilon, delta, sensitivity=1) -> bool:
     ``True`` only when δ(σ) ≤ δ is certified by intervals, ``False`` when δ(σ) > δ is;
     raises :class:`~exactdp.errors.Undecided` if neither can be shown (δ(σ) equal to δ
     to more than 1,600 bits). A float ``sigma`` is taken at its exact binary value.
+
+    >>> check_sigma(1e308, "0.5", "1e-5"), check_sigma(0.05, "0.5", "0.9999999999999999999")
+    (True, False)
     """
     s, eps, sens = _inputs(sigma, epsilon, sensitivity)
     dlt = probability(delta, "delta")
-    return decide(_delta_fn(s, eps, sens), "<=", dlt, max_prec=_MAX_PREC)
+    verdict = _decide_private(s, eps, sens, dlt, max_prec=_MAX_PREC)
+    if verdict is None:
+        raise Undecided(
+            f"delta(sigma) for sigma={shown(sigma)}, epsilon={shown(epsilon)}, sensitivity="
+            f"{shown(sensitivity)} could not be told apart from delta={shown(delta)} at "
+            f"{_MAX_PREC} bits of working precision (sigma is the analytic sigma, or within a "
+            f"few parts in 2**{_MAX_PREC // 2} of it); use a slightly larger sigma"
+        )
+    return verdict
 
 
 def _certified(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fraction, max_prec: int,
                start_prec: int = 64) -> bool | None:
     """True: δ(σ) ≤ δ certified; False: δ(σ) > δ certified; None: undecided."""
-    try:
-        return decide(_delta_fn(sigma, eps, sens), "<=", dlt, start_prec=start_prec, max_prec=max_prec)
-    except Undecided:
-        return None
+    return _decide_private(sigma, eps, sens, dlt, start_prec=start_prec, max_prec=max_prec)
 
 
 def _mp_of(x: Fraction) -> mpmath.mpf:
@@ -192,10 +288,22 @@ def _cancelled_bits(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fract
     M = Φ(x); near the root it is δ, so about log2(M/δ) bits cancel (about 1,000 for
     ε = δ = 1e-300: M ≈ 0.4). Deep in the tail Φ's relative condition is about x², hence
     the guard 2·log2(2 + |x|). Both parts are monotone in σ (x decreases with σ), so over
-    a bracket the larger of the two ends' values bounds them."""
+    a bracket the larger of the two ends' values bounds them. For δ > 1/2 the bisection
+    works with 1 − δ(σ) = Φ(−x) + e^ε·Φ(−a−b), a sum of positive terms (nothing cancels
+    inside it), so only the guard counts, for the larger |x|."""
+    try:
+        return _cancelled_bits_at(sigma, eps, dlt, sens)
+    except OverflowError:  # mpmath's ncdf far out in the tail: precision is capped anyway
+        return 2 * _MAX_PREC
+
+
+def _cancelled_bits_at(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fraction) -> int:
     with mpmath.workprec(64):
         d = _mp_of(sens)
-        x = d / (2 * sigma) - _mp_of(eps) * sigma / d
+        a = d / (2 * sigma)
+        x = a - _mp_of(eps) * sigma / d
+        if dlt > Fraction(1, 2):
+            return int(mpmath.ceil(2 * mpmath.log(2 + abs(x) + 2 * a, 2)))
         m = mpmath.ncdf(x)  # relative accuracy kept in the lower tail
         cancel = mpmath.log(m, 2) - mpmath.log(_mp_of(dlt), 2)
         guard = 2 * mpmath.log(2 + abs(x), 2)
@@ -207,17 +315,33 @@ def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction) -> Fraction:
 
     Each sign of δ(σ) − δ is computed at a precision covering the bits that cancel at that σ
     (:func:`_cancelled_bits`) plus the bits of σ resolved so far plus 32: a fixed 256 bits
-    lost δ ≈ 1e-77 to cancellation and bisected to the wrong root. The bracket is found by
-    growing the step exponentially (σ* can be 1e299)."""
+    lost δ ≈ 1e-77 to cancellation and bisected to the wrong root. For δ > 1/2 the sign
+    is that of (1 − δ) − (1 − δ(σ)), with 1 − δ(σ) summed without cancellation: δ(σ)
+    itself rounds to 1 at any precision below log2(1/(1 − δ)) bits. The bracket is found
+    by growing the step exponentially (σ* can be 1e299)."""
+    complement = dlt > Fraction(1, 2)
+    with mpmath.workprec(2 * _MAX_PREC + 64):  # once: e^ε costs seconds at ε = 1e300
+        exp_eps = mpmath.exp(_mp_of(eps))
 
     def excess(sigma, bits, extra=None):
+        try:
+            return _excess(sigma, bits, extra)
+        except OverflowError:
+            # mpmath's ncdf fails far out in the tail (|x| near 1e150 and beyond, e.g. at
+            # ε = 1e300); the interval enclosure does not. Only a sign is needed here.
+            verdict = _decide_private(_to_fraction(sigma), eps, sens, dlt, max_prec=_MAX_PREC)
+            return mpmath.mpf(-1 if verdict is not False else 1)
+
+    def _excess(sigma, bits, extra=None):
         if extra is None:
             extra = _cancelled_bits(sigma, eps, dlt, sens)
         with mpmath.workprec(min(bits + 32 + extra, 2 * _MAX_PREC)):
             e, d = _mp_of(eps), _mp_of(sens)
             a = d / (2 * sigma)
             b = e * sigma / d
-            return mpmath.ncdf(a - b) - mpmath.exp(e) * mpmath.ncdf(-a - b) - _mp_of(dlt)
+            if complement:
+                return _mp_of(1 - dlt) - mpmath.ncdf(b - a) - exp_eps * mpmath.ncdf(-a - b)
+            return mpmath.ncdf(a - b) - exp_eps * mpmath.ncdf(-a - b) - _mp_of(dlt)
 
     full = _ROOT_BITS + 8
     with mpmath.workprec(full):
@@ -271,8 +395,8 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     approx = _approximate_root(eps, dlt, sens)
     if approx > Fraction(1.7976931348623157e308):
         raise InvalidArgument(
-            f"epsilon={epsilon!r}, delta={delta!r}, sensitivity={sensitivity!r} need sigma beyond the "
-            f"largest float; rescale the query"
+            f"epsilon={shown(epsilon)}, delta={shown(delta)}, sensitivity={shown(sensitivity)} need "
+            f"sigma beyond the largest float; rescale the query"
         )
 
     # smallest certified float: from near σ* walk up until certified, then down while certified
@@ -283,8 +407,10 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
         f = math.nextafter(f, math.inf)
     else:
         raise Undecided(
-            f"no float near sigma*={float(approx)!r} could be certified private for epsilon={epsilon!r}, "
-            f"delta={delta!r}; this should not happen: please report it"
+            f"none of the 64 floats from {float_at_least(approx)!r} up (near the analytic "
+            f"sigma) could be certified private for epsilon={shown(epsilon)}, delta={shown(delta)}, "
+            f"sensitivity={shown(sensitivity)} at {_MAX_PREC} bits of working precision; "
+            f"pick a larger sigma and confirm it with check_sigma"
         )
     smallest = False
     for _ in range(64):

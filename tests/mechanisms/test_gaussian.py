@@ -212,3 +212,122 @@ def test_analytic_sigma_tiny_epsilon_and_delta(eps, delta, sigma_star):
         assert _delta_reference(lo, e, one, prec=5000) >= target >= _delta_reference(hi, e, one, prec=5000)
     assert check_sigma(f, eps, delta) is True
     assert elapsed < 30, f"analytic_sigma({eps}, {delta}) took {elapsed:.1f} s"  # about 0.2-0.4 s here
+
+
+# --- hardening: huge sigma, delta near 1, huge epsilon ------------------------------------
+
+
+@pytest.mark.parametrize("sigma", [5000.0, 10000.0, 1e6, 1e100, 1e308])
+def test_check_sigma_decides_a_huge_safe_sigma(sigma):
+    """δ(σ) is near 2**-18,000,000 at σ = 10⁴: its enclosure's ends were converted to
+    Fractions (refused beyond 2**-4,000,000), so every σ above about 4,500 was Undecided."""
+    assert check_sigma(sigma, "0.5", "1e-5") is True
+    assert check_sigma(sigma, "0.5", "1e-300") is True
+    assert check_sigma(sigma, "0.5", "0.9999999999999999999") is True
+
+
+def _complement_reference(sigma: Fraction, eps: Fraction, sens: Fraction, prec: int = 400):
+    """1 − δ(σ) = Φ(b − a) + e^ε Φ(−a − b), by mpmath's ncdf (no cancellation near δ = 1)."""
+    with mpmath.workprec(prec):
+        s, e, d = _mp(sigma), _mp(eps), _mp(sens)
+        a, b = d / (2 * s), e * s / d
+        return +(mpmath.ncdf(b - a) + mpmath.exp(e) * mpmath.ncdf(-a - b))
+
+
+@pytest.mark.parametrize("delta", ["0.99", "0.9999999999", "0.9999999999999999999",
+                                   Fraction(1) - Fraction(1, 10**1000)])
+def test_analytic_sigma_for_delta_near_one(delta):
+    """σ* → 0 as δ → 1 (δ(σ) → 1 as σ → 0); at δ = 1 − 1e-19 the bisection used to compute
+    δ(σ) − δ at too few bits to tell δ(σ) from 1, found a wrong root, and the command said
+    "this should not happen: please report it"."""
+    r = analytic_sigma("0.5", delta)
+    f = r.safe_float
+    assert r.extra["smallest"] is True
+    assert check_sigma(f, "0.5", delta) is True
+    assert check_sigma(math.nextafter(f, 0.0), "0.5", delta) is False
+    lo, hi = r.exact
+    assert lo <= Fraction(f) and Fraction(math.nextafter(f, 0.0)) < hi
+    # independently: 1 − δ(σ) at the float is at least 1 − δ, at its predecessor below
+    one_minus = 1 - Fraction(delta)
+    with mpmath.workprec(4000):
+        assert _complement_reference(Fraction(f), Fraction(1, 2), Fraction(1), 4000) >= _mp(one_minus)
+        below = Fraction(math.nextafter(f, 0.0))
+        assert _complement_reference(below, Fraction(1, 2), Fraction(1), 4000) < _mp(one_minus)
+
+
+def test_analytic_sigma_delta_1e_minus_19_from_one_value():
+    assert analytic_sigma("0.5", "0.9999999999999999999").safe_float == 0.05484828674036297
+
+
+@pytest.mark.parametrize("eps,expected", [("1e300", 7.071067811865476e-151), ("1e400", 7.071067811865476e-201)])
+def test_analytic_sigma_huge_epsilon_is_computed(eps, expected):
+    """mpmath's ncdf raised OverflowError (a traceback on the command line) far in the tail."""
+    r = analytic_sigma(eps, "1e-5")
+    assert r.safe_float == expected and r.extra["smallest"] is True
+    assert check_sigma(r.safe_float, eps, "1e-5") is True
+
+
+_EPS = st.builds(Fraction, st.integers(1, 10**6), st.sampled_from([1, 10, 1000, 10**6]))
+_DELTA = st.one_of(
+    st.builds(lambda k: Fraction(1, 10**k), st.integers(1, 300)),
+    st.builds(lambda m, k: Fraction(m, 10**k), st.integers(1, 9), st.integers(1, 20)),
+    st.builds(lambda k: 1 - Fraction(1, 10**k), st.integers(1, 40)),
+)
+_SENS = st.builds(Fraction, st.integers(1, 1000), st.sampled_from([1, 7, 1000]))
+
+
+def _sigma_upper(eps: Fraction, dlt: Fraction, sens: Fraction) -> mpmath.mpf:
+    """A σ at which δ(σ) ≤ δ is certain on paper: δ(σ) ≤ Φ(a − b) ≤ e^(−(b−a)²/2)/2 for
+    b ≥ a (Chernoff), ≤ δ once b − a ≥ t = sqrt(2 ln(1/(2δ))) (t = 0 for δ ≥ 1/2); solving
+    εσ/Δ − Δ/(2σ) = t gives σ = Δ(t + sqrt(t² + 2ε))/(2ε)."""
+    with mpmath.workprec(200):
+        e, d = _mp(eps), _mp(sens)
+        t = mpmath.sqrt(max(0, 2 * mpmath.log(1 / (2 * _mp(dlt)))))
+        return d * (t + mpmath.sqrt(t * t + 2 * e)) / (2 * e)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_EPS, _DELTA, _SENS, st.floats(0.001, 300.0))
+def test_check_sigma_is_decided_above_a_paper_bound(eps, dlt, sens, log10_factor):
+    """Every σ at least 1.001 times a σ proved private on paper (up to the largest float) is
+    decided, and decided private: no Undecided for a safe σ, however large."""
+    with mpmath.workprec(200):
+        target = _sigma_upper(eps, dlt, sens) * mpmath.mpf(10) ** log10_factor * mpmath.mpf("1.001")
+        if target > mpmath.mpf(1.7976931348623157e308):
+            target = mpmath.mpf(1.7976931348623157e308)
+        sigma = float(target)  # within one part in 2**52 of target: still above the paper bound
+    assert check_sigma(sigma, eps, dlt, sens) is True
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_EPS, _DELTA, _SENS, st.floats(-3.0, 3.0), st.floats(-3.0, 3.0))
+def test_check_sigma_is_monotone_and_agrees_with_mpmath(eps, dlt, sens, f1, f2):
+    """δ(σ) decreases in σ: a private σ stays private above. Where a 400-bit mpmath
+    evaluation (an independent computation) is clear by a wide margin, the verdict agrees."""
+    from exactdp.errors import Undecided
+
+    with mpmath.workprec(200):
+        base = _sigma_upper(eps, dlt, sens)
+        s1, s2 = sorted(float(base * mpmath.mpf(10) ** f) for f in (f1, f2))
+    verdicts = []
+    for s in (s1, s2):
+        try:
+            verdicts.append(check_sigma(s, eps, dlt, sens))
+        except Undecided:
+            verdicts.append(None)
+        if verdicts[-1] is None:
+            continue
+        x = Fraction(s)
+        with mpmath.workprec(400):
+            if dlt > Fraction(1, 2):
+                gap = _complement_reference(x, eps, sens) - _mp(1 - dlt)  # > 0: private
+                scale = _mp(1 - dlt)
+            else:
+                gap = _mp(dlt) - _delta_reference(x, eps, sens)
+                scale = _mp(dlt)
+            if abs(gap) > scale * mpmath.mpf(2) ** -200:
+                assert verdicts[-1] is (gap > 0)
+    if verdicts[0] is True and verdicts[1] is not None:
+        assert verdicts[1] is True
+    if verdicts[1] is False and verdicts[0] is not None:
+        assert verdicts[0] is False
