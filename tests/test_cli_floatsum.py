@@ -67,7 +67,8 @@ def test_claim_below_the_bound_not_found_is_not_holds(capsys):
     assert code == 0 and d["verdict"] == "holds"  # 2 >= 1 + 2**-46: proved by the bound
     code, d = _json(capsys, ["--model", "fsum", "--bounds", "0,1", "--max-n", "100",
                              "--claim", "281474976710657/281474976710656", "--budget", "60"])
-    assert code == 0 and d["verdict"] == "not-found" and d["witness"] is None
+    # not-found is not established: exit 1 (a search that found nothing is never a proof)
+    assert code == 1 and d["verdict"] == "not-found" and d["witness"] is None
 
 
 def test_substitute_neighbours(capsys):
@@ -88,7 +89,7 @@ def test_no_bound_of_the_proved_form(capsys, monkeypatch):
     argv = ["--model", "sequential", "--dtype", "float32", "--bounds", "0,1", "--max-n", "10000"]
     code, d = _json(capsys, argv)
     assert d["bound"] is None and d["verdict"] == "violated" and code == 1
-    assert main(["floatsum", *argv, "--claim", "100"]) == 0
+    assert main(["floatsum", *argv, "--claim", "100"]) == 1  # not-found: not established
     out = capsys.readouterr().out
     assert "sound bound: none of the proved form (sequential: no bound" in out
     assert "NOT FOUND" in out
@@ -104,7 +105,7 @@ def test_human_readable(capsys):
     code = main(["floatsum", "--model", "fsum", "--bounds", "0,1", "--max-n", "100",
                  "--claim", "281474976710657/281474976710656", "--budget", "40"])
     out = capsys.readouterr().out
-    assert code == 0 and "NOT a proof" in out and "budget=40" in out
+    assert code == 1 and "NOT a proof" in out and "budget=40" in out
 
 
 BAD = [
@@ -143,3 +144,96 @@ def test_progress_line_on_a_terminal(capsys):
     quiet(1, 10)
     quiet.close()
     assert capsys.readouterr().err == ""
+
+
+# --- hardening: budgets, exit status, messages, help ---------------------------------------
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+
+def _cli(*argv, timeout=60):
+    return subprocess.run([sys.executable, "-m", "exactdp", *argv], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_huge_budget_is_refused_at_once():
+    """--budget 10**12 used to run for years (220 to 76,000 evaluations per second)."""
+    r = _cli("floatsum", "--model", "sequential", "--bounds", "0,1", "--max-n", "10",
+             "--budget", "1000000000000", timeout=30)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stdout == ""
+    assert r.stderr.count("\n") == 1
+    assert r.stderr.startswith("exactdp: error: 1,000,000,000,000 search evaluations asked for by --budget")
+    assert "over --max-budget=1,000,000" in r.stderr and "years" in r.stderr
+
+
+def test_max_budget_raises_the_limit_and_the_library_refuses_too(capsys):
+    from exactdp.checkers.float_witness import MAX_BUDGET, search_float_witness
+    from exactdp.errors import TooLarge
+
+    argv = ["floatsum", "--model", "fsum", "--bounds", "0,1", "--max-n", "100", "--claim", "2",
+            "--budget", "50"]
+    assert main([*argv, "--max-budget", "49"]) == 2
+    assert "50 search evaluations asked for by --budget" in capsys.readouterr().err
+    assert main([*argv, "--max-budget", "50"]) == 0
+    with pytest.raises(TooLarge, match=r"1,000,001 search evaluations .* over max_budget=1,000,000"):
+        search_float_witness("fsum", "float64", (0, 1), 100, 2, budget=MAX_BUDGET + 1)
+    r = search_float_witness("fsum", "float64", (0, 1), 100, 2, budget=5, max_budget=None)
+    assert r.evaluations <= 5
+
+
+@pytest.mark.parametrize("argv,text", [
+    (["--budget", "-3"], "--budget=-3 is below 1"),
+    (["--max-budget", "-1"], "--max-budget=-1 is negative"),
+    (["--claim", "-1"], "--claim=-1 is negative"),
+    (["--claim", "-5/2"], "--claim=-5/2 is negative"),
+    (["--bounds", "0,1e308"], "write the nearest one below, 0x1.1ccf385ebc89fp+1023"),
+    (["--bounds", "0,1e400"], "is beyond the largest float64"),
+    (["--bounds", "0x,1"], "--bounds L='0x'"),
+])
+def test_more_bad_input_one_line_no_repr(capsys, argv, text):
+    base = {"--model": "sequential", "--bounds": "0,1", "--max-n": "10"}
+    for i in range(0, len(argv), 2):
+        base[argv[i]] = argv[i + 1]
+    assert main(["floatsum", *[f"{k}={v}" for k, v in base.items()]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("exactdp: error: ") and err.count("\n") == 1
+    assert text in err and "Fraction(" not in err
+
+
+def test_bounds_as_float_hex_are_exact(capsys):
+    code, d = _json(capsys, ["--model", "sequential", "--bounds", "0,0x1.1ccf385ebc8a0p+1023",
+                             "--max-n", "10", "--budget", "20"])
+    assert d["bounds"][1] == format(Fraction(1e308).numerator) and code in (0, 1)
+
+
+def test_exit_status_is_0_only_when_the_claim_is_established(capsys):
+    """0: holds; 1: violated or not-found (never a proof); matches the README's contract."""
+    base = ["--model", "fsum", "--bounds", "0,1", "--max-n", "100", "--budget", "30"]
+    assert main(["floatsum", *base, "--claim", "2"]) == 0
+    assert "HOLDS" in capsys.readouterr().out
+    assert main(["floatsum", *base, "--claim", "281474976710657/281474976710656"]) == 1
+    assert "NOT FOUND" in capsys.readouterr().out
+    assert main(["floatsum", *base, "--claim", "1"]) == 1
+    assert "VIOLATED" in capsys.readouterr().out
+
+
+def test_help_names_numpy_model_exit_codes_examples_and_defaults():
+    r = _cli("floatsum", "--help")
+    assert r.returncode == 0
+    text = " ".join(r.stdout.split())
+    assert "pairwise (NumPy's sum, i.e. add.reduce on a contiguous 1-d array: blocks of at most 128 values" in text
+    assert "Exit status: 0 the claim holds" in text and "1 it is violated" in text and "not-found" in text
+    assert "default 2,000" in text and "default 1,000,000" in text
+    examples = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("exactdp floatsum")]
+    assert len(examples) == 3
+
+
+def test_help_examples_run(capsys):
+    from exactdp._cli_floatsum import _EPILOG
+
+    examples = [line.split()[2:] for line in _EPILOG.splitlines() if line.strip().startswith("exactdp floatsum")]
+    assert len(examples) == 3
+    for argv in examples:
+        assert main(["floatsum", *argv]) in (0, 1)
+        capsys.readouterr()

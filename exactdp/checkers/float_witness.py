@@ -38,6 +38,7 @@ import enum
 from fractions import Fraction
 from typing import Any, Callable
 
+from exactdp._budget import check_budget, refuse_above
 from exactdp.checkers._float_search import Candidate, Context, run_search, size
 from exactdp.checkers._float_sim import Grid
 from exactdp.errors import InvalidArgument
@@ -47,11 +48,21 @@ from exactdp.numeric.floatsum import MODEL_NAMES
 
 __all__ = [
     "FloatVerdict", "FloatWitness", "FloatWitnessResult", "search_float_witness",
-    "naive_sum_claim", "DEFAULT_BUDGET", "NEIGHBORS",
+    "naive_sum_claim", "DEFAULT_BUDGET", "MAX_BUDGET", "SLOWEST_RATE", "NEIGHBORS",
 ]
 
 DEFAULT_BUDGET = 2000
 """Model evaluations (each: both datasets of a pair) a search may spend by default."""
+
+MAX_BUDGET = 1_000_000
+"""Largest ``budget`` accepted by default (``max_budget=`` raises it). Measured on one core
+of the benchmark machine (2-vCPU Xeon VM, CPython 3.11): 2,000 to 12,000 evaluations per
+second for the pairwise, Neumaier, sorted and sequential models (1.5 to 8 minutes for a
+million), 76,000 for fsum, and 220 in the slowest case (Kahan over long runs, where many
+pairs need single additions: about 75 minutes)."""
+
+SLOWEST_RATE = 220
+"""Evaluations per second in the slowest case measured (Kahan, float64, max_n = 10**6)."""
 
 NEIGHBORS = ("add-remove", "substitute")
 
@@ -270,7 +281,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
                          neighbors: str = "add-remove", d_in: int = 1,
                          budget: int = DEFAULT_BUDGET, seed: int = 0,
                          progress: Callable[[int, int], Any] | None = None,
-                         same_order: bool = False) -> FloatWitnessResult:
+                         same_order: bool = False,
+                         max_budget: int | None = MAX_BUDGET) -> FloatWitnessResult:
     """Look for neighbouring datasets whose float sums differ by more than ``claim``.
 
     ``model`` is a summation model of :data:`exactdp.numeric.floatsum.MODELS`, ``fmt`` a
@@ -288,6 +300,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     from the best of them and from random starts, for at most ``budget`` evaluations
     (one evaluation sums both datasets of a pair). ``progress(done, budget)`` is called
     after each evaluation. Never raises on a violation: the result's verdict says it.
+    A ``budget`` above ``max_budget`` (default :data:`MAX_BUDGET`; ``None``: no limit) is
+    refused with :class:`~exactdp.errors.TooLarge` before any work.
     """
     if model not in MODEL_NAMES:
         raise InvalidArgument(f"model={model!r} is not a summation model; pass one of "
@@ -303,6 +317,9 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     neighbors = _check_neighbors(neighbors)
     d_in = _positive_int(d_in, "d_in")
     budget = _positive_int(budget, "budget")
+    refuse_above(budget, check_budget(max_budget, "max_budget"),
+                 what="search evaluations asked for by budget", option="max_budget",
+                 hint="use a smaller budget (or several runs with different seeds)")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} is not an int; pass a whole number such as 0")
     claim = to_exact(claim, "claim")
