@@ -18,6 +18,7 @@ import json
 import sys
 from typing import Sequence
 
+from exactdp._budget import MAX_D_IN_ROWS, refuse_above
 from exactdp.checkers.builtin import FLOAT_CLOSE, builtin_claims, float_gap
 from exactdp.checkers.results import Verdict, format_value
 from exactdp.checkers.sensitivity import (
@@ -29,23 +30,34 @@ from exactdp.numeric.exact import to_exact
 from exactdp.queries import clipped, parse_query
 from exactdp.spaces.datasets import Multisets, SubMultisets
 from exactdp.spaces.metrics import parse_metric
-from exactdp.spaces.universe import ValueUniverse, parse_values
+from exactdp.spaces.universe import parse_universe, parse_values
 
 __all__ = ["main"]
 
 
-def _int_range(text: str, name: str) -> list[int]:
+def _int_bounds(text: str, name: str) -> tuple[int, int]:
+    """``(A, B)`` from ``'A..B'`` or ``'N'`` (whole numbers, never expanded here)."""
     lo, sep, hi = text.strip().partition("..")
     try:
+        if len(text) > 200:
+            raise ValueError
         a = int(lo)
         b = int(hi) if sep else a
     except ValueError:
-        raise InvalidArgument(f"{name}={text!r} is not a whole number or a range 'A..B'") from None
+        raise InvalidArgument(f"{name}={text[:40]!r} is not a whole number or a range 'A..B'") from None
     if a < 0 or b < 0:
         raise InvalidArgument(f"{name}={text!r} is negative; use values of at least 0")
     if b < a:
         raise InvalidArgument(f"{name}={text!r} has B < A; write '{b}..{a}'")
-    return list(range(a, b + 1))
+    return a, b
+
+
+def _d_in_values(text: str) -> range:
+    a, b = _int_bounds(text, "--d-in")
+    refuse_above(b - a + 1, MAX_D_IN_ROWS, what=f"d_in values in --d-in {text}", option=None,
+                 hint="ask for a shorter range (beyond the space's largest distance the "
+                      "sensitivity no longer changes)")
+    return range(a, b + 1)
 
 
 def _space(args):
@@ -60,21 +72,12 @@ def _space(args):
         sizes = args.sizes if args.sizes is not None else args.size
         if sizes is None:
             raise InvalidArgument("--universe needs --sizes A..B (or --size N)")
-        universe = ValueUniverse(parse_values(args.universe), spec=_spec_text(args.universe))
-        bounds = _int_range(sizes, "--sizes")
-        return Multisets(universe, sizes=(bounds[0], bounds[-1]))
+        universe = parse_universe(args.universe, "--universe")
+        return Multisets(universe, sizes=_int_bounds(sizes, "--sizes"))
     sizes = args.size if args.size is not None else args.sizes
     if sizes is None:
         raise InvalidArgument("--pool needs --size N (or --sizes A..B)")
-    bounds = _int_range(sizes, "--size")
-    return SubMultisets(parse_values(args.pool, "pool"), sizes=(bounds[0], bounds[-1]))
-
-
-def _spec_text(spec: str) -> str | None:
-    text = spec.strip()
-    if ".." in text and "," not in text:
-        return "{" + text + "}"
-    return None
+    return SubMultisets(parse_values(args.pool, "--pool"), sizes=_int_bounds(sizes, "--size"))
 
 
 def _query(args):
@@ -97,7 +100,7 @@ def _cmd_sensitivity(args) -> int:
     space = _space(args)
     query = _query(args)
     metric = parse_metric(args.neighbors)
-    d_ins = _int_range(args.d_in, "--d-in")
+    d_ins = _d_in_values(args.d_in)
     scope = "release-centred" if args.release_centred else "standard"
     opts = dict(exact_k=args.exact_k, scope=scope, undefined=_undefined(args.undefined))
     if args.local is not None:

@@ -34,14 +34,19 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
+from collections import Counter
+from itertools import combinations, combinations_with_replacement
+
+from exactdp._budget import comb_capped, refuse_above, show_count
 from exactdp._progress import Progress
-from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
+from exactdp.errors import InvalidArgument, UndefinedQuery
 from exactdp.numeric.exact import common_denominator, format_dataset
 from exactdp.queries.base import UNDEFINED, Query
 from exactdp.spaces.datasets import DatasetSpace
 
 __all__ = [
-    "Table", "RawResult", "run", "choose_neighbours", "source_keys", "validate_policy",
+    "Table", "SparseTable", "make_table", "RawResult", "run", "NeighbourPlan", "plan_neighbours",
+    "build_neighbours", "source_keys", "validate_policy",
     "STANDARD", "RELEASE_CENTRED",
 ]
 
@@ -52,6 +57,8 @@ RELEASE_CENTRED = "release-centred"
 class Table:
     """Exact query values over the datasets a pair may use, keyed by integer code."""
 
+    sparse = False
+
     def __init__(
         self,
         query: Query,
@@ -59,6 +66,7 @@ class Table:
         ambient: DatasetSpace,
         d_max: int,
         undefined: object,
+        progress: Progress | None = None,
     ):
         self.query = query
         self.space = space
@@ -68,23 +76,34 @@ class Table:
         self.base = top + d_max + 1
         self.weights = [self.base**i for i in range(m)]
         prepared = query.prepare(space.universe.values)
-        raw: dict[int, object] = {}
-        self.undefined: set[int] = set()
+        weights = self.weights
+
+        def entries():
+            for counts in ambient:
+                yield sum(c * w for c, w in zip(counts, weights) if c), prepared(counts)
+
+        self._fill(entries(), undefined, progress)
+
+    def _fill(self, entries, undefined: object, progress: Progress | None) -> None:
+        """Evaluate the query on every dataset (``entries`` yields ``(key, raw value)``)
+        and scale the values to integers over one common denominator."""
+        query = self.query
+        raw: dict = {}
+        self.undefined: set = set()
         stated = None
         if undefined not in ("error", "exclude"):
             stated = undefined  # an exact number (validated by the caller)
             if query.output == "sqrt":
                 stated = stated * stated  # the radicand of the stated value
-        weights = self.weights
-        for counts in ambient:
-            key = sum(c * w for c, w in zip(counts, weights) if c)
-            value = prepared(counts)
+        for i, (key, value) in enumerate(entries):
             if value is UNDEFINED:
                 if stated is None:
                     self.undefined.add(key)
                     continue
                 value = stated
             raw[key] = value
+            if progress is not None and not i & 4095:
+                progress.show(f"query values on {i:,} of {progress.total:,} datasets")
         # One common denominator turns every comparison into integer arithmetic.
         if query.output == "vector":
             scale = common_denominator(x for v in raw.values() for x in v)
@@ -101,6 +120,13 @@ class Table:
 
     def key(self, counts: Sequence[int]) -> int:
         return sum(c * w for c, w in zip(counts, self.weights))
+
+    def key_of_indices(self, indices: Sequence[int]) -> int:
+        return sum(self.weights[i] for i in indices)
+
+    def dataset(self, key: int) -> tuple[Fraction, ...]:
+        """The sorted values of the dataset with this key."""
+        return self.space.to_values(self.counts(key))
 
     def counts(self, key: int) -> tuple[int, ...]:
         out = []
@@ -134,30 +160,132 @@ SCAN_COST = 8
 """How many delta lookups one relation test in :class:`ScanNeighbours` costs (measured
 roughly: a Python loop over a count vector against a C-level dict lookup)."""
 
+DENSE_MAX_VALUES = 1024
+"""Universes of more values use the sparse form (:class:`SparseTable`): a count vector
+and its integer key grow with the universe, a sorted tuple of indices with the dataset."""
 
-def choose_neighbours(table: Table, metric, d_in: int, exact_k: bool, halve: bool,
-                      n_sources: int, max_pairs: int | None, what: str):
-    """Pick the cheaper neighbour strategy and check the budget before any enumeration."""
-    m = len(table.space.universe)
-    n_moves = metric.count_moves(m, d_in, exact_k)
-    n_table = table.size
-    delta_cost = n_sources * n_moves
-    scan_cost = n_sources * n_table * SCAN_COST
-    if scan_cost < delta_cost:
-        est, unit = n_sources * n_table, f"{n_table:,} candidate datasets"
+
+class SparseTable(Table):
+    """The value table for a large universe: each dataset keyed by its sorted tuple of
+    value indices, so a dataset costs its own size, not the universe's."""
+
+    sparse = True
+
+    def __init__(self, query: Query, space: DatasetSpace, ambient: DatasetSpace,
+                 d_max: int, undefined: object, progress: Progress | None = None):
+        self.query = query
+        self.space = space
+        self.ambient = ambient
+        value = space.universe.value
+
+        def entries():
+            for key in ambient.sorted_indices():
+                support: list = []
+                counts: list = []
+                for i in key:
+                    if counts and support[-1] == i:
+                        counts[-1] += 1
+                    else:
+                        support.append(i)
+                        counts.append(1)
+                yield key, query.prepare(tuple(value(i) for i in support))(tuple(counts))
+
+        self._fill(entries(), undefined, progress)
+
+    def key(self, counts: Sequence[int]) -> tuple[int, ...]:
+        return tuple(i for i, c in enumerate(counts) for _ in range(c))
+
+    def key_of_indices(self, indices: Sequence[int]) -> tuple[int, ...]:
+        return tuple(sorted(indices))
+
+    def counts(self, key) -> tuple[int, ...]:  # pragma: no cover - dense callers only
+        raise TypeError("a sparse table has no count vectors; use dataset(key)")
+
+    def dataset(self, key: tuple[int, ...]) -> tuple[Fraction, ...]:
+        value = self.space.universe.value
+        return tuple(value(i) for i in key)
+
+
+def make_table(query: Query, space: DatasetSpace, ambient: DatasetSpace, d_max: int,
+               undefined: object, progress: Progress | None = None) -> Table:
+    """The dense table for universes of up to :data:`DENSE_MAX_VALUES` values, else sparse."""
+    kind = SparseTable if space.universe.size > DENSE_MAX_VALUES else Table
+    return kind(query, space, ambient, d_max, undefined, progress)
+
+
+@dataclass(frozen=True)
+class NeighbourPlan:
+    """How the neighbours of one ``d_in`` will be found, decided before the table exists."""
+
+    kind: str  # "delta", "scan" or "sparse"
+    estimate: int  # candidate pairs: an upper bound on the pairs examined
+
+
+def plan_neighbours(space: DatasetSpace, ambient: DatasetSpace, metric, d_in: int,
+                    exact_k: bool, n_sources: int, n_table: int, max_pairs: int | None,
+                    what: str, sources_by_size: dict[int, int] | None = None) -> NeighbourPlan:
+    """Pick the cheaper neighbour strategy and check the pair budget, from counts alone.
+
+    ``n_sources`` datasets play ``x`` and ``n_table`` datasets are in the table; for a
+    universe of more than :data:`DENSE_MAX_VALUES` values, ``sources_by_size`` maps a size
+    to the number of ``x`` datasets of that size.
+    """
+    cap = max_pairs if max_pairs is not None else None
+    m = space.universe.size
+    if m > DENSE_MAX_VALUES:
+        by_size = sources_by_size or {}
+        per = {n: _sparse_moves(metric, m, n, d_in, exact_k, ambient, cap) for n in by_size}
+        est = sum(c * per[n] for n, c in by_size.items())
+        unit = "moves per dataset at most " + f"{max(per.values(), default=0):,}"
+        kind = "sparse"
     else:
-        est, unit = delta_cost, f"{n_moves:,} moves"
-    if max_pairs is not None and est > max_pairs:
-        raise TooLarge(
-            f"{what}: up to {est:,} candidate neighbour pairs ({n_sources:,} datasets x "
-            f"{unit}), over max_pairs={max_pairs:,}; shrink the universe, the sizes or "
-            f"d_in, or raise max_pairs",
-            estimate=est,
-            budget=max_pairs,
-        )
-    if scan_cost < delta_cost:
+        n_moves = metric.count_moves(m, d_in, exact_k, cap=cap)
+        delta_cost = n_sources * n_moves
+        scan_cost = n_sources * n_table * SCAN_COST
+        if scan_cost < delta_cost:
+            est, unit, kind = n_sources * n_table, f"{n_table:,} candidate datasets", "scan"
+        else:
+            est, unit, kind = delta_cost, f"{show_count(n_moves)} moves", "delta"
+    refuse_above(
+        est, max_pairs,
+        what=f"candidate neighbour pairs for {what} at d_in={d_in} ({n_sources:,} datasets "
+             f"x {unit})",
+        option="max_pairs", hint="shrink the universe, the sizes or d_in",
+    )
+    return NeighbourPlan(kind, est)
+
+
+def _sparse_moves(metric, m: int, n: int, d_in: int, exact_k: bool, ambient: DatasetSpace,
+                  cap: int | None) -> int:
+    """An upper bound on the moves applicable to one dataset of ``n`` records: ``C(n, r)``
+    removals times ``C(m + a - 1, a)`` additions, for each allowed ``(r, a)``."""
+    lo, hi = ambient.min_size, ambient.max_size
+    change = metric.size_shift(max(d_in, 1)) == 0
+    if exact_k:
+        shapes = [(d_in, d_in)] if change else [(d_in, 0), (0, d_in)]
+    elif change:
+        shapes = [(j, j) for j in range(1, min(d_in, n) + 1)]
+    else:
+        shapes = ((r, a) for r in range(min(d_in, n) + 1) for a in range(d_in - r + 1)
+                  if r + a and lo <= n - r + a <= hi)
+    total = 0
+    for r, a in shapes:
+        if r > n or not lo <= n - r + a <= hi:
+            continue
+        total += comb_capped(n, r, cap or 0) * comb_capped(m + a - 1, a, cap or 0)
+        if cap is not None and total > cap:
+            break
+    return total
+
+
+def build_neighbours(plan: NeighbourPlan, table: Table, metric, d_in: int, exact_k: bool,
+                     halve: bool):
+    """The neighbour finder the plan chose."""
+    if plan.kind == "sparse":
+        return SparseNeighbours(table, metric, d_in, exact_k, halve)
+    if plan.kind == "scan":
         return ScanNeighbours(table, metric, d_in, exact_k, halve)
-    moves = metric.moves(m, d_in, exact_k)
+    moves = metric.moves(len(table.space.universe), d_in, exact_k)
     return DeltaNeighbours(table, table.deltas(moves, halve), halve)
 
 
@@ -195,13 +323,11 @@ def _sqrt_gap_float(a: int, b: int) -> tuple[float, float]:
 
 def _raise_undefined(table: Table, source: int, neighbour: int | None) -> None:
     q = table.query
-    space = table.space
-    bad = neighbour if neighbour is not None else source
-    counts = table.counts(bad)
-    where = f"x={format_dataset(space.to_values(counts))} (size {sum(counts)})"
+    bad = table.dataset(neighbour if neighbour is not None else source)
+    where = f"x={format_dataset(bad)} (size {len(bad)})"
     if neighbour is not None:
-        where = (f"x'={format_dataset(space.to_values(counts))} (size {sum(counts)}), a neighbour of "
-                 f"x={format_dataset(space.to_values(table.counts(source)))}")
+        where = (f"x'={format_dataset(bad)} (size {len(bad)}), a neighbour of "
+                 f"x={format_dataset(table.dataset(source))}")
     raise UndefinedQuery(
         f"{q.name} is undefined on {where}; it needs at least {q.min_size} record(s). "
         f"Pass undefined='exclude' to leave such datasets out (minimum size "
@@ -276,14 +402,17 @@ class ScanNeighbours:
             c = table.counts(key)
             by_size.setdefault(sum(c), []).append((c, key))
         self.by_size = by_size
+        self.sizes = sorted(by_size)
 
     def keys(self, key: int) -> list[int]:
         xc = self.table.counts(key)
         n = sum(xc)
         related = self.metric.related
         out = []
-        for size in range(n - self.shift, n + self.shift + 1):
-            for yc, yk in self.by_size.get(size, ()):
+        for size in self.sizes:
+            if abs(size - n) > self.shift:
+                continue
+            for yc, yk in self.by_size[size]:
                 if (not self.halve or yk > key) and related(xc, yc, self.d_in, self.exact_k):
                     out.append(yk)
         return out
@@ -293,6 +422,83 @@ class ScanNeighbours:
         return [values[k] for k in self.keys(key) if k in values]
 
     def find(self, key: int, target) -> int:
+        values = self.table.values
+        for k in self.keys(key):
+            if values.get(k) == target:
+                return k
+        raise AssertionError("witness lost")  # pragma: no cover
+
+
+class SparseNeighbours:
+    """Neighbours of a dataset in sparse form: remove a sub-multiset ``R`` of its own
+    records, add a multiset ``A`` of universe values disjoint from ``R`` (each neighbour
+    arises from exactly one such move). With ``halve``, a move is kept only if it is
+    "larger" than its reverse, as :meth:`Table.deltas` does, so each unordered pair is
+    visited once."""
+
+    def __init__(self, table: Table, metric, d_in: int, exact_k: bool, halve: bool):
+        self.table = table
+        self.halve = halve
+        self.m = table.space.universe.size
+        amb = table.ambient
+        self.lo, self.hi = amb.min_size, amb.max_size
+        self.change = metric.size_shift(max(d_in, 1)) == 0
+        self.d_in = d_in
+        self.exact_k = exact_k
+
+    def _pool(self) -> tuple[int, ...]:
+        # built once, when a move adds records (the pair budget covers m per dataset then):
+        # itertools copies any other iterable on every call
+        if self.__dict__.get("pool") is None:
+            self.pool = tuple(range(self.m))
+        return self.pool
+
+    def _shapes(self, n: int):
+        d = self.d_in
+        if self.exact_k:
+            return [(d, d)] if self.change else [(d, 0), (0, d)]
+        if self.change:
+            return [(j, j) for j in range(1, d + 1)]
+        return [(r, a) for r in range(d + 1) for a in range(d - r + 1) if r + a]
+
+    def keys(self, key: tuple[int, ...]) -> list:
+        """Neighbour keys in the table (defined or not)."""
+        t = self.table
+        n = len(key)
+        out = []
+        capped = t.ambient._caps is not None
+        cap = t.ambient.max_count
+        for r, a in self._shapes(n):
+            if r > n or not self.lo <= n - r + a <= self.hi:
+                continue
+            removals = dict.fromkeys(combinations(range(n), r))
+            seen = set()
+            for positions in removals:
+                removed = tuple(key[p] for p in positions)
+                if removed in seen:
+                    continue
+                seen.add(removed)
+                chosen = set(positions)
+                rest = [key[p] for p in range(n) if p not in chosen]
+                gone = set(removed)
+                held = Counter(rest) if capped else None
+                for added in combinations_with_replacement(self._pool(), a) if a else [()]:
+                    if gone.intersection(added):
+                        continue
+                    if self.halve and (a, added) < (r, removed):
+                        continue
+                    if capped and any(held[i] + added.count(i) > cap(i) for i in set(added)):
+                        continue  # a value used more often than the pool holds it
+                    y = tuple(sorted(rest + list(added)))
+                    if y in t.values or y in t.undefined:
+                        out.append(y)
+        return out
+
+    def __call__(self, key) -> list:
+        values = self.table.values
+        return [values[k] for k in self.keys(key) if k in values]
+
+    def find(self, key, target):
         values = self.table.values
         for k in self.keys(key):
             if values.get(k) == target:
@@ -406,6 +612,8 @@ def source_keys(table: Table, space: DatasetSpace) -> list[int]:
     """Keys of the datasets of ``space`` (the ``x`` side of every pair)."""
     if space is table.ambient:
         return list(table.values) + list(table.undefined)
+    if table.sparse:
+        return list(space.sorted_indices())
     return [table.key(c) for c in space]
 
 

@@ -92,6 +92,7 @@ class Scope:
     pairs: int
     excluded: int = 0
     local_at: tuple[Fraction, ...] | None = None
+    d_in_effective: int | None = None  # a smaller d_in relating the same pairs, if enumerated instead
 
     def describe(self) -> str:
         rel = self.metric.describe(self.d_in, self.exact_k)

@@ -34,12 +34,17 @@ from typing import Any, Iterable, Sequence
 
 import sympy
 
+from itertools import islice
+
+from exactdp._budget import (
+    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, check_budget, refuse_above, show_count,
+)
 from exactdp._progress import Progress
 from exactdp.checkers import _engine
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Verdict, Witness, format_value
-from exactdp.errors import ClaimViolated, InvalidArgument, TooLarge, Undecided
+from exactdp.errors import ClaimViolated, InvalidArgument, Undecided
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
-from exactdp.numeric.exact import to_exact
+from exactdp.numeric.exact import format_dataset, to_exact
 from exactdp.queries.base import Query, sqrt_value
 from exactdp.queries.builtin import parse_query
 from exactdp.spaces.datasets import DatasetSpace
@@ -52,13 +57,6 @@ __all__ = [
     "DEFAULT_MAX_DATASETS", "SCOPES",
 ]
 
-DEFAULT_MAX_PAIRS = 50_000_000
-"""Default budget on candidate neighbour pairs (datasets x moves, an upper bound on the
-pairs examined): about 5 to 10 s of enumeration on one core of the benchmark machine
-(measured: 327 million candidates, 31 million pairs examined, took 34 s)."""
-
-DEFAULT_MAX_DATASETS = 3_000_000
-"""Default budget on datasets held in the value table (memory)."""
 
 SCOPES = (_engine.STANDARD, _engine.RELEASE_CENTRED)
 
@@ -117,6 +115,12 @@ def _ambient(space: DatasetSpace, metric: Metric, d_max: int, scope: str) -> Dat
     return space.with_sizes(max(0, space.min_size - shift), space.max_size + shift)
 
 
+def _flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{name}={value!r} is not a bool; pass True or False")
+    return value
+
+
 @dataclass
 class _Setup:
     query: Query
@@ -124,15 +128,36 @@ class _Setup:
     metric: Metric
     scope: str
     policy: Any
+    exact_k: bool
     table: _engine.Table
+    plans: dict  # d_in -> NeighbourPlan, or None when no pair can exist at that d_in
+    effective: dict  # d_in -> the d_in actually enumerated (a smaller one relates the same pairs)
 
 
-def _setup(query, space, metric, d_max, scope, undefined, max_datasets) -> _Setup:
+def _effective_d_in(space: DatasetSpace, metric: Metric, d_in: int, exact_k: bool, scope: str) -> int:
+    """The smallest ``d_in`` relating the same pairs: every two datasets of the space are
+    within the metric's diameter (only in the standard scope, where both lie in the space)."""
+    if scope != _engine.STANDARD or exact_k:
+        return d_in
+    return min(d_in, metric.diameter(space.max_size))
+
+
+def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs, exact_k,
+           progress, local_at=None) -> _Setup:
+    """Validate, then check every budget from counts alone, then build the value table.
+
+    ``local_at``: the sorted value indices of the one ``x`` of a local sensitivity.
+    """
     query = _query(query)
     space = _space(space)
     metric = _metric(metric)
     scope = _scope(scope)
-    d_max = check_d_in(d_max)
+    exact_k = _flag(exact_k, "exact_k")
+    max_datasets = check_budget(max_datasets, "max_datasets")
+    max_pairs = check_budget(max_pairs, "max_pairs")
+    d_list = [check_d_in(d) for d in d_list]
+    if exact_k and 0 in d_list:
+        raise InvalidArgument("d_in=0 with exact_k=True has no pairs; use d_in >= 1")
     policy = _engine.validate_policy(undefined)
     if query.output == "vector" and policy not in ("error", "exclude"):
         raise InvalidArgument(
@@ -140,18 +165,38 @@ def _setup(query, space, metric, d_max, scope, undefined, max_datasets) -> _Setu
         )
     if query.output == "sqrt" and isinstance(policy, Fraction) and policy < 0:
         raise InvalidArgument(f"undefined={undefined!r} is negative; a standard deviation is >= 0")
+    effective = {d: _effective_d_in(space, metric, d, exact_k, scope) for d in d_list}
+    d_max = max(effective.values())
     ambient = _ambient(space, metric, d_max, scope)
-    n = ambient.count()
-    if max_datasets is not None and n > max_datasets:
-        raise TooLarge(
-            f"{n:,} datasets in {ambient.describe()}, over max_datasets={max_datasets:,}; "
-            f"shrink the universe ({len(space.universe)} values) or the sizes "
-            f"({space.sizes_text()}), or raise max_datasets",
-            estimate=n,
-            budget=max_datasets,
-        )
-    table = _engine.Table(query, space, ambient, d_max, policy)
-    return _Setup(query, space, metric, scope, policy, table)
+    cap = max_datasets if max_datasets is not None else 10**30
+    n_table = ambient.count_capped(cap)
+    refuse_above(
+        n_table, max_datasets, what=f"datasets in {ambient.describe()}", option="max_datasets",
+        hint=f"shrink the universe ({show_count(space.universe.size)} values) or the sizes "
+             f"({space.sizes_text()})",
+    )
+    if local_at is not None:
+        n_sources, by_size = 1, {len(local_at): 1}
+    else:
+        n_sources = n_table if ambient is space else space.count_capped(cap)
+        by_size = None
+        if space.universe.size > _engine.DENSE_MAX_VALUES:
+            by_size = {n: space.count_of_size(n) for n in range(space.min_size, space.max_size + 1)}
+    what = f"{query.name} on {space.describe()}"
+    plans = {}
+    for d in d_list:
+        e = effective[d]
+        if exact_k and scope == _engine.STANDARD and e > metric.diameter(space.max_size):
+            plans[d] = None  # exactly e apart: farther than any two datasets of the space
+            continue
+        plans[d] = _engine.plan_neighbours(space, ambient, metric, e, exact_k, n_sources,
+                                           n_table, max_pairs, what, by_size)
+    bar = Progress(f"{query.name}", n_table, progress)
+    try:
+        table = _engine.make_table(query, space, ambient, d_max, policy, bar)
+    finally:
+        bar.close()
+    return _Setup(query, space, metric, scope, policy, exact_k, table, plans, effective)
 
 
 def _final_value(query: Query, raw: _engine.RawResult, scale: int):
@@ -170,8 +215,7 @@ def _final_value(query: Query, raw: _engine.RawResult, scale: int):
 def _witness(setup: _Setup, raw: _engine.RawResult, value) -> Witness | None:
     if raw.x_key is None:
         return None
-    table, query, space = setup.table, setup.query, setup.space
-    xc, yc = table.counts(raw.x_key), table.counts(raw.x_prime_key)
+    table, query = setup.table, setup.query
     scale = table.scale
 
     def public(key):
@@ -180,36 +224,37 @@ def _witness(setup: _Setup, raw: _engine.RawResult, value) -> Witness | None:
             return tuple(Fraction(c, scale) for c in v)
         return query.public_value(Fraction(v, scale))
 
-    return Witness(space.to_values(xc), space.to_values(yc), public(raw.x_key),
+    return Witness(table.dataset(raw.x_key), table.dataset(raw.x_prime_key), public(raw.x_key),
                    public(raw.x_prime_key), value)
 
 
-def _compute(setup: _Setup, d_in: int, exact_k: bool, max_pairs, progress, local_at=None) -> SensitivityResult:
-    d_in = check_d_in(d_in)
-    if exact_k and d_in == 0:
-        raise InvalidArgument("d_in=0 with exact_k=True has no pairs; use d_in >= 1")
+def _compute(setup: _Setup, d_in: int, progress, local_at=None) -> SensitivityResult:
     table = setup.table
+    plan = setup.plans[d_in]
+    d_eff = setup.effective[d_in]
     if local_at is not None:
-        sources = [table.key(local_at)]
+        sources = [table.key_of_indices(local_at)]
         halve = False
     else:
         sources = _engine.source_keys(table, setup.space)
         halve = setup.scope == _engine.STANDARD
-    neighbours = _engine.choose_neighbours(
-        table, setup.metric, d_in, exact_k, halve, len(sources), max_pairs,
-        f"{setup.query.name} on {setup.space.describe()}",
-    )
-    bar = Progress(f"{setup.query.name}, d_in={d_in}", len(sources), progress)
-    try:
-        raw = _engine.run(table, sources, neighbours, setup.policy, bar)
-    finally:
-        bar.close()
+    if plan is None:
+        empty = (0, 0) if setup.query.output == "sqrt" else 0
+        raw = _engine.RawResult(empty, None, None, 0, 0)
+    else:
+        neighbours = _engine.build_neighbours(plan, table, setup.metric, d_eff, setup.exact_k, halve)
+        bar = Progress(f"{setup.query.name}, d_in={d_in}", len(sources), progress)
+        try:
+            raw = _engine.run(table, sources, neighbours, setup.policy, bar)
+        finally:
+            bar.close()
     value = _final_value(setup.query, raw, table.scale)
     scope = Scope(
-        space=setup.space, metric=setup.metric, d_in=d_in, exact_k=exact_k, scope=setup.scope,
+        space=setup.space, metric=setup.metric, d_in=d_in, exact_k=setup.exact_k, scope=setup.scope,
         datasets=setup.space.count() if local_at is None else 1, pairs=raw.pairs,
         excluded=raw.excluded,
-        local_at=None if local_at is None else setup.space.to_values(local_at),
+        local_at=None if local_at is None else table.dataset(table.key_of_indices(local_at)),
+        d_in_effective=d_eff if d_eff != d_in else None,
     )
     return SensitivityResult(setup.query, value, _witness(setup, raw, value), scope)
 
@@ -238,8 +283,9 @@ def sensitivity(
     checked *before* enumerating (``None``: no limit); ``progress`` forces the stderr
     progress line on or off (default: on when stderr is a terminal).
     """
-    setup = _setup(query, space, metric, d_in, scope, undefined, max_datasets)
-    return _compute(setup, d_in, exact_k, max_pairs, progress)
+    setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, max_pairs,
+                   exact_k, progress)
+    return _compute(setup, d_in, progress)
 
 
 def local_sensitivity(
@@ -259,14 +305,17 @@ def local_sensitivity(
     ``x`` must lie in ``space``; its neighbours are taken from the space (standard
     scope) or from every dataset over the universe (release-centred).
     """
-    setup = _setup(query, space, metric, d_in, scope, undefined, max_datasets)
-    counts = setup.space.to_counts(dataset, "dataset")
-    if not setup.space.contains(counts):
+    space = _space(space)
+    indices = space.to_indices(dataset, "dataset")
+    if not space.contains_indices(indices):
+        shown = format_dataset(space.universe.value(i) for i in indices)
         raise InvalidArgument(
-            f"dataset={list(dataset)!r} is not in {setup.space.describe()}; pick a dataset "
-            f"of the space"
+            f"dataset={shown} is not in {space.describe()}; pick a dataset of the space "
+            f"(its size and multiplicities must fit)"
         )
-    return _compute(setup, d_in, exact_k, None, False, local_at=counts)
+    setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, None,
+                   exact_k, False, local_at=indices)
+    return _compute(setup, d_in, False, local_at=indices)
 
 
 @dataclass(frozen=True)
@@ -329,11 +378,20 @@ def sensitivity_curve(
     progress: bool | None = None,
 ) -> SensitivityCurve:
     """:func:`sensitivity` for each ``d_in`` in ``d_ins``, sharing one value table."""
-    d_list = [check_d_in(d) for d in d_ins]
+    if isinstance(d_ins, (str, bytes)) or not hasattr(d_ins, "__iter__"):
+        raise InvalidArgument(f"d_ins={d_ins!r} is not a sequence of distances; pass e.g. (1, 2, 3)")
+    if hasattr(d_ins, "__len__"):
+        refuse_above(len(d_ins), MAX_D_IN_ROWS, what="d_in values in one table", option=None,
+                     hint="ask for fewer distances (beyond the space's largest distance the "
+                          "sensitivity no longer changes)")
+    d_list = list(islice(d_ins, MAX_D_IN_ROWS + 1))
+    refuse_above(len(d_list), MAX_D_IN_ROWS, what="d_in values in one table", option=None,
+                 hint="ask for fewer distances")
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
-    setup = _setup(query, space, metric, max(d_list), scope, undefined, max_datasets)
-    return SensitivityCurve(tuple(_compute(setup, d, exact_k, max_pairs, progress) for d in d_list))
+    setup = _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs,
+                   exact_k, progress)
+    return SensitivityCurve(tuple(_compute(setup, d, progress) for d in d_list))
 
 
 CLAIM_PARAMETERS = {

@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Sequence
 
 from exactdp._budget import comb_capped
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.spaces.universe import ValueUniverse
 
 __all__ = ["DatasetSpace", "Multisets", "SubMultisets"]
@@ -293,21 +293,34 @@ class DatasetSpace:
 
     def to_counts(self, dataset: Iterable[object], name: str = "dataset") -> tuple[int, ...]:
         """The count vector of a dataset given as values (any order, exact numbers)."""
+        counts = [0] * self.universe.size
+        for i in self.to_indices(dataset, name):
+            counts[i] += 1
+        return tuple(counts)
+
+    def to_indices(self, dataset: Iterable[object], name: str = "dataset") -> tuple[int, ...]:
+        """The sorted value indices of a dataset given as values (the sparse form)."""
         if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
             raise InvalidArgument(
                 f"{name}={dataset!r} is not a collection of values; pass a list such as [1, 2, 2]"
             )
-        index = {v: i for i, v in enumerate(self.universe.values)}
-        counts = [0] * len(index)
+        out = []
         for raw in dataset:
             v = to_exact(raw, f"{name} value")
-            if v not in index:
+            i = self.universe.index(v)
+            if i is None:
                 raise InvalidArgument(
-                    f"{name} value {format_exact(v)!r} is not in the universe "
+                    f"{name} value {show_exact(v)!r} is not in the universe "
                     f"{self.universe.describe()}; use values of the universe"
                 )
-            counts[index[v]] += 1
-        return tuple(counts)
+            out.append(i)
+        return tuple(sorted(out))
+
+    def contains_indices(self, indices: Sequence[int]) -> bool:
+        """Whether a dataset in sparse form (sorted value indices) lies in the space."""
+        if not self.min_size <= len(indices) <= self.max_size:
+            return False
+        return all(indices.count(i) <= self.max_count(i) for i in set(indices))
 
 
 class Multisets(DatasetSpace):
@@ -369,8 +382,13 @@ class SubMultisets(DatasetSpace):
         return SubMultisets(self.pool, sizes=(min_size, min(max_size, len(self.pool))))
 
     def describe(self) -> str:
-        pool = ",".join(format_exact(v) for v in self.pool)
-        return f"sub-multisets of size {self.sizes_text()} of the pool [{pool}]"
+        shown = [format_exact(v) for v in (self.pool if len(self.pool) <= 12 else self.pool[:8])]
+        if len(self.pool) > 12:
+            shown += ["...", format_exact(self.pool[-1])]
+            tail = f" ({len(self.pool):,} records)"
+        else:
+            tail = ""
+        return f"sub-multisets of size {self.sizes_text()} of the pool [{','.join(shown)}]{tail}"
 
     def __repr__(self) -> str:
         pool = ", ".join(repr(format_exact(v)) for v in self.pool)

@@ -27,6 +27,7 @@ from itertools import combinations_with_replacement
 from math import comb
 from typing import Iterator
 
+from exactdp._budget import comb_capped
 from exactdp.errors import InvalidArgument
 
 __all__ = ["Metric", "SymmetricDistance", "ChangeDistance", "check_d_in", "parse_metric"]
@@ -53,6 +54,12 @@ def _n_multisets(m: int, size: int) -> int:
     return comb(m + size - 1, size) if m else int(size == 0)
 
 
+def _n_multisets_capped(m: int, size: int, cap: int | None) -> int:
+    if cap is None or not m:
+        return _n_multisets(m, size)
+    return comb_capped(m + size - 1, size, cap)
+
+
 class Metric:
     """Base class of dataset metrics; subclasses define :meth:`moves`."""
 
@@ -69,8 +76,14 @@ class Metric:
     def _moves(self, m: int, d_in: int, exact_k: bool) -> list[Move]:
         raise NotImplementedError
 
-    def count_moves(self, m: int, d_in: int, exact_k: bool = False) -> int:
-        """An upper bound on ``len(moves(...))``, without building them."""
+    def count_moves(self, m: int, d_in: int, exact_k: bool = False, cap: int | None = None) -> int:
+        """An upper bound on ``len(moves(...))``, without building them; with ``cap``, any
+        number above ``cap`` may stand for a larger count (found in time independent of it)."""
+        raise NotImplementedError
+
+    def diameter(self, max_size: int) -> int:
+        """The largest distance between two datasets of at most ``max_size`` records
+        (``d_in`` beyond it relates the same pairs as ``d_in`` equal to it)."""
         raise NotImplementedError
 
     def related(self, x: tuple[int, ...], y: tuple[int, ...], d_in: int, exact_k: bool = False) -> bool:
@@ -106,11 +119,19 @@ class SymmetricDistance(Metric):
     def size_shift(self, d_in: int) -> int:
         return d_in
 
-    def count_moves(self, m: int, d_in: int, exact_k: bool = False) -> int:
-        if exact_k:
-            return 2 * _n_multisets(m, d_in) if d_in else 0
-        return sum(_n_multisets(m, r) * _n_multisets(m, t - r)
-                   for t in range(1, d_in + 1) for r in range(t + 1))
+    def count_moves(self, m: int, d_in: int, exact_k: bool = False, cap: int | None = None) -> int:
+        if m == 0 or d_in == 0:
+            return 0
+        if exact_k:  # C(m + d - 1, d) multisets added, as many removed
+            return 2 * _n_multisets_capped(m, d_in, cap)
+        # (R, A) with |R| + |A| = t are the multisets of size t over 2m values:
+        # sum over t = 1..d of C(2m + t - 1, t) = C(2m + d, d) - 1
+        if cap is None:
+            return comb(2 * m + d_in, d_in) - 1
+        return comb_capped(2 * m + d_in, d_in, cap + 1) - 1
+
+    def diameter(self, max_size: int) -> int:
+        return 2 * max_size
 
     def related(self, x, y, d_in, exact_k=False):
         up = down = 0
@@ -163,8 +184,22 @@ class ChangeDistance(Metric):
         """The SymmetricDistance bound implied by ``d_in`` changes: ``2 * d_in``."""
         return 2 * check_d_in(d_in)
 
-    def count_moves(self, m: int, d_in: int, exact_k: bool = False) -> int:
-        return sum(_n_multisets(m, j) ** 2 for j in range(d_in if exact_k else 1, d_in + 1) if j)
+    def count_moves(self, m: int, d_in: int, exact_k: bool = False, cap: int | None = None) -> int:
+        if m == 0 or d_in == 0:
+            return 0
+        if exact_k:
+            return _n_multisets_capped(m, d_in, cap) ** 2
+        if m == 1:  # one multiset of each size
+            return d_in
+        total = 0
+        for j in range(1, d_in + 1):  # terms grow at least like (j + 1)**2: few steps to pass cap
+            total += _n_multisets_capped(m, j, cap) ** 2
+            if cap is not None and total > cap:
+                return total
+        return total
+
+    def diameter(self, max_size: int) -> int:
+        return max_size
 
     def related(self, x, y, d_in, exact_k=False):
         up = down = 0

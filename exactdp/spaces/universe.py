@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from fractions import Fraction
 from typing import Iterable
 
@@ -64,6 +65,21 @@ class ValueUniverse:
     def upper(self) -> Fraction:
         """The largest value (``U`` in claims)."""
         return Fraction(self._range[1]) if self._range is not None else self.values[-1]
+
+    def value(self, i: int) -> Fraction:
+        """The ``i``-th smallest value (0-based), without building the others."""
+        if self._range is not None:
+            return Fraction(self._range[0] + i)
+        return self.values[i]
+
+    def index(self, value: Fraction) -> int | None:
+        """The position of an exact value in the sorted universe, or ``None``."""
+        if self._range is not None:
+            if value.denominator != 1 or not self._range[0] <= value <= self._range[1]:
+                return None
+            return int(value) - self._range[0]
+        i = bisect_left(self.values, value)
+        return i if i < len(self.values) and self.values[i] == value else None
 
     def __len__(self) -> int:
         return self.size
