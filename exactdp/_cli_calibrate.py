@@ -19,6 +19,7 @@ Exit status: 0 done; 2 bad input.
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from exactdp.errors import InvalidArgument
@@ -47,9 +48,11 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "calibrate",
         help="exact noise scale / sigma / epsilon, with the safe float",
-        description="Calibrate a mechanism exactly; every float shown is rounded toward the safe side.",
+        description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("mechanism", choices=MECHANISMS)
+    p.add_argument("mechanism", choices=MECHANISMS,
+                   help="laplace (scale b), gaussian (classic sigma, epsilon < 1), gaussian-analytic "
+                        "(smallest certified sigma, any epsilon), zcdp-to-approx (epsilon of rho-zCDP)")
     p.add_argument("--epsilon", help="privacy parameter epsilon (exact, e.g. 0.5 or 1/2)")
     p.add_argument("--delta", help="privacy parameter delta (exact, e.g. 1e-5)")
     p.add_argument("--sensitivity", help="L1 (laplace) or L2 (gaussian) sensitivity; default 1")
@@ -58,6 +61,20 @@ def register(subparsers) -> None:
                    help="zcdp-to-approx conversion: cks (Canonne-Kamath-Steinke 2020, default) or bun-steinke")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=_run)
+
+
+_DESCRIPTION = """\
+Calibrate a mechanism exactly: the exact noise scale, sigma or epsilon (a number, a
+formula or an enclosure), and the float that is safe to use, rounded toward the safe
+side (never below the exact value). Numbers are exact: 0.1 is one tenth.
+
+Exit status: 0 done; 2 bad input (one line on stderr)."""
+
+_EPILOG = """\
+examples:
+  exactdp calibrate laplace --epsilon 0.1 --sensitivity 3
+  exactdp calibrate gaussian-analytic --epsilon 0.5 --delta 1e-5 --json
+  exactdp calibrate zcdp-to-approx --rho 0.5 --delta 1e-6 --method bun-steinke"""
 
 
 def _check_options(args) -> None:

@@ -26,6 +26,7 @@ decided, which is not a fit); 2 bad input.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from fractions import Fraction
@@ -45,16 +46,31 @@ _FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
 _COPIES = re.compile(r"\A(?P<body>.*?)\s*[xX]\s*(?P<k>\d+)\s*\Z")
 
 
+_DESCRIPTION = """\
+Add up privacy spends exactly and check them against a budget: (epsilon, delta)
+spends by sequential or advanced composition, rho (zCDP) spends in their own
+account. Numbers are exact: 0.1 is one tenth.
+
+Exit status: 0 everything fits; 1 something overspends, or the comparison could
+not be decided (which is not a fit); 2 bad input (one line on stderr)."""
+
+_EPILOG = """\
+examples:
+  exactdp compose --spend 0.1 --spend 0.9 --budget 1
+  exactdp compose --spend 0.5,1e-6 --rho 1/8x4 --budget 1,1e-5 --rho-budget 1/2 --json
+  exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6"""
+
+
 def register(subparsers) -> None:
     """Add the ``compose`` sub-command."""
     c = subparsers.add_parser(
         "compose", help="add up privacy spends exactly and check them against a budget",
-        description="Compose privacy spends exactly and check them against a budget. "
-                    "Exit status: 0 fits, 1 overspends (or undecided), 2 bad input.")
+        description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("--spend", action="append", default=[], metavar="EPS[,DELTA][xK]",
-                   help="an (epsilon, delta) spend, repeatable; xK for K copies (0.1x100)")
+                   help=f"an (epsilon, delta) spend, repeatable; xK for K copies (0.1x100), "
+                        f"K at most {MAX_COPIES:,}")
     c.add_argument("--rho", action="append", default=[], metavar="R[xK]",
-                   help="a zCDP spend rho, repeatable; xK for K copies")
+                   help=f"a zCDP spend rho, repeatable; xK for K copies, K at most {MAX_COPIES:,}")
     c.add_argument("--budget", metavar="EPS[,DELTA]", help="the (epsilon, delta) budget (delta defaults to 0)")
     c.add_argument("--rho-budget", metavar="R", help="the zCDP budget rho")
     c.add_argument("--method", choices=("sequential", "advanced"), default="sequential",

@@ -75,3 +75,13 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, message):
     assert main(["calibrate", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and err.startswith("exactdp: error: ")
+
+
+def test_gaussian_analytic_delta_near_one(capsys):
+    """δ = 1 − 1e-19 used to end in "this should not happen: please report it" (exit 2):
+    σ* → 0 as δ → 1, and at 1 − 1e-19 it is 0.0548..., certified smallest."""
+    out = _json(capsys, "gaussian-analytic", "--epsilon", "0.5", "--delta", "0.9999999999999999999")
+    assert out["scale"] == "0.05484828674036297" and out["smallest"] is True
+    lo, hi = (Fraction(x) for x in out["exact"])
+    assert lo <= Fraction(0.05484828674036297) and lo < hi
+    assert hi - lo < Fraction(1, 10**20)

@@ -199,3 +199,15 @@ def test_totals_beyond_the_float_range_overspend_with_short_messages(capsys):
     assert len(message) < 500 and re.search(r"epsilon=100000000000\d*\.\.\.0+ \(310 characters\)", message)
     code, out, err = run(capsys, "--rho", "1e308x10", "--rho-budget", "1")
     assert code == 1 and err == "" and "(beyond the largest float)" in out
+
+
+def test_help_has_description_examples_and_copy_limit():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "exactdp", "compose", "--help"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0
+    assert "Exit status: 0 everything fits; 1 something overspends" in r.stdout
+    assert "K at most 1,000,000,000,000" in " ".join(r.stdout.split())
+    assert sum(line.strip().startswith("exactdp compose") for line in r.stdout.splitlines()) == 3
