@@ -5,9 +5,9 @@
 ``d_in``, or locally); ``exactdp catalog`` lists the catalogue; further sub-commands live in
 ``exactdp/_cli_*.py`` modules.
 
-Exit status: 0 success; 1 a claim is violated or undecided (``sensitivity --claim``)
-or a built-in claim departs from its expectation or a derived catalogue formula fails
-(``verify``, ``catalog``); 2 bad input, with a
+Exit status (the same for every sub-command; :data:`EXIT_CODES`): 0 done, every claim
+asked holds; 1 a claim is violated, undecided or vacuous, a search found nothing, or a
+built-in claim departs from its expectation; 2 bad input or a refused budget, with a
 one-line message and no traceback.
 """
 
@@ -22,8 +22,8 @@ from exactdp._budget import MAX_D_IN_ROWS, refuse_above
 from exactdp.checkers.builtin import FLOAT_CLOSE, builtin_claims, float_gap
 from exactdp.checkers.results import Verdict, format_value
 from exactdp.checkers.sensitivity import (
-    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, claim_parameters, judge, local_sensitivity,
-    sensitivity_curve, bind_claim,
+    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, bind_claim, check_plot_target, claim_parameters,
+    judge, local_sensitivity, sensitivity_curve,
 )
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.numeric.exact import to_exact
@@ -103,9 +103,20 @@ def _cmd_sensitivity(args) -> int:
     d_ins = _d_in_values(args.d_in)
     scope = "release-centred" if args.release_centred else "standard"
     opts = dict(exact_k=args.exact_k, scope=scope, undefined=_undefined(args.undefined))
+    if args.local is not None and len(d_ins) != 1:
+        raise InvalidArgument(f"--local takes one --d-in, not the range {args.d_in!r}")
+    if args.plot:
+        if args.local is not None:
+            raise InvalidArgument("--plot draws sensitivity against d_in; it does not apply to "
+                                  "--local (drop one of them)")
+        check_plot_target(args.plot)
+    # the claim is bound (and a bad one refused) before anything is enumerated
+    bound = []
+    if args.claim is not None:
+        for d in d_ins:
+            params = claim_parameters(query, space, d)
+            bound.append((params, *bind_claim(args.claim, params)))
     if args.local is not None:
-        if len(d_ins) != 1:
-            raise InvalidArgument("--local takes one --d-in, not a range")
         dataset = parse_values(args.local, "--local") if args.local.strip() else []
         results = [local_sensitivity(query, dataset, space, metric, d_ins[0],
                                      max_datasets=args.max_datasets, **opts)]
@@ -115,12 +126,7 @@ def _cmd_sensitivity(args) -> int:
         results = list(curve.results)
         if args.plot:
             curve.plot(args.plot)
-    claims = []
-    if args.claim is not None:
-        for r in results:
-            params = claim_parameters(r.query, r.scope.space, r.scope.d_in)
-            text, value = bind_claim(args.claim, params)
-            claims.append(judge(text, value, r, params))
+    claims = [judge(text, value, r, params) for r, (params, text, value) in zip(results, bound)]
     if args.json:
         objs = []
         for i, r in enumerate(results):
@@ -136,9 +142,14 @@ def _cmd_sensitivity(args) -> int:
             print(claims[0] if claims else results[0])
         if args.plot:
             print(f"plot written to {args.plot}")
+    vacuous = [r for r in results if r.scope.pairs == 0]
+    if vacuous:
+        shown = ", ".join(str(r.scope.d_in) for r in vacuous)
+        print(f"exactdp: warning: no neighbouring pair at d_in={shown}: nothing was checked "
+              f"there; {vacuous[0].scope.no_pairs_hint()}", file=sys.stderr)
     if claims and not all(c.ok for c in claims):
-        return 1
-    return 0
+        return 1  # violated, undecided or vacuous
+    return 1 if len(vacuous) == len(results) else 0
 
 
 def _cmd_verify(args) -> int:
@@ -173,41 +184,75 @@ def _cmd_verify(args) -> int:
         s = result.sensitivity
         witness = f"; witness {s.witness}" if s.witness is not None else ""
         print(f"{result.verdict.value.upper():<11} {claim.id}: claim {result.claim_shown} vs exact "
-              f"{format_value(s.value)}{note}{witness}; scope: {s.scope.describe()}{mark}")
+              f"{format_value(s.value)}{note}{mark}")
+        if witness:
+            print(f"            witness {s.witness}")
+        print(f"            scope: {s.scope.describe()}")
     catalogue_failures = sum(not c.ok for c in checks)
     if args.json:
         rows.extend(dict(c.to_dict(), kind="catalogue", as_expected=c.ok) for c in checks)
         print(json.dumps(rows, indent=2))
     else:
-        if claims:
-            summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-            print(f"\n{len(claims)} built-in claims checked: {summary}; "
-                  f"{failures} departed from what was expected")
         if checks:
             print()
             print_checks(checks)
+        if claims:  # the summary comes last
+            summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+            print(f"\n{len(claims)} built-in claims checked: {summary}; "
+                  f"{failures} departed from what was expected")
     return 1 if failures or catalogue_failures else 0
 
 
+EXIT_CODES = """exit status:
+  0  done: every claim asked holds (or no claim was asked)
+  1  a claim is violated, undecided or vacuous (no neighbouring pair), a search found
+     nothing (never a proof), or a built-in claim departs from what is expected of it
+  2  bad input or a budget refused: one line on stderr, nothing computed"""
+
+
+def _help(description: str, examples: str) -> dict:
+    """Keyword arguments of a sub-command parser: a description, ready-to-run examples
+    and the exit codes, laid out as written."""
+    return dict(description=description, epilog=f"examples:\n{examples}\n\n{EXIT_CODES}",
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="exactdp", description="Check DP sensitivity claims exactly.")
+    from exactdp import __version__
+
+    p = argparse.ArgumentParser(
+        prog="exactdp", epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Check differential-privacy claims (sensitivities, privacy parameters, "
+                    "float sums) with exact arithmetic.")
+    p.add_argument("--version", action="version", version=f"exactdp {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    v = sub.add_parser("verify", help="re-check every built-in claim (the main job)")
+    v = sub.add_parser("verify", help="re-check every built-in claim (the main job)", **_help(
+        "Re-check every built-in claim of the seed texts by exhaustive enumeration, then the "
+        "catalogue of sensitivity formulas; one line per claim, the summary last.",
+        "  exactdp verify\n  exactdp verify --only s000 --no-catalogue\n  exactdp verify --all --json"))
     v.add_argument("--all", action="store_true", help="seed 003 at every k the notebook ran (default: k = 1, 2)")
     v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX, e.g. s000")
     v.add_argument("--no-catalogue", action="store_true", help="only the built-in claims, not the catalogue")
     v.add_argument("--json", action="store_true", help="a JSON list instead of text")
     v.set_defaults(run=_cmd_verify)
 
-    s = sub.add_parser("sensitivity", help="exact sensitivity of one query over one space")
+    s = sub.add_parser("sensitivity", help="exact sensitivity of one query over one space", **_help(
+        "Enumerate every neighbouring pair of a finite space of datasets in exact arithmetic: "
+        "the true sensitivity, the pair that attains it, and a verdict on a claim. Budgets "
+        "are checked from counts before any work.",
+        "  exactdp sensitivity --query sum --universe=-3..13 --sizes 0..3 --clip 2,10 --claim 'U-L'\n"
+        "  exactdp sensitivity --query mean --universe 0..7 --sizes 1..8 --d-in 1..4\n"
+        "  exactdp sensitivity --query median --pool 1,2,2,2,5,5,7,8,9,9 --size 6 "
+        "--neighbors substitute --json"))
     s.add_argument("--query", required=True, help="count|sum|mean|median|percentile:P[:METHOD]|quantile:Q|var|var:1|std|std:1")
     s.add_argument("--universe", metavar="SPEC", help="values: 'A..B' (integers) or '1,5/2,0.25'")
     s.add_argument("--sizes", metavar="A..B", help="dataset sizes with --universe (inclusive)")
     s.add_argument("--pool", metavar="SPEC", help="a record pool such as '1,2,2,2,5,5,7,8,9,9'")
     s.add_argument("--size", metavar="N", help="dataset size with --pool")
     s.add_argument("--neighbors", default="add-remove", help="add-remove (default) or substitute")
-    s.add_argument("--d-in", default="1", metavar="K", help="distance bound, or a range A..B for a table")
+    s.add_argument("--d-in", default="1", metavar="K",
+                   help=f"distance bound (default 1), or a range A..B for a table of at most {MAX_D_IN_ROWS:,} rows")
     s.add_argument("--exact-k", action="store_true", help="pairs at exactly k (seed 003's convention)")
     s.add_argument("--release-centred", "--release-centered", action="store_true",
                    help="x in the space, x' any neighbour (default: both in the space)")
@@ -215,9 +260,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--claim", metavar="EXPR", help="a claimed sensitivity: a number or a formula in L, U, N, d_in, k")
     s.add_argument("--local", metavar="DATASET", help="local sensitivity at this dataset (comma list)")
     s.add_argument("--undefined", metavar="POLICY", help="error (default), exclude, or a value to use")
-    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, help="refuse above this many pairs")
-    s.add_argument("--max-datasets", type=int, default=DEFAULT_MAX_DATASETS, help="refuse above this many datasets")
-    s.add_argument("--plot", metavar="PNG", help="with a --d-in range: write a plot (needs matplotlib)")
+    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, metavar="N",
+                   help=f"refuse above N candidate neighbour pairs per d_in (default {DEFAULT_MAX_PAIRS:,})")
+    s.add_argument("--max-datasets", type=int, default=DEFAULT_MAX_DATASETS, metavar="N",
+                   help=f"refuse above N datasets in the value table (default {DEFAULT_MAX_DATASETS:,})")
+    s.add_argument("--plot", metavar="FILE",
+                   help="write sensitivity against d_in to FILE (.png, .pdf or .svg; needs the plot "
+                        "extra: pip install 'exactdp[plot]')")
     s.add_argument("--json", action="store_true", help="a JSON object instead of text")
     s.set_defaults(run=_cmd_sensitivity)
     for register in _extra_commands():

@@ -103,10 +103,12 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
 def test_verify_subset_text_and_json(capsys):
     code, out, _ = run(capsys, "verify", "--only", "s000/clipped-sum/add-remove/L>0")
     assert code == 0
-    line = out.splitlines()[0]
-    assert line.startswith("VIOLATED    s000/clipped-sum/add-remove/L>0: claim U - L = 8 vs exact 10")
-    assert "scope: all 1,140 multisets" in line
-    assert "1 built-in claims checked: 1 violated; 0 departed" in out
+    lines = out.splitlines()
+    assert lines[0] == "VIOLATED    s000/clipped-sum/add-remove/L>0: claim U - L = 8 vs exact 10"
+    assert lines[1] == "            witness x=[], x'=[10]: f(x)=0, f(x')=10"
+    assert lines[2].startswith("            scope: all 1,140 multisets")
+    # the summary comes last
+    assert lines[-1] == "1 built-in claims checked: 1 violated; 0 departed from what was expected"
     code, out, _ = run(capsys, "verify", "--only", "s003/b/mood/bounded/k=1/", "--json")
     rows = json.loads(out)
     assert len(rows) == 10 and all(r["as_expected"] for r in rows)

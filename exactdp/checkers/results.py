@@ -24,6 +24,7 @@ class Verdict(str, enum.Enum):
     HOLDS_TIGHT = "holds-tight"
     HOLDS = "holds"
     UNDECIDED = "undecided"
+    VACUOUS = "vacuous"  # no neighbouring pair was examined: nothing was checked
 
     def __str__(self) -> str:
         return self.value
@@ -106,6 +107,9 @@ class Scope:
             where = "x in the space, x' any neighbour (release-centred)"
         kind = "unordered pairs" if self.scope == "standard" and self.local_at is None else "pairs (x, x')"
         text = f"{head}; {rel}; {where}; {self.pairs:,} {kind} examined"
+        if self.d_in_effective is not None:
+            text += (f" (d_in={self.d_in} relates the same pairs as d_in={self.d_in_effective}, "
+                     f"the largest distance in this space; enumerated there)")
         if self.excluded:
             text += f"; {self.excluded:,} dataset(s) excluded where the query is undefined"
         return text
@@ -120,7 +124,23 @@ class Scope:
             "datasets": self.datasets,
             "pairs": self.pairs,
             "excluded": self.excluded,
+            "d_in_effective": self.d_in_effective,
         }
+
+    def no_pairs_hint(self) -> str:
+        """Why no pair was examined, and what to change (for a vacuous result)."""
+        space = self.space
+        if self.local_at is not None:
+            return f"x={format_dataset(self.local_at)} has no neighbour in the space at this d_in"
+        if (self.metric.size_shift(1) and space.fixed_size is not None
+                and self.scope == "standard"):
+            return (f"add/remove neighbours differ in size, and every dataset here has size "
+                    f"{space.fixed_size}: use substitute neighbours (--neighbors substitute, "
+                    f"ChangeDistance()), a size range, or the release-centred scope")
+        if self.exact_k:
+            return (f"no two datasets of the space are exactly {self.d_in} apart; use a smaller "
+                    f"d_in or wider sizes")
+        return "no two datasets of the space are neighbours; widen the universe or the sizes"
 
 
 @dataclass(frozen=True)
@@ -135,7 +155,9 @@ class SensitivityResult:
     def __str__(self) -> str:
         kind = "local sensitivity" if self.scope.local_at is not None else "sensitivity"
         text = f"{self.query.name}: {kind} {format_value(self.value)}"
-        if self.witness is not None:
+        if self.scope.pairs == 0:
+            text += f" (VACUOUS: no neighbouring pair, nothing was checked: {self.scope.no_pairs_hint()})"
+        elif self.witness is not None:
             text += f", attained by {self.witness}"
         return f"{text}\n  scope: {self.scope.describe()}"
 
@@ -147,6 +169,7 @@ class SensitivityResult:
             "sensitivity": format_value(self.value),
             "witness": None if self.witness is None else self.witness.to_dict(),
             "pairs": self.scope.pairs,
+            "vacuous": self.scope.pairs == 0,
             "scope": self.scope.to_dict(),
             "scope_text": self.scope.describe(),
         }
@@ -193,6 +216,9 @@ class ClaimResult:
             return f"HOLDS, tight: claim {shown} is attained by {s.witness}"
         if self.verdict is Verdict.HOLDS:
             return f"HOLDS with slack: claim {shown} > exact maximum {format_value(s.value)}"
+        if self.verdict is Verdict.VACUOUS:
+            return (f"VACUOUS: claim {shown} was not checked: 0 neighbouring pairs; "
+                    f"{s.scope.no_pairs_hint()}")
         return f"UNDECIDED: could not compare claim {shown} with {format_value(s.value)}"
 
     def __str__(self) -> str:

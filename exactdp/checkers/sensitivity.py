@@ -53,7 +53,8 @@ from exactdp.symbolic.parse import parse_expression
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
-    "assert_claim", "bind_claim", "judge", "claim_parameters", "SensitivityCurve", "DEFAULT_MAX_PAIRS",
+    "assert_claim", "bind_claim", "judge", "claim_parameters", "SensitivityCurve", "check_plot_target",
+    "DEFAULT_MAX_PAIRS",
     "DEFAULT_MAX_DATASETS", "SCOPES",
 ]
 
@@ -329,7 +330,8 @@ class SensitivityCurve:
         lines = [f"{head.query.name} over {head.scope.space.describe()}",
                  f"{'d_in':>5}  {'sensitivity':<24} {'pairs':>12}  witness"]
         for r in self.results:
-            lines.append(f"{r.scope.d_in:>5}  {format_value(r.value):<24} {r.scope.pairs:>12,}  {r.witness}")
+            witness = r.witness if r.witness is not None else "(no pair: nothing checked)"
+            lines.append(f"{r.scope.d_in:>5}  {format_value(r.value):<24} {r.scope.pairs:>12,}  {witness}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -339,16 +341,13 @@ class SensitivityCurve:
         return [r.to_dict() for r in self.results]
 
     def plot(self, path: str) -> str:
-        """Write a PNG of sensitivity against ``d_in`` (needs the ``plot`` extra)."""
-        try:
-            import matplotlib
+        """Write a PNG (or PDF, SVG) of sensitivity against ``d_in`` (needs the ``plot`` extra)."""
+        check_plot_target(path)
+        import matplotlib
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise InvalidArgument(
-                "plotting needs matplotlib; install it with: pip install 'exactdp[plot]'"
-            ) from None
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
         xs = [r.scope.d_in for r in self.results]
         ys = [float(to_sympy(r.value).evalf(17)) for r in self.results]  # display only
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -362,6 +361,37 @@ class SensitivityCurve:
         fig.savefig(path)
         plt.close(fig)
         return path
+
+
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def check_plot_target(path: object) -> str:
+    """Refuse, before any computation, a plot that could not be written: matplotlib
+    missing (the ``plot`` extra), an unknown format, or a folder that does not exist."""
+    import importlib.util
+    import os
+
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise InvalidArgument(f"plot path={path!r} is not a file name; pass e.g. 'sens.png'")
+    text = str(path)
+    ext = os.path.splitext(text)[1].lower()
+    if ext not in PLOT_FORMATS:
+        raise InvalidArgument(
+            f"plot path={text!r} does not end in {', '.join(PLOT_FORMATS)}; name the file "
+            f"e.g. 'sensitivity.png'"
+        )
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise InvalidArgument(f"plot path={text!r}: the folder {folder!r} does not exist; create it first")
+    if not os.access(folder, os.W_OK):
+        raise InvalidArgument(f"plot path={text!r}: the folder {folder!r} is not writable")
+    if importlib.util.find_spec("matplotlib") is None:
+        raise InvalidArgument(
+            "plotting needs matplotlib, which is not installed; install the plot extra: "
+            "pip install 'exactdp[plot]'"
+        )
+    return text
 
 
 def sensitivity_curve(
@@ -459,14 +489,18 @@ def verify_claim(
     safely, or a SymPy expression) in ``L``, ``U``, ``N``, ``d_in`` and ``k``; see
     :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
     """
+    query = _query(query)
+    params = claim_parameters(query, _space(space), check_d_in(d_in))
+    text, value = bind_claim(claim, params)  # a bad claim is refused before any enumeration
     result = sensitivity(query, space, metric, d_in, **options)
-    params = claim_parameters(result.query, result.scope.space, result.scope.d_in)
-    text, value = bind_claim(claim, params)
     return judge(text, value, result, params)
 
 
 def judge(text: str, value: Any, result: SensitivityResult, params: dict | None = None) -> ClaimResult:
-    """The verdict on a claimed value against a computed sensitivity."""
+    """The verdict on a claimed value against a computed sensitivity (``VACUOUS`` when
+    no neighbouring pair was examined: a maximum over nothing confirms nothing)."""
+    if result.scope.pairs == 0:
+        return ClaimResult(text, value, Verdict.VACUOUS, result, dict(params or {}))
     try:
         c = compare(value, result.value)
     except Undecided:
