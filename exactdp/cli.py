@@ -217,14 +217,20 @@ def _help(description: str, examples: str) -> dict:
                 formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def _parser() -> argparse.ArgumentParser:
-    from exactdp import __version__
+def _version() -> str:
+    try:
+        from exactdp import __version__
+    except ImportError:  # a stripped-down import of the package (the tests' child processes)
+        return "unknown"
+    return __version__
 
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="exactdp", epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Check differential-privacy claims (sensitivities, privacy parameters, "
                     "float sums) with exact arithmetic.")
-    p.add_argument("--version", action="version", version=f"exactdp {__version__}")
+    p.add_argument("--version", action="version", version=f"exactdp {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("verify", help="re-check every built-in claim (the main job)", **_help(

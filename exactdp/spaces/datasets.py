@@ -76,6 +76,10 @@ def _sizes(size: int | None, sizes: object) -> tuple[int, int]:
     return a, b
 
 
+_EXACT_TERMS = 1000
+"""Below this many factors a binomial count is computed exactly, however large it is."""
+
+
 class DatasetSpace:
     """The finite set of datasets an enumeration visits.
 
@@ -179,10 +183,11 @@ class DatasetSpace:
         if self._caps is None:
             # multisets of size s over m values: C(m + s - 1, s); their sum over s <= b
             # is C(m + b, b) (hockey stick)
-            if big is not None:
+            if big is not None and min(m, b) > _EXACT_TERMS:
                 last = comb_capped(m + b - 1, b, big)
                 if last > big:
                     return last
+            # exact, and quick: min(m, b) multiplications (or a count below the budget)
             return math.comb(m + b, b) - (math.comb(m + a - 1, a - 1) if a else 0)
         if big is not None:
             # a lower bound first: sets of distinct values (each value once)
