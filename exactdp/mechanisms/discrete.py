@@ -36,9 +36,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdp.errors import InvalidArgument, TooLarge
+from exactdp._budget import refuse_above
+from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative, positive
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.intervals import (
     decide,
     enclose,
@@ -256,13 +257,9 @@ def _gaussian_sum_from(iv, n: int, s2: Fraction, max_terms: int, eps: Fraction) 
     ``[0, B(M)]``. Returns ``(enclosure, number of terms)``."""
     m = _truncation_point(n, s2, iv.prec)
     terms = m - n + 1
-    if terms > max_terms:
-        raise TooLarge(
-            f"the discrete Gaussian with sigma_squared={format_exact(s2)} at epsilon="
-            f"{format_exact(eps)} needs {terms:,} terms at {iv.prec} bits, above "
-            f"max_terms={max_terms:,}; raise max_terms, or use a smaller sigma_squared",
-            estimate=terms, budget=max_terms,
-        )
+    refuse_above(terms, max_terms, what=f"terms needed by the discrete Gaussian with "
+                 f"sigma_squared={show_exact(s2)} at epsilon={show_exact(eps)} ({iv.prec} bits)",
+                 option="max_terms", hint="use a smaller sigma_squared")
     c = exact_interval(1 / (2 * s2))
     # e^{-(x+1)²c} = e^{-x²c} · e^{-c} · (e^{-2c})^x: two products per term
     term = iv.exp(-(n * n) * c)

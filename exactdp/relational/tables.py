@@ -26,7 +26,8 @@ from collections import Counter
 from math import comb
 from typing import Any, Hashable, Iterable, Iterator, NamedTuple
 
-from exactdp.errors import InvalidArgument, TooLarge
+from exactdp._budget import refuse_above
+from exactdp.errors import InvalidArgument
 
 __all__ = ["Row", "Table", "TableDomain", "make_table", "symmetric_difference", "format_table",
            "DEFAULT_MAX_TABLES"]
@@ -193,11 +194,8 @@ class TableDomain:
         Raises :class:`~exactdp.errors.TooLarge` (before enumerating anything) when there
         are more than ``max_tables``.
         """
-        n = self.count()
-        if n > max_tables:
-            raise TooLarge(f"the domain {self.describe()} holds {n:,} tables, more than "
-                           f"max_tables={max_tables:,}; use fewer keys, values or rows per block, "
-                           f"or raise max_tables", estimate=n, budget=max_tables)
+        refuse_above(self.count(), max_tables, what=f"tables in the domain {self.describe()}",
+                     option="max_tables", hint="use fewer keys, values or rows per block")
         cap = self._cap()
         per_block = [[tuple(c) for s in range(cap + 1)
                       for c in itertools.combinations_with_replacement(block, s)]

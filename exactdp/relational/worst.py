@@ -27,7 +27,8 @@ from typing import Any, Callable, Sequence
 
 import sympy
 
-from exactdp.errors import InvalidArgument, TooLarge
+from exactdp._budget import refuse_above
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
 from exactdp.relational.changes import AddMaxRows, ProtectedChange
 from exactdp.relational.tables import Row, Table, TableDomain, format_table, make_table, \
@@ -127,10 +128,8 @@ def neighbour_pairs(domain: TableDomain, change: ProtectedChange,
     """
     n_tables = domain.count()
     estimate = n_tables * _neighbour_bound(domain, change)
-    if estimate > max_pairs:
-        raise TooLarge(f"{domain.describe()} under {change.describe()}: up to {estimate:,} "
-                       f"pairs, more than max_pairs={max_pairs:,}; shrink the domain or raise "
-                       f"max_pairs", estimate=estimate, budget=max_pairs)
+    refuse_above(estimate, max_pairs, what=f"candidate pairs of {domain.describe()} under "
+                 f"{change.describe()}", option="max_pairs", hint="shrink the domain")
     return [(x, y) for x in domain.tables(max_tables=max_pairs) for y in change.neighbours(x, domain)]
 
 
@@ -226,10 +225,8 @@ def keyed_worst_case(per_key: Callable[..., int], domains: Sequence[TableDomain]
     estimate = 1
     for s in sizes:
         estimate *= s
-    if estimate > max_pairs:
-        raise TooLarge(f"one key's block pairs: {estimate:,}, more than max_pairs={max_pairs:,}; "
-                       f"lower rows_per_key, the values or the budgets", estimate=estimate,
-                       budget=max_pairs)
+    refuse_above(estimate, max_pairs, what="block pairs of one key", option="max_pairs",
+                 hint="lower rows_per_key, the values or the budgets")
     # exact per-key maxima h[ds] for every vector ds of exact per-table distances
     h: dict[tuple, tuple[int, tuple]] = {}
     for ds in itertools.product(*(range(b + 1) for b in budgets)):
@@ -356,10 +353,8 @@ def id_worst_case(truncate: Callable[[Table], Table], domain: TableDomain, group
     if domain.rows_per_id is None:
         raise InvalidArgument(f"domain {domain.describe()!r} must cap rows per id; give rows_per_id")
     blocks = domain.block_tables()
-    if len(blocks) > max_pairs:
-        raise TooLarge(f"{len(blocks):,} row multisets of one id, more than max_pairs="
-                       f"{max_pairs:,}; lower rows_per_id or the keys", estimate=len(blocks),
-                       budget=max_pairs)
+    refuse_above(len(blocks), max_pairs, what="row multisets of one id", option="max_pairs",
+                 hint="lower rows_per_id or the keys")
     if aggregate is None:
         def aggregate(t):
             return groupby_count(t, groups)
