@@ -56,3 +56,31 @@ def outcomes_in_child():
             return proc.stdout.read().split()
 
     return run
+
+
+class HangGuard(Exception):
+    """Raised inside a test that ran past its :func:`hang_guard` limit."""
+
+
+@pytest.fixture
+def hang_guard():
+    """``with hang_guard(seconds): ...`` fails the test instead of stalling the suite when
+    the block runs past ``seconds`` (a guard against regressions to a hang, not a speed
+    assertion: the limits are far above the times measured)."""
+    import contextlib
+    import signal
+
+    @contextlib.contextmanager
+    def guard(seconds: int):
+        def alarm(signum, frame):
+            raise HangGuard(f"still running after {seconds} s: a hang?")
+
+        old = signal.signal(signal.SIGALRM, alarm)
+        signal.alarm(seconds)
+        try:
+            yield
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+
+    return guard

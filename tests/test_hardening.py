@@ -78,27 +78,29 @@ def test_2_3_huge_universes_and_sizes_are_refused_at_once(outcomes_in_child):
     ], seconds=20)
 
 
-def test_2_3_refusal_names_the_count_and_the_option():
-    with pytest.raises(TooLarge) as e:
+def test_2_3_refusal_names_the_count_and_the_option(hang_guard):
+    with hang_guard(30), pytest.raises(TooLarge) as e:
         sensitivity(sum_, Multisets(IntegerRange(0, 10**12), sizes=(0, 1)))
     assert e.value.estimate == 10**12 + 2
     assert "1,000,000,000,002 datasets" in str(e.value) and "max_datasets" in str(e.value)
-    with pytest.raises(TooLarge) as e:
+    with hang_guard(30), pytest.raises(TooLarge) as e:
         sensitivity(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 10**9)))
     assert "about 10^34 datasets" in str(e.value)  # C(10**9 + 4, 4)
 
 
 # -- 4. d_in beyond the space's diameter ---------------------------------------------
 
-def test_4_large_d_in_is_computed_at_the_diameter():
+def test_4_large_d_in_is_computed_at_the_diameter(hang_guard):
     space = Multisets(IntegerRange(0, 3), sizes=(1, 2))
-    huge = sensitivity(sum_, space, d_in=10**20)
+    with hang_guard(30):
+        huge = sensitivity(sum_, space, d_in=10**20)
     at_diameter = sensitivity(sum_, space, d_in=4)  # two datasets of <= 2 records: <= 4 apart
     assert (huge.value, huge.scope.pairs) == (at_diameter.value, at_diameter.scope.pairs) == (6, 91)
     assert huge.scope.d_in == 10**20 and huge.scope.d_in_effective == 4
     assert "relates the same pairs as d_in=4" in huge.scope.describe()
     assert at_diameter.scope.d_in_effective is None
-    change = sensitivity(sum_, space, ChangeDistance(), 10**9)
+    with hang_guard(30):
+        change = sensitivity(sum_, space, ChangeDistance(), 10**9)
     assert change.scope.d_in_effective == 2 and change.value == 6  # [0, 0] -> [3, 3]
 
 
@@ -117,8 +119,10 @@ def test_4_large_d_in_through_the_cli_and_curves(outcomes_in_child):
     assert outcomes_in_child(CLI, calls, 30) == ["returned"] * 4
 
 
-def test_4_exactly_k_beyond_the_diameter_has_no_pairs():
-    r = sensitivity(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 3)), d_in=10**20, exact_k=True)
+def test_4_exactly_k_beyond_the_diameter_has_no_pairs(hang_guard):
+    with hang_guard(30):
+        r = sensitivity(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 3)), d_in=10**20,
+                        exact_k=True)
     assert (r.value, r.scope.pairs, r.witness) == (0, 0, None)
 
 
@@ -131,8 +135,8 @@ def test_10_pair_budget_refused_before_evaluating_the_query(outcomes_in_child):
     ], seconds=10)
 
 
-def test_10_pair_refusal_names_d_in_and_the_option():
-    with pytest.raises(TooLarge) as e:
+def test_10_pair_refusal_names_d_in_and_the_option(hang_guard):
+    with hang_guard(60), pytest.raises(TooLarge) as e:
         sensitivity(mean, Multisets(IntegerRange(0, 13), sizes=(0, 10)), d_in=3, undefined="exclude")
     assert "(1,961,256 datasets x 4,494 moves)" in str(e.value)
     assert "at d_in=3" in str(e.value) and "max_pairs=50,000,000" in str(e.value)
@@ -237,3 +241,12 @@ def test_version(capsys):
         main(["--version"])
     assert e.value.code == 0
     assert capsys.readouterr().out.startswith("exactdp 0.")
+
+
+def test_huge_exact_values_are_written_out_not_a_traceback(capsys):
+    # var of {0, 10**3999} has 7,998 digits: past Python's 4,300-digit int-to-text limit
+    code, out, err = run(capsys, "sensitivity", "--query", "var", "--universe", "0,1e3999",
+                         "--sizes", "1..2", "--json")
+    assert code == 0, err
+    value = json.loads(out)["sensitivity"]
+    assert value == "25" + "0" * 7996  # (10**3999)**2 / 4, from {10**3999} to {0, 10**3999}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from decimal import Decimal
 from fractions import Fraction
 from typing import Iterable
@@ -30,7 +31,7 @@ from exactdp.errors import InexactInput, InvalidArgument
 
 __all__ = [
     "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
-    "show_exact", "MAX_DECIMAL_EXPONENT", "MAX_DIGITS",
+    "show_exact", "MAX_DECIMAL_EXPONENT", "MAX_DIGITS", "MAX_FORMATTED_BITS",
 ]
 
 MAX_DECIMAL_EXPONENT = 4000
@@ -126,12 +127,36 @@ def from_float(value: float) -> Fraction:
     return Fraction(value)
 
 
+MAX_FORMATTED_BITS = 200_000
+"""Largest integer (about 60,000 digits) :func:`format_exact` writes out in full; Python's
+own limit on int-to-text conversion (4,300 digits) is lifted up to it."""
+
+
+def _int_text(n: int) -> str:
+    if n.bit_length() < 14_000:  # below Python's default limit of 4,300 digits
+        return str(n)
+    if n.bit_length() > MAX_FORMATTED_BITS:
+        raise InvalidArgument(
+            f"a number of {n.bit_length():,} bits is too large to write out (at most "
+            f"{MAX_FORMATTED_BITS:,}); use values of reasonable size"
+        )
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:  # a Python without the limit
+        return str(n)
+    old = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(n)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 def format_exact(value: Fraction | int) -> str:
     """Exact string of a rational that SymPy and :func:`to_exact` both parse: ``'7/2'``."""
     value = to_exact(value)
     if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator}"
+        return _int_text(value.numerator)
+    return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
 
 
 def format_dataset(values: Iterable[Fraction | int]) -> str:

@@ -8,7 +8,7 @@ from typing import Iterable
 
 from exactdp._budget import MAX_LISTED_VALUES, refuse_above
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 
 __all__ = ["ValueUniverse", "IntegerRange", "ExactSet", "parse_values", "parse_universe"]
 
@@ -101,7 +101,7 @@ class ValueUniverse:
         """Short text such as ``{0..7}`` or ``{-3, 1/4, 5/2}``."""
         if self._spec is not None:
             return self._spec
-        return "{" + ", ".join(format_exact(v) for v in self.values) + "}"
+        return "{" + ", ".join(show_exact(v) for v in self.values) + "}"
 
     def __repr__(self) -> str:
         if self._range is not None:
