@@ -1,4 +1,4 @@
-"""Safe parsing of claim formulas into SymPy expressions.
+"""Safe parsing of claim formulas into SymPy expressions, and guarded substitution.
 
 User text never reaches ``eval``, ``sympify`` or ``parse_expr``. The text is parsed by
 Python's :mod:`ast` and only a small grammar is rebuilt into SymPy: numbers (decimal
@@ -7,12 +7,36 @@ the caller allows, ``+ - * / ** ^``, parentheses, and the functions ``sqrt``, ``
 (``abs``), ``Max`` (``max``), ``Min`` (``min``), ``floor``, ``ceiling``, ``log``,
 ``exp``. Anything else is refused with an error that names it.
 
+Every node is built through the same guards, by :func:`parse_expression` and by
+:func:`substitute` (which puts values for the parameters of an expression already
+built), so that no claim and no binding of its parameters can build a huge number:
+
+* a number written or built anywhere (a literal, a power, a product, a sum, after
+  substitution) has a numerator and denominator of at most ``_MAX_BITS`` bits (about
+  3,600 digits, below Python's 4,300-digit limit for printing an int); a rational
+  power is estimated before it is built;
+* an exponent that is a number is at most 64 in absolute value (``2**64``, not ``2**65``),
+  and so is a constant irrational exponent (``2**(40*sqrt(2))`` is refused);
+* a power (or ``exp``) whose exponent involves a parameter may not have, inside that
+  exponent, another power or ``exp`` whose exponent involves a parameter: towers such
+  as ``10**(10**U)``, ``U**U**U`` or ``exp(exp(d_in))`` are refused when parsed, since
+  substituting ``U = 9`` would build ``10**(10**9)``. ``2**U`` and ``U**2`` are parsed,
+  and refused only for the values that would make them too large;
+* ``exp(x)`` of a number: ``|x| <= 1000``; ``floor``/``ceiling`` of an irrational
+  number: below ``10**15`` in absolute value.
+
 >>> parse_expression("U - L", {"U": 3, "L": -1})
 4
 >>> parse_expression("d_in/2*(U-L)", ["d_in", "U", "L"])
 d_in*(-L + U)/2
 >>> parse_expression("0.1")
 1/10
+>>> substitute(parse_expression("2**U", ["U"]), {"U": 10})
+1024
+>>> substitute(parse_expression("2**U", ["U"]), {"U": 100})  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+    ...
+exactdp.errors.InvalidArgument: claim='2**U' at U=100 raises to the power 100, which is too large; ...
 """
 
 from __future__ import annotations
@@ -26,7 +50,7 @@ import sympy
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import to_exact
 
-__all__ = ["parse_expression", "ALLOWED_FUNCTIONS"]
+__all__ = ["parse_expression", "substitute", "ALLOWED_FUNCTIONS"]
 
 ALLOWED_FUNCTIONS = {
     "sqrt": sympy.sqrt, "Abs": sympy.Abs, "abs": sympy.Abs, "Max": sympy.Max,
@@ -35,17 +59,139 @@ ALLOWED_FUNCTIONS = {
 }
 _CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
 _MAX_LENGTH = 2000
-_MAX_BITS = 12_000  # a numeric power may not exceed about 2**_MAX_BITS (~3,600 digits,
-# below Python's 4,300-digit limit for printing an int)
+_MAX_BITS = 12_000  # every number built: numerator and denominator below 2**_MAX_BITS
+# (~3,600 digits, below Python's 4,300-digit limit for printing an int)
+_MAX_EXPONENT = 64  # |exponent| of a power, when the exponent is a number
 _MAX_EXP_ARGUMENT = 1000  # exp(x) of a number: |x| <= 1000 (e**1000 has 435 digits)
 _MAX_FLOORED = 10**15  # floor/ceiling of an irrational constant: |x| below this
+_SHOWN = 120  # characters of a SymPy claim shown in a message
 
 
-def _fail(text: str, what: str) -> InvalidArgument:
+def _fail(text: str, what: str, where: str = "") -> InvalidArgument:
     return InvalidArgument(
-        f"claim={text!r} {what}; a claim is arithmetic (+ - * / ** ^) on numbers, the "
+        f"claim={text!r}{where} {what}; a claim is arithmetic (+ - * / ** ^) on numbers, the "
         f"parameters and {', '.join(sorted(set(ALLOWED_FUNCTIONS) - {'abs', 'max', 'min'}))}"
     )
+
+
+class _Guarded:
+    """The operations that build a claim, each refusing what would be too large.
+
+    ``text`` names the claim in messages. Sub-expressions already checked are
+    remembered, so checking every node costs time proportional to the expression.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.where = ""  # " at U=9, L=0" once parameters have values
+        self._checked: set = set()
+
+    def bind(self, env: Mapping[str, sympy.Basic]) -> None:
+        if env:
+            self.where = " at " + ", ".join(f"{k}={_short(v)}" for k, v in env.items())
+
+    def fail(self, what: str) -> InvalidArgument:
+        return _fail(self.text, what, self.where)
+
+    def checked(self, expr: sympy.Basic) -> sympy.Basic:
+        """``expr``, after checking every number in it (not a float; at most _MAX_BITS)."""
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if node in self._checked:
+                continue
+            if isinstance(node, sympy.Float):
+                raise self.fail(f"contains the float {node}; write exact numbers (1/10, not 0.1 as a float)")
+            if isinstance(node, sympy.Rational):
+                bits = max(abs(int(node.p)).bit_length(), int(node.q).bit_length())
+                if bits > _MAX_BITS:
+                    raise self.fail(f"builds a number of about {int(bits * 0.30103):,} digits, "
+                                    f"too large to work with (at most about 3,600)")
+            else:
+                stack.extend(node.args)
+            self._checked.add(node)
+        return expr
+
+    def add(self, *args: sympy.Expr) -> sympy.Expr:
+        return self.checked(sympy.Add(*args))
+
+    def mul(self, *args: sympy.Expr) -> sympy.Expr:
+        return self.checked(sympy.Mul(*args))
+
+    def div(self, left: sympy.Expr, right: sympy.Expr) -> sympy.Expr:
+        if right == 0:
+            raise self.fail("divides by zero")
+        return self.checked(left / right)
+
+    def power(self, base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
+        if exponent.is_Number:
+            if abs(exponent) > _MAX_EXPONENT:
+                raise self.fail(f"raises to the power {exponent}, which is too large")
+        elif exponent.free_symbols:
+            if _has_parameter_power(exponent):
+                raise self.fail(
+                    f"raises to the power {_short(exponent)}, itself a power of a parameter: a "
+                    f"tower of powers is refused (a value of the parameter would build a huge number)"
+                )
+        elif not _moderate(exponent, _MAX_EXPONENT):
+            raise self.fail(f"raises to the power {_short(exponent)}, which is too large "
+                            f"(at most {_MAX_EXPONENT} in absolute value)")
+        if exponent.is_Rational:
+            bits = max((abs(int(r.p)).bit_length() for r in _rationals(base)), default=1)
+            bits = max(bits, max((int(r.q).bit_length() for r in _rationals(base)), default=1))
+            if bits * abs(int(exponent.p)) > _MAX_BITS:
+                raise self.fail("builds a number too large to work with")
+        return self.checked(base**exponent)
+
+    def call(self, fn: str, args: list) -> sympy.Expr:
+        numeric = len(args) == 1 and not args[0].free_symbols
+        if fn == "exp":
+            if numeric and not _moderate(args[0], _MAX_EXP_ARGUMENT):
+                raise self.fail(f"takes exp of {_short(args[0])}, which is too large "
+                                f"(|x| <= {_MAX_EXP_ARGUMENT})")
+            if len(args) == 1 and args[0].free_symbols and _has_parameter_power(args[0]):
+                raise self.fail(
+                    f"takes exp of {_short(args[0])}, a power of a parameter: a tower of powers "
+                    f"is refused (a value of the parameter would build a huge number)"
+                )
+        if fn in ("floor", "ceiling") and numeric and not args[0].is_Rational:
+            if not _moderate(args[0], _MAX_FLOORED):
+                raise self.fail(f"takes {fn} of {_short(args[0])}, an irrational number too large to round")
+        return self.checked(ALLOWED_FUNCTIONS[fn](*args))
+
+    def finish(self, expr: sympy.Expr) -> sympy.Expr:
+        if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+            raise self.fail("is not finite (a division by zero, or log(0)?)")
+        if expr.has(sympy.I) or any(a.is_real is False for a in sympy.preorder_traversal(expr)
+                                    if isinstance(a, sympy.Expr) and not a.free_symbols):
+            raise self.fail("is not a real number (a square root or log of a negative number?)")
+        return expr
+
+
+def _rationals(expr: sympy.Basic):
+    return [expr] if expr.is_Rational else expr.atoms(sympy.Rational)
+
+
+def _has_parameter_power(expr: sympy.Basic) -> bool:
+    """Whether ``expr`` contains a power or ``exp`` whose exponent involves a parameter."""
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Pow) and node.exp.free_symbols:
+            return True
+        if isinstance(node, sympy.exp) and node.args[0].free_symbols:
+            return True
+    return False
+
+
+def _moderate(value: sympy.Expr, limit) -> bool:
+    """``|value| <= limit`` for a constant built by the guards (a size check, never a sign
+    decision: 15 digits are plenty to tell a size from a limit)."""
+    size = abs(value.evalf(15))
+    return bool(size.is_finite) and bool(size <= limit)
+
+
+def _short(expr: object) -> str:
+    shown = str(expr)
+    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 3] + "..."
 
 
 def parse_expression(
@@ -56,14 +202,16 @@ def parse_expression(
 
     ``names`` are the parameters allowed: a mapping substitutes a value (int,
     ``Fraction`` or SymPy expression) for each name; an iterable of names keeps them
-    as SymPy symbols.
+    as SymPy symbols (real). Either way every number built is checked (see the module
+    documentation): a refusal is an :class:`~exactdp.errors.InvalidArgument`.
     """
     if not isinstance(text, str):
         raise InvalidArgument(f"claim={text!r} is not a string")
     if len(text) > _MAX_LENGTH:
         raise InvalidArgument(f"claim of {len(text)} characters is too long (at most {_MAX_LENGTH})")
+    guard = _Guarded(text)
     if isinstance(names, Mapping):
-        env = {k: _as_sympy(v) for k, v in names.items()}
+        env = {k: guard.checked(_as_sympy(v, k)) for k, v in names.items()}
     else:
         env = {k: sympy.Symbol(k, real=True) for k in names}
     source = text.replace("^", "**").strip()
@@ -75,6 +223,9 @@ def parse_expression(
         raise _fail(text, "is not a formula") from None
     except (RecursionError, MemoryError):
         raise _fail(text, "is nested too deeply") from None
+    if isinstance(names, Mapping):  # messages say "at U=9" for the values the claim uses
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        guard.bind({k: v for k, v in env.items() if k in used})
 
     def build(node: ast.AST) -> sympy.Expr:
         if isinstance(node, ast.Expression):
@@ -83,10 +234,10 @@ def parse_expression(
             if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
                 raise _fail(text, f"contains the literal {node.value!r}")
             if isinstance(node.value, int):
-                return sympy.Integer(node.value)
+                return guard.checked(sympy.Integer(node.value))
             literal = ast.get_source_segment(source, node) or repr(node.value)
             exact = to_exact(literal, "claim literal")  # the digits as written, not the float
-            return sympy.Rational(exact.numerator, exact.denominator)
+            return guard.checked(sympy.Rational(exact.numerator, exact.denominator))
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
@@ -96,28 +247,20 @@ def parse_expression(
             raise _fail(text, f"uses the unknown name {node.id!r} (parameters here: {known})")
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
             operand = build(node.operand)
-            return -operand if isinstance(node.op, ast.USub) else operand
+            return guard.checked(-operand) if isinstance(node.op, ast.USub) else operand
         if isinstance(node, ast.BinOp):
             left, right = build(node.left), build(node.right)
             op = node.op
             if isinstance(op, ast.Add):
-                return left + right
+                return guard.add(left, right)
             if isinstance(op, ast.Sub):
-                return left - right
+                return guard.add(left, guard.checked(-right))
             if isinstance(op, ast.Mult):
-                return left * right
+                return guard.mul(left, right)
             if isinstance(op, ast.Div):
-                if right == 0:
-                    raise _fail(text, "divides by zero")
-                return left / right
+                return guard.div(left, right)
             if isinstance(op, ast.Pow):
-                if right.is_Number and abs(right) > 64:
-                    raise _fail(text, f"raises to the power {right}, which is too large")
-                if left.is_Rational and right.is_Rational:
-                    size = max(abs(int(left.p)).bit_length(), int(left.q).bit_length(), 1)
-                    if size * abs(int(right.p)) > _MAX_BITS:
-                        raise _fail(text, "builds a number too large to work with")
-                return left**right
+                return guard.power(left, right)
             raise _fail(text, f"uses the operator {type(op).__name__}")
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in ALLOWED_FUNCTIONS:
@@ -128,15 +271,7 @@ def parse_expression(
             args = [build(a) for a in node.args]
             if not args:
                 raise _fail(text, f"calls {node.func.id} without arguments")
-            fn = node.func.id
-            numeric = len(args) == 1 and not args[0].free_symbols
-            if fn == "exp" and numeric and abs(args[0].evalf(15)) > _MAX_EXP_ARGUMENT:
-                raise _fail(text, f"takes exp of {args[0]}, which is too large (|x| <= {_MAX_EXP_ARGUMENT})")
-            if fn in ("floor", "ceiling") and numeric and not args[0].is_Rational:
-                size = abs(args[0].evalf(15))
-                if not size.is_finite or size > _MAX_FLOORED:
-                    raise _fail(text, f"takes {fn} of {args[0]}, an irrational number too large to round")
-            return ALLOWED_FUNCTIONS[fn](*args)
+            return guard.call(node.func.id, args)
         raise _fail(text, f"contains {type(node).__name__}, which is not allowed")
 
     try:
@@ -147,19 +282,81 @@ def parse_expression(
         raise
     except (ValueError, TypeError, ArithmeticError) as e:  # SymPy could not build it
         raise _fail(text, f"cannot be evaluated ({type(e).__name__}: {str(e)[:80]})") from None
-    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        raise _fail(text, "is not finite (a division by zero, or log(0)?)")
-    if expr.has(sympy.I) or any(a.is_real is False for a in sympy.preorder_traversal(expr)
-                                if isinstance(a, sympy.Expr) and not a.free_symbols):
-        raise _fail(text, "is not a real number (a square root or log of a negative number?)")
-    return expr
+    return guard.finish(expr)
 
 
-def _as_sympy(value: object) -> sympy.Expr:
+_FUNCTIONS_BY_CLASS = {sympy.exp: "exp", sympy.floor: "floor", sympy.ceiling: "ceiling"}
+
+
+def substitute(
+    expr: sympy.Expr,
+    values: Mapping[str, Fraction | int | sympy.Expr],
+    *,
+    text: str | None = None,
+) -> sympy.Expr:
+    """``expr`` with ``values[name]`` put for each free symbol of that name, rebuilt from
+    the leaves up through the guards of :func:`parse_expression`.
+
+    SymPy's ``subs``/``xreplace`` would evaluate ``10**(10**U)`` at ``U = 9`` by building
+    ``10**(10**9)`` (and never return); here the power is refused before it is built, with
+    the :class:`~exactdp.errors.InvalidArgument` the parser gives to ``10**(10**9)``.
+    Symbols without a value stay symbols; ``values`` may also hold names ``expr`` does not
+    use. ``text`` names the claim in messages (default: ``str(expr)``, shortened). A
+    result that is not finite or not real is refused, as by the parser.
+    """
+    if not isinstance(expr, sympy.Basic):
+        raise InvalidArgument(f"expr={expr!r} is not a SymPy expression; parse text with parse_expression")
+    if not isinstance(values, Mapping):
+        raise InvalidArgument(f"values={values!r} is not a mapping; pass a dict such as {{'U': 3}}")
+    guard = _Guarded(text if text is not None else _short(expr))
+    env = {}
+    for key, value in values.items():
+        name = key.name if isinstance(key, sympy.Symbol) else key
+        if not isinstance(name, str):
+            raise InvalidArgument(f"values has the key {key!r}; keys are parameter names such as 'U'")
+        env[name] = guard.checked(_as_sympy(value, name))
+    used = {s.name for s in expr.free_symbols}
+    guard.bind({k: v for k, v in env.items() if k in used})
+    done: dict = {}
+
+    def rebuild(node: sympy.Basic) -> sympy.Basic:
+        if node in done:
+            return done[node]
+        if isinstance(node, sympy.Symbol):
+            out = env.get(node.name, node)
+        elif not node.args:
+            out = guard.checked(node)
+        else:
+            args = [rebuild(a) for a in node.args]
+            if isinstance(node, sympy.Add):
+                out = guard.add(*args)
+            elif isinstance(node, sympy.Mul):
+                out = guard.mul(*args)
+            elif isinstance(node, sympy.Pow):
+                out = guard.power(*args)
+            elif type(node) in _FUNCTIONS_BY_CLASS:
+                out = guard.call(_FUNCTIONS_BY_CLASS[type(node)], args)
+            else:
+                out = guard.checked(node.func(*args))
+        done[node] = out
+        return out
+
+    try:
+        result = rebuild(expr)
+    except RecursionError:
+        raise guard.fail("is nested too deeply") from None
+    except InvalidArgument:
+        raise
+    except (ValueError, TypeError, ArithmeticError) as e:  # SymPy could not build it
+        raise guard.fail(f"cannot be evaluated ({type(e).__name__}: {str(e)[:80]})") from None
+    return guard.finish(result) if isinstance(result, sympy.Expr) else result
+
+
+def _as_sympy(value: object, name: str = "value") -> sympy.Expr:
     if isinstance(value, sympy.Basic):
         return value  # type: ignore[return-value]
     if isinstance(value, Fraction):
         return sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, int) and not isinstance(value, bool):
         return sympy.Integer(value)
-    raise InvalidArgument(f"parameter value {value!r} is not exact (int, Fraction or SymPy)")
+    raise InvalidArgument(f"parameter {name}={value!r} is not exact; pass an int, Fraction or SymPy number")

@@ -197,3 +197,84 @@ def test_to_fraction_if_rational(value, expected):
     result = to_fraction_if_rational(value)
     assert result == expected
     assert type(result) is type(expected)
+
+
+# -- numerics first; the exact zero test only when they cannot separate, and within budget ------------------------
+
+from exactdp.numeric.decide import MAX_ZERO_TEST_DEGREE, zero_test_cost  # noqa: E402
+
+
+def nested_sqrt(depth: int):
+    """sqrt(2 + sqrt(2 + ... sqrt(2))), ``depth`` square roots: degree 2**depth."""
+    value = sqrt(2)
+    for _ in range(depth - 1):
+        value = sqrt(2 + value)
+    return value
+
+
+HIGH_DEGREE = {
+    # was: SymPy's minimal polynomial of degree 4096, before any numeric look (hung)
+    "root-4096": "sign(2**Rational(1, 4096) - 1)",
+    "root-4096-vs-9": "compare(2**Rational(1, 4096), 9)",
+    "nested-12": "sign(nested_sqrt(12) - 2)",
+    "nested-12-vs-1": "compare(nested_sqrt(12), 1)",
+}
+
+
+@pytest.mark.parametrize("key", list(HIGH_DEGREE))
+def test_high_degree_values_are_signed_numerically_without_a_minimal_polynomial(outcomes_in_child, key):
+    setup = ("from sympy import Rational, sqrt; from exactdp.numeric.decide import sign, compare; "
+             "exec('def nested_sqrt(d):\\n v = sqrt(2)\\n for _ in range(d - 1): v = sqrt(2 + v)\\n return v')")
+    assert outcomes_in_child(setup, [HIGH_DEGREE[key]], 10.0) == ["returned"]
+
+
+def test_high_degree_signs():
+    assert sign(2 ** Rational(1, 4096) - 1) == 1
+    assert compare(2 ** Rational(1, 4096), 9) == -1
+    assert sign(nested_sqrt(12) - 2) == -1  # 2*cos(pi/2**13) < 2
+    assert compare(nested_sqrt(12), Rational(19999998, 10**7)) == 1  # 2 - 1.47e-7
+    assert compare(nested_sqrt(12), Rational(19999999, 10**7)) == -1
+
+
+def test_a_tie_over_the_degree_budget_is_undecided_never_a_guess():
+    deep = nested_sqrt(7)  # degree bound 2**7 = 128 > 64
+    tie = unevaluated(deep, -sqrt(2 + nested_sqrt(6)))  # the same number, written twice
+    assert zero_test_cost(tie)[0] > MAX_ZERO_TEST_DEGREE
+    with pytest.raises(Undecided, match=r"it may be zero, and its exact zero test \(a minimal polynomial "
+                                        r"of degree up to 16,384, numbers of 2 bits\) is over budget"):
+        sign(tie)
+
+
+def test_a_nonzero_value_closer_than_max_digits_is_undecided_or_decided_with_more_digits():
+    close = Rational(int(sympy.sqrt(2).evalf(520) * 10**500), 10**500)  # sqrt(2) - close ~ 1e-500
+    with pytest.raises(Undecided, match="at 400 digits; it may be zero, and its exact zero test"):
+        sign(sqrt(2) - close)  # 500-digit numbers: over the degree x bits budget
+    assert sign(sqrt(2) - close, max_digits=1000) == 1
+    small = Rational(int(sympy.sqrt(2).evalf(420) * 10**410), 10**410)
+    assert zero_test_cost(sqrt(2) - small)[1] > 1000
+    assert sign(sqrt(2) - small, max_digits=2000) == 1
+
+
+def test_a_tiny_nonzero_within_budget_is_known_nonzero():
+    # (1 + t) - sqrt((1 + t)**2) is 0; add e = 2**-900 under the root and it is about -e/2
+    tiny = Rational(1, 2**300)
+    value = unevaluated(1 + tiny, -sqrt(1 + 2 * tiny + tiny**2 + Rational(1, 2**900)))
+    assert zero_test_cost(value) == (2, 901)
+    with pytest.raises(Undecided, match="at 60 digits: it is not zero .its minimal polynomial says so. but closer"):
+        sign(value, max_digits=60)
+    assert sign(value) == -1  # 2**-901 is about 1e-272: 400 digits see it
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (sqrt(2) + sqrt(3) - sqrt(5 + 2 * sqrt(6)), (16, 3)),  # each radical at each occurrence
+        (2 ** Rational(1, 4096) - 1, (4096, 2)),
+        (sqrt(2) - Rational(1, 1000), (2, 10)),
+        (sympy.cbrt(3) * sqrt(5) - 1, (6, 3)),
+        (sympy.pi - 3, None),
+        (sympy.log(2), None),
+    ],
+)
+def test_zero_test_cost(value, expected):
+    assert zero_test_cost(value) == expected

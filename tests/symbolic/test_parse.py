@@ -287,3 +287,94 @@ def test_non_real_constants_are_refused(text):
 def test_moderate_transcendental_constants_still_parse():
     assert parse_expression("floor(3*sqrt(2))") == 4
     assert parse_expression("exp(2)*d_in", ["d_in"]) == sympy.exp(2) * sympy.Symbol("d_in", real=True)
+
+
+# -- every number built is bounded, and so is every substitution (hardening) -----------------------------------------
+
+import re  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+from exactdp.symbolic.parse import substitute  # noqa: E402
+
+U_SYM = sympy.Symbol("U", real=True)
+
+TOWERS = ["10**(10**U)", "U**U**U", "10**10**10**U", "2**(3**U)", "exp(exp(U))", "2**exp(U)", "exp(2**U)"]
+
+
+@pytest.mark.parametrize("text", TOWERS)
+def test_towers_of_parameter_powers_are_refused_when_parsed(text):
+    # was: parsed, then 10**(10**9) built (for ever) once U=9 was substituted
+    with pytest.raises(InvalidArgument, match="tower of powers is refused"):
+        parse_expression(text, ["U"])
+
+
+@pytest.mark.parametrize("text", ["2**U", "U**2", "U**U", "2**(1/U)", "2**sqrt(U)", "exp(U)", "U**(U+1)"])
+def test_powers_of_a_parameter_that_are_not_towers_still_parse(text):
+    assert parse_expression(text, ["U"]).free_symbols == {U_SYM}
+
+
+@pytest.mark.parametrize(
+    "text, values, message",
+    [
+        ("10**(10**U)", {"U": 9}, "at U=9 raises to the power 1000000000, which is too large"),
+        ("U**U**U", {"U": 9}, "at U=9 raises to the power 387420489, which is too large"),
+        ("2**U", {"U": 65}, "at U=65 raises to the power 65, which is too large"),
+        ("2**(100*U)", {"U": 1}, "raises to the power 100, which is too large"),
+        ("U**64", {"U": 10**200}, "builds a number too large to work with"),
+        ("exp(U)", {"U": 1001}, "takes exp of 1001, which is too large"),
+        ("(9**60)**60*(9**60)**60", {}, "builds a number of about 6,870 digits"),
+        ("(9**60)**60*U", {"U": 9**3600}, "builds a number of about 6,870 digits"),
+        ("(9**60)**60 + U", {"U": Fraction(1, 9**3650)}, "builds a number of about"),
+        ("2**(50*sqrt(2))", {}, "raises to the power 50*sqrt(2), which is too large"),
+        ("sqrt(L)", {"L": -2}, "at L=-2 is not a real number"),
+    ],
+)
+def test_bounds_hold_for_the_mapping_form_and_for_substitute(text, values, message):
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        parse_expression(text, values)
+    if values and "**(10" not in text and "**U**" not in text:
+        with pytest.raises(InvalidArgument, match=re.escape(message)):
+            substitute(parse_expression(text, list(values)), values)
+
+
+@pytest.mark.parametrize(
+    "expr, values",
+    [
+        (10 ** (10**U_SYM), {"U": 9}),  # a SymPy claim: no parser saw it
+        (U_SYM ** (U_SYM**U_SYM), {"U": 9}),
+        (10 ** (10 ** (10 ** sympy.Symbol("d_in"))), {"d_in": 1}),
+        (sympy.exp(sympy.exp(U_SYM)), {"U": 9}),
+        (sympy.Integer(9) ** 3600 * U_SYM, {"U": sympy.Integer(9) ** 3600}),
+    ],
+)
+def test_substitute_refuses_before_building(outcomes_in_child, expr, values):
+    # was: SymPy's xreplace/subs built 10**(10**9) (and never returned)
+    setup = "import sympy; from exactdp.symbolic.parse import substitute"
+    call = f"substitute(sympy.sympify({sympy.srepr(expr)!r}), {values!r})"
+    assert outcomes_in_child(setup, [call], 5.0) == ["InvalidArgument"]
+
+
+def test_substitute_values_and_results():
+    expr = parse_expression("d_in*(U - L)/2 + sqrt(U)", ["d_in", "U", "L"])
+    assert substitute(expr, {"d_in": 3, "U": 4, "L": Fraction(-1, 2)}) == Fraction(35, 4)
+    assert substitute(expr, {"U": 2, "L": 0}) == sympy.Symbol("d_in", real=True) + sympy.sqrt(2)
+    assert substitute(expr, {sympy.Symbol("U"): 9, "L": 1, "d_in": 1, "unused": 5}) == 7
+    assert substitute(parse_expression("U**U", ["U"]), {"U": 9}) == 9**9
+    assert substitute(sympy.Integer(5), {}) == 5
+
+
+@pytest.mark.parametrize(
+    "expr, values, message",
+    [
+        ("U", {"U": 1}, "expr='U' is not a SymPy expression"),
+        (U_SYM, [("U", 1)], "values=[('U', 1)] is not a mapping"),
+        (U_SYM, {"U": 0.5}, "parameter U=0.5 is not exact"),
+        (U_SYM, {1: 2}, "values has the key 1"),
+        (U_SYM * sympy.Float(1.5), {"U": 1}, "contains the float 1.5"),
+        (1 / U_SYM, {"U": 0}, "claim='1/U' at U=0 is not finite"),
+        (sympy.log(U_SYM), {"U": -1}, "is not a real number"),
+    ],
+)
+def test_substitute_bad_arguments(expr, values, message):
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        substitute(expr, values)
