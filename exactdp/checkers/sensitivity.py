@@ -49,7 +49,7 @@ from exactdp.queries.base import Query, sqrt_value
 from exactdp.queries.builtin import parse_query
 from exactdp.spaces.datasets import DatasetSpace
 from exactdp.spaces.metrics import Metric, SymmetricDistance, check_d_in, parse_metric
-from exactdp.symbolic.parse import parse_expression
+from exactdp.symbolic.parse import parse_expression, substitute
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
@@ -469,8 +469,9 @@ def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
             f"claim={text!r} has symbols {unbound} that are not parameters of this check "
             f"({', '.join(params)})"
         )
-    value = expr.subs({s: to_sympy(params[s.name]) for s in expr.free_symbols})
-    if value.has(sympy.zoo, sympy.nan) or not value.is_real:
+    # through the parser's size guards: 10**(10**U) at U = 9 is refused, never built
+    value = substitute(expr, params, text=text, _finish=False)
+    if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not value.is_real:
         raise InvalidArgument(f"claim={text!r} is not a real number here ({value})")
     return text, to_fraction_if_rational(value)
 
