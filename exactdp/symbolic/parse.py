@@ -87,8 +87,8 @@ class _Guarded:
         self._checked: set = set()
 
     def bind(self, env: Mapping[str, sympy.Basic]) -> None:
-        if env:
-            self.where = " at " + ", ".join(f"{k}={_short(v)}" for k, v in env.items())
+        shown = [f"{k}={_short(v)}" for k, v in env.items() if not v.free_symbols]
+        self.where = " at " + ", ".join(shown) if shown else ""
 
     def fail(self, what: str) -> InvalidArgument:
         return _fail(self.text, what, self.where)
@@ -293,6 +293,7 @@ def substitute(
     values: Mapping[str, Fraction | int | sympy.Expr],
     *,
     text: str | None = None,
+    _finish: bool = True,
 ) -> sympy.Expr:
     """``expr`` with ``values[name]`` put for each free symbol of that name, rebuilt from
     the leaves up through the guards of :func:`parse_expression`.
@@ -302,7 +303,8 @@ def substitute(
     the :class:`~exactdp.errors.InvalidArgument` the parser gives to ``10**(10**9)``.
     Symbols without a value stay symbols; ``values`` may also hold names ``expr`` does not
     use. ``text`` names the claim in messages (default: ``str(expr)``, shortened). A
-    result that is not finite or not real is refused, as by the parser.
+    result that is not finite or not real is refused, as by the parser (``_finish=False``,
+    for internal callers that report such a value themselves, checks the sizes only).
     """
     if not isinstance(expr, sympy.Basic):
         raise InvalidArgument(f"expr={expr!r} is not a SymPy expression; parse text with parse_expression")
@@ -349,7 +351,7 @@ def substitute(
         raise
     except (ValueError, TypeError, ArithmeticError) as e:  # SymPy could not build it
         raise guard.fail(f"cannot be evaluated ({type(e).__name__}: {str(e)[:80]})") from None
-    return guard.finish(result) if isinstance(result, sympy.Expr) else result
+    return guard.finish(result) if isinstance(result, sympy.Expr) and _finish else result
 
 
 def _as_sympy(value: object, name: str = "value") -> sympy.Expr:

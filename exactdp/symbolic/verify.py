@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from decimal import Decimal
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
 import sympy
 
 from exactdp.checkers.results import Verdict
-from exactdp.errors import ClaimViolated, InvalidArgument
+from exactdp.errors import ClaimViolated, InexactInput, InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.symbolic.catalogue import Entry, EntryCheck, InstanceWitness, check_entry
 from exactdp.symbolic.maps import Transformation, meanings, parameter_symbol
-from exactdp.symbolic.parse import parse_expression
+from exactdp.symbolic.parse import parse_expression, substitute
 
 __all__ = ["verify", "assert_verified", "GridResult", "default_grid", "DEFAULT_VALUES",
            "DEFAULT_BOUNDS", "MAX_BINDINGS"]
@@ -60,23 +61,55 @@ MAX_BINDINGS = 2000
 
 
 def _claim_expression(claim: object, names: Iterable[str]) -> tuple[str, sympy.Expr]:
-    """``(text, expression in canonical symbols)``."""
+    """``(text, expression in canonical symbols)``, built through the parser's guards."""
     allowed = sorted(set(names))
     if isinstance(claim, str):
         env = {n: parameter_symbol(n) for n in allowed}
         return claim, parse_expression(claim, env)
     if isinstance(claim, sympy.Basic):
+        if not isinstance(claim, sympy.Expr):
+            raise InvalidArgument(
+                f"claim={_shorten(claim)} is a {type(claim).__name__}, not a formula; pass a "
+                f"SymPy expression such as d_in*(U - L), a string or a number"
+            )
         stray = sorted(s.name for s in claim.free_symbols if s.name not in allowed)
         if stray:
             raise InvalidArgument(
                 f"claim={claim} uses {stray}, which are not parameters here ({allowed})"
             )
-        canon = claim.xreplace({s: parameter_symbol(s.name) for s in claim.free_symbols})
-        if canon.has(sympy.Float):
+        if claim.has(sympy.Float):
             raise InvalidArgument(f"claim={claim} contains a float; write exact numbers")
+        # renamed to the canonical symbols, every node rebuilt through the parser's guards
+        canon = substitute(claim, {s.name: parameter_symbol(s.name) for s in claim.free_symbols},
+                           text=_shorten(claim))
         return str(claim), canon
+    if not isinstance(claim, (int, Fraction, Decimal, float)):
+        raise InvalidArgument(
+            f"claim={_shorten(claim)} of type {type(claim).__name__} is not a claim; pass a "
+            f"number (int, Fraction, '5/2'), a formula string such as 'd_in*(U - L)' or a "
+            f"SymPy expression"
+        )
     value = to_exact(claim, "claim")
     return format_exact(value), sympy.Rational(value.numerator, value.denominator)
+
+
+def _shorten(value: object, limit: int = 100) -> str:
+    shown = repr(value) if not isinstance(value, sympy.Basic) else str(value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def _grid_value(name: object, value: object) -> object:
+    """A grid value as given (int, Fraction) or as a Fraction (str, Decimal, SymPy rational);
+    anything else is refused, naming it."""
+    if isinstance(value, sympy.Rational):
+        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction, str, Decimal, float)):
+        raise InvalidArgument(
+            f"grid value {name}={_shorten(value)} is not a rational number; grid values are ints, "
+            f"Fractions or strings such as '5/2'"
+        )
+    exact = to_exact(value, str(name))  # a float: InexactInput, with the exact door
+    return value if isinstance(value, (int, Fraction)) else exact
 
 
 def default_grid(transformation: Transformation, d_in=None) -> list[dict]:
@@ -130,15 +163,17 @@ def _unique(pairs: list[dict]) -> list[dict]:
 def _d_values(d_in) -> tuple:
     if d_in is None:
         return DEFAULT_VALUES["d_in"]
-    if isinstance(d_in, (int, Fraction, str)) and not isinstance(d_in, bool):
-        return (d_in,)
+    if isinstance(d_in, (int, Fraction, str, Decimal, float, sympy.Rational)):
+        return (_grid_value("d_in", d_in),)
+    if isinstance(d_in, (Mapping, bytes)):
+        raise InvalidArgument(f"d_in={_shorten(d_in)} is not a distance or a list of distances")
     try:
-        values = tuple(d_in)
+        values = tuple(itertools.islice(d_in, MAX_BINDINGS + 1))
     except TypeError:
-        raise InvalidArgument(f"d_in={d_in!r} is not a distance or a list of distances") from None
+        raise InvalidArgument(f"d_in={_shorten(d_in)} is not a distance or a list of distances") from None
     if not values:
         raise InvalidArgument("d_in=[] is empty; pass a distance such as 1 or a list (1, 2)")
-    return values
+    return tuple(_grid_value("d_in", v) for v in values)
 
 
 def _grid(transformation: Transformation, grid, d_in) -> list[dict]:
@@ -147,10 +182,11 @@ def _grid(transformation: Transformation, grid, d_in) -> list[dict]:
     elif isinstance(grid, Mapping):
         names = list(grid)
         for n in names:
+            if not isinstance(n, str):
+                raise InvalidArgument(f"grid has the key {n!r}; keys are parameter names such as 'U'")
             if n != "d_in":
                 parameter_symbol(n)
-        axes = [list(grid[n]) if not isinstance(grid[n], (int, Fraction, str)) else [grid[n]]
-                for n in names]
+        axes = [_axis(n, grid[n]) for n in names]
         bindings = [dict(zip(names, combo)) for combo in itertools.product(*axes)]
         if "d_in" not in grid:
             bindings = [dict(b, d_in=v) for b in bindings for v in _d_values(d_in)]
@@ -158,8 +194,22 @@ def _grid(transformation: Transformation, grid, d_in) -> list[dict]:
             raise InvalidArgument("d_in given both in grid and as d_in=...; give it once")
         # L > U combinations of a product grid are skipped, not errors
         bindings = [b for b in bindings if not _reversed(b, transformation.bound)]
+    elif isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+        raise InvalidArgument(
+            f"grid={_shorten(grid)} is not a grid; pass a mapping name -> values such as "
+            f"{{'L': [0], 'U': [1, 2]}}, a list of bindings such as [{{'L': 0, 'U': 1}}], or None"
+        )
     else:
-        bindings = [dict(b) for b in grid]
+        bindings = []
+        for b in grid:
+            if not isinstance(b, Mapping):
+                raise InvalidArgument(
+                    f"grid binding {_shorten(b)} is not a mapping; a list grid holds bindings such "
+                    f"as {{'L': 0, 'U': 1}}"
+                )
+            bindings.append({n: _grid_value(n, v) for n, v in b.items()})
+            if len(bindings) > MAX_BINDINGS:
+                break
         if d_in is not None:
             bindings = [dict(b, d_in=v) for b in bindings for v in _d_values(d_in)]
     if not bindings:
@@ -185,6 +235,21 @@ def _grid(transformation: Transformation, grid, d_in) -> list[dict]:
     return bindings
 
 
+def _axis(name: str, values: object) -> list:
+    """The values of one grid axis: one value, or an iterable of them."""
+    if isinstance(values, (int, Fraction, str, Decimal, float, sympy.Rational)):
+        return [_grid_value(name, values)]
+    if isinstance(values, Mapping) or not isinstance(values, Iterable):
+        raise InvalidArgument(
+            f"grid[{name!r}]={_shorten(values)} is not a value or a list of values; pass e.g. "
+            f"{{{name!r}: [1, 2]}}"
+        )
+    out = [_grid_value(name, v) for v in itertools.islice(values, MAX_BINDINGS + 1)]
+    if not out:
+        raise InvalidArgument(f"grid[{name!r}] is empty; give at least one value")
+    return out
+
+
 def _reversed(b: Mapping, bound: Mapping) -> bool:
     lo, hi = b.get("L", bound.get("L")), b.get("U", bound.get("U"))
     if lo is None or hi is None:
@@ -192,7 +257,7 @@ def _reversed(b: Mapping, bound: Mapping) -> bool:
     return to_exact(hi, "U") < to_exact(lo, "L")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class GridResult:
     """A claim judged on every binding of a grid, with the first witness.
 
@@ -261,14 +326,25 @@ class GridResult:
         return f"UNDECIDED: claim {self.claim_text} could not be compared {w}"
 
     def __str__(self) -> str:
-        lines = [f"{self.transformation.name}: {self.summary()}",
-                 f"  scope: {self.scope()}"]
+        """The scope, the enumeration behind the witness and the self-check of the derived
+        map, then the verdict line (:meth:`summary`) last, where a reader looks for it."""
+        lines = [f"scope: {self.scope()}"]
         if self.witness is not None:
-            lines.append(f"  witness enumeration: {self.witness.truth.scope}")
+            lines.append(f"witness enumeration: {self.witness.truth.scope}")
         mv = self.map_verdict
-        lines.append(f"  derived map {self.transformation.expression}: {mv.value}"
-                     + ("" if mv is Verdict.HOLDS_TIGHT else "  <-- not tight everywhere"))
+        check = ("equals the exact sensitivity on every binding" if mv is Verdict.HOLDS_TIGHT
+                 else f"is {mv.value.upper()} on this grid  <-- not tight everywhere")
+        lines.append(f"self-check: the derived map {self.transformation.expression} {check}")
+        lines.append(f"{self.transformation.name}: {self.summary()}")
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        w = self.witness
+        at = "" if w is None else ", ".join(f"{k}={_shown(v)}" for k, v in w.params.items())
+        first = {Verdict.VIOLATED: f"; first failing at {at}",
+                 Verdict.UNDECIDED: f"; first undecided at {at}"}.get(self.verdict, "")
+        return (f"<GridResult {self.verdict.value}: claim {_shorten(self.claim_text, 80)} for "
+                f"{self.transformation.name} on {self.bindings} bindings{first}>")
 
     def to_dict(self) -> dict:
         return {
@@ -313,11 +389,15 @@ def verify(claim: object, transformation: Transformation, grid=None, d_in=None) 
         )
     names = set(transformation.params) | {"d_in"}
     text, expr = _claim_expression(claim, names)
-    bound = {parameter_symbol(k): sympy.Rational(v.numerator, v.denominator)
-             for k, v in transformation.bound.items()}
-    expr_bound = expr.xreplace(bound)
+    bound = {k: sympy.Rational(v.numerator, v.denominator) for k, v in transformation.bound.items()}
+    expr_bound = substitute(expr, bound, text=text, _finish=False)
     derived = transformation.expression
     bindings = _grid(transformation, grid, d_in)
+    for b in bindings:
+        # the catalogue evaluates the claim on each binding with SymPy's xreplace, which would
+        # build 10**(10**9) for ever: substitute first, through the parser's size guards
+        # (a value that is not real or not finite stays for the comparison to call UNDECIDED)
+        substitute(expr_bound, {n: to_exact(v, n) for n, v in b.items()}, text=text, _finish=False)
     used = {s.name for s in expr_bound.free_symbols | derived.free_symbols} | set(transformation.free)
     entry = Entry(
         id=f"verify:{transformation.name}",
@@ -348,6 +428,10 @@ def _product(sizes) -> int:
     for s in sizes:
         out *= s
     return out
+
+
+def _shown(value: object) -> str:
+    return format_exact(value) if isinstance(value, Fraction) else str(value)
 
 
 def _label(names: Sequence[str]) -> str:

@@ -7,7 +7,7 @@ import pytest
 import sympy
 
 from exactdp.checkers.results import Verdict
-from exactdp.errors import ClaimViolated, InvalidArgument
+from exactdp.errors import ClaimViolated, InexactInput, InvalidArgument
 from exactdp.symbolic.constructors import (
     make_clipped_sum, make_count, make_mean, make_quantile_score, make_sum, make_variance,
 )
@@ -28,7 +28,7 @@ def test_violated_claim_reports_the_first_breaking_binding_and_pair():
     assert (w.truth.witness.x, w.truth.witness.x_prime) == ((), (F(-2),))
     assert r.map_verdict is Verdict.HOLDS_TIGHT  # the derived map d_in*max(|L|,|U|) is exact
     assert r.bindings == 16
-    assert str(r).splitlines()[0] == (
+    assert str(r).splitlines()[-1] == (  # the verdict line comes last
         "sum: VIOLATED: claim U - L is below the exact sensitivity at L=-2, U=-1, d_in=1: "
         "formula 1 vs exact 2; pair x=[], x'=[-2]: f(x)=0, f(x')=-2")
     assert "(L, U) in {(-2, -1), (-1, 2), (0, 2), (1, 3)}; d_in in {1, 2, 3, 4}" in r.scope()
@@ -160,6 +160,34 @@ BAD_ARGUMENTS = [
      "over 2,000"),
     (lambda: verify(sympy.Symbol("N") * d_in, make_sum(), d_in=1), "uses ['N'], which are not"),
     (lambda: verify(sympy.Float(1.5), make_sum(0, 1), d_in=1), "contains a float"),
+    # was: raw TypeError / ValueError from deep inside (found in review)
+    (lambda: verify("U - L", make_sum(), grid=42), "grid=42 is not a grid; pass a mapping"),
+    (lambda: verify("U - L", make_sum(), grid="abc"), "grid='abc' is not a grid"),
+    (lambda: verify("U - L", make_sum(), grid=[1, 2]), "grid binding 1 is not a mapping"),
+    (lambda: verify("U - L", make_sum(), grid=[{"L": 0, "U": 1, "d_in": 1}, 5]),
+     "grid binding 5 is not a mapping"),
+    (lambda: verify("U - L", make_sum(), grid={"L": [0], "U": None}),
+     "grid['U']=None is not a value or a list of values"),
+    (lambda: verify("U - L", make_sum(), grid={"L": [0], "U": []}), "grid['U'] is empty"),
+    (lambda: verify("U - L", make_sum(), grid={3: [1]}), "grid has the key 3"),
+    (lambda: verify("U - L", make_sum(), grid={"L": [None], "U": [1]}),
+     "grid value L=None is not a rational number"),
+    (lambda: verify("U - L", make_sum(), grid={"L": [0], "U": [sympy.sqrt(2)]}),
+     "grid value U=sqrt(2) is not a rational number"),
+    (lambda: verify("U - L", make_sum(), grid=[{"L": True, "U": 1, "d_in": 1}]),
+     "grid value L=True is not a rational number"),
+    (lambda: verify("U - L", make_sum(0, 1), d_in=[None]), "grid value d_in=None is not a rational"),
+    (lambda: verify("U - L", make_sum(0, 1), d_in={"a": 1}), "d_in={'a': 1} is not a distance"),
+    (lambda: verify(None, make_sum(0, 1)), "claim=None of type NoneType is not a claim"),
+    (lambda: verify([1], make_sum(0, 1)), "claim=[1] of type list is not a claim"),
+    (lambda: verify(sympy.Eq(U, 1), make_sum(0, 1)), "claim=Eq(U, 1) is a Equality, not a formula"),
+    (lambda: verify("10**10**10**d_in", make_sum()), "a tower of powers is refused"),
+    (lambda: verify(10 ** (10**U), make_sum()), "a tower of powers is refused"),
+    (lambda: verify("2**(10*d_in)", make_count(), d_in=7),
+     "claim='2**(10*d_in)' at d_in=7 raises to the power 70, which is too large"),
+    (lambda: verify("(9**60)**60*(9**60)**60*d_in", make_count()), "builds a number of about 6,870 digits"),
+    (lambda: verify(sympy.Integer(9) ** 3600 * U, make_sum(), grid={"L": [0], "U": [9**3600]}, d_in=1),
+     "builds a number of about 6,870 digits"),
 ]
 
 
@@ -175,6 +203,48 @@ def test_an_undecidable_comparison_is_undecided_never_holds():
     r = verify("d_in + log(6) - log(2) - log(3)", make_count(), d_in=(1, 2))
     assert r.verdict is Verdict.UNDECIDED and not r.ok
     assert r.witness.params == {"d_in": 1}
-    assert str(r).startswith("count: UNDECIDED: claim d_in + log(6) - log(2) - log(3) could not be compared")
+    assert str(r).splitlines()[-1].startswith(
+        "count: UNDECIDED: claim d_in + log(6) - log(2) - log(3) could not be compared")
     with pytest.raises(ClaimViolated):
         assert_verified("d_in + log(6) - log(2) - log(3)", make_count(), d_in=1)
+
+
+def test_string_grid_values_are_read_exactly():
+    # was: TypeError "value='1' is not an exact number" from the catalogue's evaluation
+    r = verify("U - L", make_sum(), grid={"L": ["-2"], "U": ["-1/2"]}, d_in="1")
+    assert r.verdict is Verdict.VIOLATED  # 3/2 < 2
+    assert r.witness.params == {"L": -2, "U": F(-1, 2), "d_in": 1}
+    assert r.witness.truth.value == 2
+
+
+def test_float_grid_values_are_inexact_input_with_the_exact_door():
+    with pytest.raises(InexactInput, match="L=0.5 is a float"):
+        verify("U - L", make_sum(), grid={"L": [0.5], "U": [1]})
+
+
+TOWER_CALLS = [
+    "verify('10**10**10**d_in', make_sum())",
+    "verify('U**U**U', make_sum())",
+    "verify(10**(10**U), make_sum(), grid={'L': [0], 'U': [9]}, d_in=1)",
+    "verify(U**(U**U), make_sum(0, 9), d_in=1)",
+]
+
+
+def test_claims_that_would_build_huge_numbers_are_refused_quickly(outcomes_in_child):
+    # was: verify('10**10**10**d_in', make_sum()) hung (10**(10**10) built on the first binding)
+    setup = ("from exactdp.symbolic.verify import verify; from exactdp.symbolic.constructors import "
+             "make_sum; from exactdp.symbolic.symbols import U")
+    assert outcomes_in_child(setup, TOWER_CALLS, 20.0) == ["InvalidArgument"] * len(TOWER_CALLS)
+
+
+def test_repr_is_one_short_line_and_str_ends_with_the_verdict():
+    r = verify("U - L", make_sum())
+    assert repr(r) == ("<GridResult violated: claim 'U - L' for sum on 16 bindings; "
+                       "first failing at L=-2, U=-1, d_in=1>")
+    ok = verify(d_in * sympy.Max(abs(L), abs(U)), make_sum())
+    assert repr(ok) == "<GridResult holds-tight: claim 'd_in*Max(Abs(L), Abs(U))' for sum on 16 bindings>"
+    lines = str(r).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["scope", "witness enumeration", "self-check", "sum"]
+    assert lines[2] == ("self-check: the derived map d_in*Max(Abs(L), Abs(U)) equals the exact "
+                        "sensitivity on every binding")
+    assert lines[-1] == f"sum: {r.summary()}"
