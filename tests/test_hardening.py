@@ -12,7 +12,7 @@ import json
 import pytest
 
 from exactdp import (
-    ChangeDistance, IntegerRange, Multisets, SubMultisets, TooLarge, local_sensitivity,
+    ChangeDistance, IntegerRange, Multisets, TooLarge, local_sensitivity,
     sensitivity, sensitivity_curve, verify_claim,
 )
 from exactdp.checkers.results import Verdict
@@ -250,3 +250,28 @@ def test_huge_exact_values_are_written_out_not_a_traceback(capsys):
     assert code == 0, err
     value = json.loads(out)["sensitivity"]
     assert value == "25" + "0" * 7996  # (10**3999)**2 / 4, from {10**3999} to {0, 10**3999}
+
+
+def test_a_map_given_as_text_is_parsed_safely_never_run(tmp_path):
+    # Transformation(expression=<str>) went through sympy.sympify, which evaluates Python
+    from exactdp.symbolic.maps import Domain, Transformation
+
+    target = tmp_path / "ran"
+    payload = f"__import__('pathlib').Path({str(target)!r}).touch()"
+    with pytest.raises(InvalidArgument):
+        Transformation("t", Domain("real numbers"), "AbsoluteDistance", Domain("real numbers"),
+                       "AbsoluteDistance", payload)
+    assert not target.exists()
+    t = Transformation("t", Domain("real numbers"), "AbsoluteDistance", Domain("real numbers"),
+                       "AbsoluteDistance", "2*d_in")
+    assert t.map(3) == 6
+
+
+def test_a_map_tower_is_refused_at_its_d_in(hang_guard):
+    from exactdp.symbolic.maps import Domain, Transformation
+    from exactdp.symbolic.symbols import d_in
+
+    t = Transformation("t", Domain("real numbers"), "AbsoluteDistance", Domain("real numbers"),
+                       "AbsoluteDistance", 10 ** (10 ** d_in))
+    with hang_guard(30), pytest.raises(InvalidArgument, match="a tower of powers is refused"):
+        t.map(9)

@@ -28,8 +28,9 @@ import sympy
 
 from exactdp.checkers.results import Verdict, format_value
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.numeric.decide import compare, to_sympy
+from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact
+from exactdp.symbolic.parse import substitute
 
 __all__ = ["Truth", "Entry", "EntryCheck", "InstanceWitness", "check_entry", "catalogue",
            "evaluate", "ENTRY_MODULES"]
@@ -102,8 +103,7 @@ def evaluate(expr: sympy.Expr, params: Mapping[str, Any]):
     if missing:
         raise InvalidArgument(f"cannot evaluate {expr} with parameters {dict(params)!r}: "
                               f"no value for {missing}")
-    subs = {s: to_sympy(params[s.name]) for s in expr.free_symbols}
-    value = expr.xreplace(subs)
+    value = substitute(expr, {s.name: params[s.name] for s in expr.free_symbols}, _finish=False)
     value = sympy.simplify(value) if value.free_symbols else value.doit()
     return value
 

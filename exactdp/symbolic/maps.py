@@ -40,6 +40,7 @@ import sympy
 from exactdp.errors import InexactInput, InvalidArgument, SpaceMismatch
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.symbolic.parse import parse_expression, substitute
 from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN
 
 __all__ = [
@@ -286,7 +287,13 @@ class _Map:
         self.output_domain = output_domain
         self._output = output
         self.params = validate_params(params or {})
-        expr = sympy.sympify(expression) if not isinstance(expression, sympy.Basic) else expression
+        if isinstance(expression, str):  # parsed safely: sympify would run arbitrary code
+            names = {D_IN.name: D_IN, **{n: parameter_symbol(n) for n in self.params}}
+            expr = parse_expression(expression, names)
+        elif isinstance(expression, sympy.Basic):
+            expr = expression
+        else:
+            expr = to_sympy(to_exact(expression, "expression"))
         if expr.has(sympy.Float):
             raise InexactInput(f"expression={expr} contains a float; write exact numbers")
         allowed = {D_IN.name} | set(self.params)
@@ -332,8 +339,10 @@ class _Map:
 
     @property
     def expression(self) -> sympy.Expr:
-        """The map as an expression in ``d_in``, bound parameters substituted."""
-        return self._expression.xreplace(self._subs())
+        """The map as an expression in ``d_in``, bound parameters substituted (through the
+        claim parser's size guards: a bound value can never build a huge number)."""
+        bound = {k: v for k, v in self.params.items() if isinstance(v, Fraction)}
+        return substitute(self._expression, bound, text=self.name, _finish=False)
 
     @property
     def formula(self) -> sympy.Expr:
@@ -405,7 +414,8 @@ class _Map:
         """The output distance bound at ``d_in``: an exact number (``Fraction``, or an
         exact SymPy expression when irrational) once every parameter is bound, else an
         expression."""
-        expr = self.expression.xreplace({D_IN: self._d_in(d_in)})
+        expr = substitute(self.expression, {D_IN.name: self._d_in(d_in)}, text=self.name,
+                          _finish=False)
         if expr.free_symbols:
             return expr
         return _to_result(expr.doit())

@@ -34,7 +34,7 @@ from typing import Iterable, Mapping, Sequence
 import sympy
 
 from exactdp.checkers.results import Verdict
-from exactdp.errors import ClaimViolated, InexactInput, InvalidArgument
+from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.symbolic.catalogue import Entry, EntryCheck, InstanceWitness, check_entry
 from exactdp.symbolic.maps import Transformation, meanings, parameter_symbol
