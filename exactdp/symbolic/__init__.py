@@ -14,7 +14,7 @@ from exactdp.symbolic.constructors import (
     make_symmetric_to_change, make_variance, make_vector_sum,
 )
 from exactdp.symbolic.maps import Domain, Measurement, Transformation
-from exactdp.symbolic.parse import parse_expression
+from exactdp.symbolic.parse import parse_expression, substitute
 from exactdp.symbolic.verify import GridResult, assert_verified, verify
 
 __all__ = [
@@ -22,5 +22,5 @@ __all__ = [
     "make_clamp", "make_clipped_sum", "make_count", "make_gaussian", "make_histogram",
     "make_laplace", "make_mean", "make_quantile_score", "make_sum", "make_symmetric_to_change",
     "make_variance", "make_vector_sum", "Domain", "Measurement", "Transformation",
-    "parse_expression", "GridResult", "assert_verified", "verify",
+    "parse_expression", "substitute", "GridResult", "assert_verified", "verify",
 ]
