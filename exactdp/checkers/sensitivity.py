@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import islice
 from typing import Any, Iterable, Sequence
 
 import sympy
-
-from itertools import islice
 
 from exactdp._budget import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, check_budget, refuse_above, show_count,
