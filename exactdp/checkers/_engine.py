@@ -21,10 +21,14 @@ kept only if it is "larger" than its reverse move.
 
 When the moves far outnumber the datasets (a pool with ``k = 4`` changes over nine
 values has about 245,000 moves for 53 datasets), :class:`ScanNeighbours` instead tests
-the relation against every dataset of a nearby size; :func:`choose_neighbours` picks
-the cheaper of the two from counts known before enumerating.
+the relation against every dataset of a nearby size. Universes of more than
+:data:`DENSE_MAX_VALUES` values use :class:`SparseTable` and :class:`SparseNeighbours`
+instead: a dataset is its sorted tuple of value indices, and a neighbour removes some of
+its own records and adds universe values, so a dataset costs its size, not the
+universe's. :func:`plan_neighbours` picks the strategy and checks the pair budget from
+counts alone, before the table is built (:func:`make_table`).
 
-Memory holds one integer per dataset of the table; pairs are streamed, never stored.
+Memory holds one key per dataset of the table; pairs are streamed, never stored.
 """
 
 from __future__ import annotations
