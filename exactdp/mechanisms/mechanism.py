@@ -1,0 +1,138 @@
+"""The mechanism interface the privacy checker uses, and the registry of mechanism names.
+
+A :class:`Mechanism` turns a query value (a number, or a tuple for a vector query such as
+the utilities of the exponential mechanism's candidates) into an exact output
+distribution. Its privacy on a pair of query values ``(a, b)`` is:
+
+* :meth:`Mechanism.epsilon`: the exact pure epsilon of the pair (both directions), with the
+  output that attains it; by default from the two :meth:`~Mechanism.distribution` s;
+* :meth:`Mechanism.delta`: the tight ``delta(epsilon)`` of the pair (both directions).
+
+A mechanism with an infinite output set (discrete Laplace, the continuous Laplace and
+Gaussian) overrides both with closed forms instead of :meth:`distribution`.
+
+Every model registers a constructor under its CLI name (``randomized-response``,
+``exponential``, ...) with :func:`register`; :func:`make_mechanism` builds one from
+``name`` and exact keyword parameters (strings such as ``"3/4"`` are read exactly, floats
+refused).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.distribution import (
+    Distribution, Divergence, hockey_stick, pure_epsilon,
+)
+from exactdp.numeric.decide import compare
+from exactdp.numeric.exact import show_exact
+
+__all__ = ["Mechanism", "register", "make_mechanism", "mechanism_names", "parse_params"]
+
+_REGISTRY: dict[str, tuple[Callable[..., "Mechanism"], str]] = {}
+
+
+class Mechanism:
+    """Base class: subclasses set ``name``, ``params`` and ``input_kind`` and implement
+    :meth:`distribution` (finite outputs) or override :meth:`epsilon` and :meth:`delta`."""
+
+    name = "mechanism"
+    input_kind = "scalar"  # "scalar" (one number) or "vector" (a tuple, e.g. utilities)
+
+    def __init__(self, **params: Any):
+        self.params = params
+
+    # -- to implement -------------------------------------------------------------------
+    def distribution(self, value) -> Distribution:
+        """The exact output distribution on query value ``value``."""
+        raise NotImplementedError(f"{self.name} has no finite output distribution")
+
+    # -- privacy of a pair of query values -------------------------------------------
+    def epsilon(self, a, b) -> Divergence:
+        """The exact pure epsilon of the pair ``(a, b)`` (both directions) and its output."""
+        return pure_epsilon(self.distribution(a), self.distribution(b))
+
+    def delta(self, a, b, epsilon) -> Any:
+        """The tight ``delta(epsilon)`` of the pair: the larger hockey-stick divergence of
+        the two directions, exact."""
+        P, Q = self.distribution(a), self.distribution(b)
+        d1, d2 = hockey_stick(P, Q, epsilon), hockey_stick(Q, P, epsilon)
+        return d1 if compare(d1, d2) >= 0 else d2
+
+    def check_value(self, value) -> Any:
+        """Validate a query value for this mechanism (raise :class:`InvalidArgument`)."""
+        return value
+
+    # -- display -----------------------------------------------------------------------
+    def describe(self) -> str:
+        shown = ", ".join(f"{k}={_param_text(v)}" for k, v in self.params.items())
+        return f"{self.name}({shown})"
+
+    def params_dict(self) -> dict:
+        return {k: _param_text(v) for k, v in self.params.items()}
+
+    def __repr__(self) -> str:
+        return f"<Mechanism {self.describe()}>"
+
+
+def _param_text(v) -> str:
+    from fractions import Fraction
+
+    if isinstance(v, Fraction) or (isinstance(v, int) and not isinstance(v, bool)):
+        return show_exact(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_param_text(x) for x in v) + "]"
+    return str(v)
+
+
+def register(name: str, help_text: str) -> Callable:
+    """Decorator: register a constructor ``(**params) -> Mechanism`` under ``name``."""
+
+    def deco(factory):
+        _REGISTRY[name] = (factory, help_text)
+        return factory
+
+    return deco
+
+
+def mechanism_names() -> dict[str, str]:
+    """Every registered name with its one-line description of parameters."""
+    _load_models()
+    return {k: v[1] for k, v in sorted(_REGISTRY.items())}
+
+
+def make_mechanism(name: str, **params: Any) -> Mechanism:
+    """Build the mechanism registered as ``name`` with exact keyword parameters."""
+    _load_models()
+    if name not in _REGISTRY:
+        raise InvalidArgument(
+            f"mechanism={name!r} is not known; use one of {', '.join(sorted(_REGISTRY))}"
+        )
+    factory, help_text = _REGISTRY[name]
+    try:
+        return factory(**params)
+    except TypeError as e:  # an unknown or missing keyword
+        raise InvalidArgument(f"{name}: {e}; its parameters: {help_text}") from None
+
+
+def parse_params(items: list[str] | None) -> dict[str, str]:
+    """``['p=3/4', 'k_values=3']`` -> ``{'p': '3/4', 'k_values': '3'}`` (values stay text,
+    read exactly by each model)."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise InvalidArgument(f"--param {item!r} is not KEY=VALUE; write e.g. --param p=3/4")
+        if key in out:
+            raise InvalidArgument(f"--param {key} given twice")
+        out[key] = value.strip()
+    return out
+
+
+def _load_models() -> None:
+    import exactdp.mechanisms.models  # noqa: F401  (registers the built-in models)
+
+
+Output = Hashable
