@@ -281,7 +281,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 _EXTRA_COMMAND_MODULES = ("exactdp._cli_calibrate", "exactdp._cli_compose",
-                          "exactdp._cli_floatsum", "exactdp._cli_catalog")
+                          "exactdp._cli_floatsum", "exactdp._cli_catalog", "exactdp._cli_privacy")
 
 
 def _extra_commands():
@@ -293,7 +293,7 @@ def _extra_commands():
 
 
 _VALUE_OPTIONS = {"--universe", "--pool", "--sizes", "--size", "--d-in", "--clip", "--claim",
-                  "--local", "--undefined", "--query", "--neighbors"}
+                  "--local", "--undefined", "--query", "--neighbors", "--values", "--param"}
 
 
 def _looks_negative(token: str | None) -> bool:

@@ -50,7 +50,7 @@ from exactdp.spaces.datasets import DatasetSpace
 
 __all__ = [
     "Table", "SparseTable", "make_table", "RawResult", "run", "NeighbourPlan", "plan_neighbours",
-    "build_neighbours", "source_keys", "validate_policy",
+    "build_neighbours", "source_keys", "validate_policy", "RawPairs", "run_pairs",
     "STANDARD", "RELEASE_CENTRED",
 ]
 
@@ -528,6 +528,45 @@ def run(
     if kind == "sqrt":
         return _run_sqrt(table, sources, neighbours, progress, excluded)
     return _run_vector(table, sources, neighbours, progress, excluded)
+
+
+@dataclass
+class RawPairs:
+    """Every distinct pair of query values over the neighbouring pairs, with one pair of
+    datasets realising each (in the table's integer units)."""
+
+    pairs: dict  # (v, w) with v <= w -> (x_key, x_prime_key)
+    examined: int
+    excluded: int
+
+
+def run_pairs(table: Table, sources: Sequence[int], neighbours, policy: object,
+              progress: Progress) -> RawPairs:
+    """Collect the distinct (unordered) pairs of query values of neighbouring datasets:
+    a mechanism's output depends on the query value only, so each is checked once."""
+    halved = getattr(neighbours, "halve", False)
+    excluded, example = undefined_reached(table, sources, neighbours, halved)
+    if policy == "error" and example is not None:
+        _raise_undefined(table, *example)
+    get = table.values.get
+    keys = neighbours.keys
+    found: dict = {}
+    examined = 0
+    for i, key in enumerate(sources):
+        v = get(key)
+        if v is None:
+            continue
+        for k in keys(key):
+            w = get(k)
+            if w is None:
+                continue
+            examined += 1
+            pair = (v, w) if v <= w else (w, v)
+            if pair not in found:
+                found[pair] = (key, k) if v <= w else (k, key)
+        if not i & 1023:
+            progress.update(i, examined)
+    return RawPairs(found, examined, excluded)
 
 
 def _run_scalar(table, sources, neighbours, progress, excluded) -> RawResult:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable
 
-from exactdp.errors import InvalidArgument
+from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.mechanisms.distribution import (
     Distribution, Divergence, hockey_stick, pure_epsilon,
 )
@@ -112,6 +112,8 @@ def make_mechanism(name: str, **params: Any) -> Mechanism:
     factory, help_text = _REGISTRY[name]
     try:
         return factory(**params)
+    except ExactDPError:
+        raise
     except TypeError as e:  # an unknown or missing keyword
         raise InvalidArgument(f"{name}: {e}; its parameters: {help_text}") from None
 
