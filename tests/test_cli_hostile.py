@@ -62,6 +62,13 @@ COMMANDS = {
         "--seed": ["0", "-1", "x"], "--claim": HOSTILE, "--json": None,
     },
     "catalog": {"--only": ["s000", "nope", ""], "--json": None},
+    "privacy": {
+        "--mechanism": ["randomized-response", "exponential", "discrete-laplace", "nope", ""],
+        "--param": ["p=3/4", "epsilon=1", "p=2", "k_values=3", "scale=1", "x", "p=1e400"],
+        "--values": ["0,1", "1,0", "0", "0,1,2", "a,b"], "--query": ["count", "sum", "std"],
+        "--universe": SMALL, "--sizes": SIZES, "--d-in": ["1", "0", "x"],
+        "--epsilon": HOSTILE, "--delta": HOSTILE, "--rho": ["1"], "--json": None,
+    },
 }
 
 
