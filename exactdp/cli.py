@@ -20,6 +20,7 @@ from typing import Sequence
 
 from exactdp._budget import MAX_D_IN_ROWS, refuse_above
 from exactdp.checkers.builtin import FLOAT_CLOSE, builtin_claims, float_gap
+from exactdp.checkers.privacy_claims import privacy_claims
 from exactdp.checkers.results import Verdict, format_value
 from exactdp.checkers.sensitivity import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, bind_claim, check_plot_target, claim_parameters,
@@ -159,7 +160,8 @@ def _cmd_verify(args) -> int:
     if args.only:
         claims = [c for c in claims if c.id.startswith(args.only)]
     checks = [] if args.no_catalogue else check_catalogue(args.only)
-    if args.only and not claims and not checks:
+    private = [c for c in privacy_claims() if not args.only or c.id.startswith(args.only)]
+    if args.only and not claims and not checks and not private:
         raise InvalidArgument(f"--only={args.only!r} matches no built-in claim or catalogue id; "
                               f"try 's000' or 's003/a'")
     failures = 0
@@ -188,6 +190,22 @@ def _cmd_verify(args) -> int:
         if witness:
             print(f"            witness {s.witness}")
         print(f"            scope: {s.scope.describe()}")
+    private_counts: dict[str, int] = {}
+    if private and not args.json:
+        print()
+    for claim in private:
+        result = claim.check()
+        met = claim.meets_expectation(result)
+        failures += not met
+        verdict = result.verdict.value if result.verdict is not None else "none"
+        private_counts[verdict] = private_counts.get(verdict, 0) + 1
+        if args.json:
+            rows.append(claim.to_dict(result))
+            continue
+        mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
+        print(f"{verdict.upper():<11} {claim.id}: {claim.statement}{mark}")
+        print(f"            {result.summary()}")
+        print(f"            scope: {result.scope_text}")
     catalogue_failures = sum(not c.ok for c in checks)
     if args.json:
         rows.extend(dict(c.to_dict(), kind="catalogue", as_expected=c.ok) for c in checks)
@@ -196,9 +214,15 @@ def _cmd_verify(args) -> int:
         if checks:
             print()
             print_checks(checks)
-        if claims:  # the summary comes last
+        if claims or private:  # the summary comes last
+            print()
+        if private:
+            summary = ", ".join(f"{n} {v}" for v, n in sorted(private_counts.items()))
+            tail = "" if claims else f"; {failures} departed from what was expected"
+            print(f"{len(private)} built-in privacy claims checked: {summary}{tail}")
+        if claims:
             summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-            print(f"\n{len(claims)} built-in claims checked: {summary}; "
+            print(f"{len(claims)} built-in claims checked: {summary}; "
                   f"{failures} departed from what was expected")
     return 1 if failures or catalogue_failures else 0
 

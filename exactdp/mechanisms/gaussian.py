@@ -54,7 +54,7 @@ from exactdp.numeric.intervals import (
 )
 from exactdp.numeric.rounding import float_at_least
 
-__all__ = ["classic_sigma", "analytic_sigma", "delta_of_sigma", "check_sigma"]
+__all__ = ["classic_sigma", "analytic_sigma", "delta_of_sigma", "check_sigma", "epsilon_of_sigma"]
 
 _MAX_PREC = 1696
 """Working precision (bits) at which a δ(σ) comparison is given up as Undecided."""
@@ -441,4 +441,54 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
         notes="smallest float whose delta(sigma) <= delta is certified by interval arithmetic "
               "(Balle & Wang 2018, Thm 8); exact encloses sigma*, where delta(sigma*) = delta",
         extra={"smallest": smallest},
+    )
+
+
+_EPSILON_STEPS = 80
+"""Bisection steps of :func:`epsilon_of_sigma` (each halves the enclosure)."""
+
+
+def epsilon_of_sigma(sigma, delta, sensitivity=1) -> Calibration:
+    """The smallest ε for which Gaussian noise ``sigma`` is (ε, δ)-DP (the inverse of
+    :func:`analytic_sigma` in ε), certified.
+
+    δ(σ, ε) decreases in ε, so ε* is bracketed by an ε certified not private and one
+    certified private, then bisected; ``exact`` is that enclosure and ``safe_float`` the
+    float at or above its upper end (an ε is never understated). 0 when σ is private at
+    ε = 0. A float ``sigma`` is taken at its exact binary value.
+
+    >>> r = epsilon_of_sigma(analytic_sigma("0.5", "1e-5").safe_float, "1e-5")
+    >>> r.safe_float <= 0.5 + 1e-9, r.approx_text(6)
+    (True, '[0.499999, 0.500000]')
+    """
+    s, _, sens = _inputs(sigma, 1, sensitivity)
+    dlt = probability(delta, "delta")
+    if _certified(s, Fraction(0), sens, dlt, _MAX_PREC) is True:
+        return Calibration("gaussian", "epsilon", {"sigma": s, "delta": dlt, "sensitivity": sens},
+                           Fraction(0), 0.0, notes="private at epsilon = 0")
+    lo, hi = Fraction(0), Fraction(1)
+    for _ in range(64):  # δ(σ, ε) -> 0 as ε grows: find a private ε
+        verdict = _certified(s, hi, sens, dlt, _MAX_PREC)
+        if verdict is True:
+            break
+        if verdict is False:
+            lo = hi
+        hi *= 4
+    else:  # pragma: no cover - 4**64 is beyond any Gaussian that is private at all
+        raise Undecided(f"no epsilon up to 4**64 is certified private for sigma={shown(sigma)}")
+    for _ in range(_EPSILON_STEPS):
+        mid = (lo + hi) / 2
+        verdict = _certified(s, mid, sens, dlt, _MAX_PREC)
+        if verdict is None:
+            break  # δ(σ, mid) equals δ to the working precision: the enclosure is as tight as it gets
+        if verdict:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= hi * Fraction(1, 2**60):
+            break
+    return Calibration(
+        "gaussian", "epsilon", {"sigma": s, "delta": dlt, "sensitivity": sens}, (lo, hi),
+        float_at_least(hi),
+        notes="epsilon* lies in the enclosure: the lower end is certified not private, the upper end private",
     )

@@ -1,0 +1,102 @@
+"""The built-in privacy claims that ``exactdp verify`` re-checks: published statements
+about mechanisms (not sensitivities), each checked by :func:`check_mechanism` on exact
+output distributions, with what the check is expected to find.
+
+* **seed 003** mentions randomized response as the mechanism of choice for local DP: with
+  ``p = 3/4`` it is ``log(3)``-DP, exactly and tightly.
+* **seeds 000 and 002** give the classic Gaussian ``sigma = Delta sqrt(2 ln(1.25/delta)) /
+  epsilon``; valid for ``epsilon < 1`` only. Used at ``epsilon = 10``, ``delta = 1e-5`` its
+  true ``delta(10)`` is about ``2.3e-5``: violated, with the pair of query values (0, 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import sympy
+
+from exactdp.checkers.privacy import PrivacyResult, check_mechanism
+from exactdp.mechanisms.mechanism import make_mechanism
+from exactdp.numeric.exact import from_float
+from exactdp.checkers.results import Verdict
+from exactdp.numeric.rounding import float_at_least, float_at_most
+
+__all__ = ["PrivacyClaim", "privacy_claims"]
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """A published privacy statement, the exact check that tests it, and the expected verdict."""
+
+    id: str
+    source: str
+    statement: str
+    run: Callable[[], PrivacyResult]
+    expect: str  # a Verdict value
+
+    def check(self) -> PrivacyResult:
+        return self.run()
+
+    def meets_expectation(self, result: PrivacyResult) -> bool:
+        return result.verdict is not None and result.verdict.value == self.expect
+
+    def to_dict(self, result: PrivacyResult) -> dict[str, Any]:
+        out = result.to_dict()
+        out.update(kind="privacy", id=self.id, source=self.source, statement=self.statement,
+                   expected=self.expect, as_expected=self.meets_expectation(result))
+        return out
+
+
+def _classic_sigma(epsilon, delta) -> sympy.Expr:
+    """The classic sigma for sensitivity 1, exact (irrational)."""
+    return sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / sympy.Rational(delta))) / sympy.Rational(epsilon)
+
+
+def _gaussian_classic(epsilon: str, delta: str) -> Callable[[], PrivacyResult]:
+    """Check the classic sigma through its float neighbours: "holds" at the float below it
+    carries over to the exact sigma (more noise is more private), "violated" at the float
+    above it too; anything else is undecided."""
+
+    def run():
+        exact = _classic_sigma(epsilon, delta)
+
+        def at(sigma):
+            m = make_mechanism("gaussian", sigma=from_float(sigma))
+            return check_mechanism(m, values=(0, 1), epsilon=epsilon, delta=delta)
+
+        below = at(float_at_most(exact))
+        if below.ok:
+            return below
+        above = at(float_at_least(exact))
+        if above.verdict is Verdict.VIOLATED:
+            return above
+        return replace(above, verdict=Verdict.UNDECIDED)
+
+    return run
+
+
+def privacy_claims() -> list[PrivacyClaim]:
+    """Every built-in privacy claim."""
+    src3 = "seed 003 (Global Sensitivity From Scratch): randomized response for local DP"
+    src0 = ("seeds 000 and 002: the classic Gaussian mechanism sigma = Delta sqrt(2 ln(1.25/delta))"
+            " / epsilon")
+    return [
+        PrivacyClaim(
+            "s003/randomized-response/p=3/4", src3,
+            "randomized response reporting the true bit with p = 3/4 is log(3)-DP",
+            lambda: check_mechanism(make_mechanism("randomized-response", p="3/4"),
+                                    values=(0, 1), epsilon="log(3)"),
+            "holds-tight",
+        ),
+        PrivacyClaim(
+            "s000/gaussian-classic/eps=1/2", src0,
+            "the classic sigma gives (1/2, 1e-5)-DP for sensitivity 1 (epsilon < 1: valid)",
+            _gaussian_classic("1/2", "1e-5"), "holds",
+        ),
+        PrivacyClaim(
+            "s000/gaussian-classic/eps=10", src0,
+            "the classic sigma gives (10, 1e-5)-DP for sensitivity 1 (used outside epsilon < 1)",
+            _gaussian_classic("10", "1e-5"), "violated",
+        ),
+    ]
