@@ -14,7 +14,10 @@ from exactdp.errors import (
     ClaimViolated, ExactDPError, InexactInput, InvalidArgument, SpaceMismatch, TooLarge,
     Undecided, UndefinedQuery,
 )
+from exactdp.checkers.privacy import PrivacyResult, check_mechanism
 from exactdp.mechanisms import BudgetExceeded, BudgetLedger
+from exactdp.mechanisms.distribution import Distribution
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism
 from exactdp.numeric import float_at_least, float_at_most, from_float, to_exact
 from exactdp.queries import Query
 from exactdp.spaces import (
@@ -32,5 +35,6 @@ __all__ = [
     "InvalidArgument", "SpaceMismatch", "TooLarge", "Undecided", "UndefinedQuery",
     "BudgetExceeded", "BudgetLedger", "float_at_least", "float_at_most", "from_float", "to_exact",
     "Query", "ChangeDistance", "DatasetSpace", "ExactSet", "IntegerRange", "Multisets",
-    "SubMultisets", "SymmetricDistance", "ValueUniverse",
+    "SubMultisets", "SymmetricDistance", "ValueUniverse", "PrivacyResult", "check_mechanism",
+    "Distribution", "Mechanism", "make_mechanism",
 ]

@@ -43,6 +43,13 @@ def test_readme_numeric_example():
     assert lines[4] == "{'epsilon': Fraction(0, 1), 'delta': Fraction(0, 1), 'rho': None}"
 
 
+def test_readme_privacy_example():
+    lines = _run_block(3)
+    assert lines[0] == "holds-tight log(3) x=[], x'=[0]: f(x)=0, f(x')=1, output 0"
+    assert lines[1] == "violated"
+    assert lines[2] == "3/4 - E/4"
+
+
 def test_readme_quick_start_is_two_commands_and_ci_runs_the_second():
     text = README.read_text(encoding="utf-8")
     quick = re.search(r"## Quick start.*?```sh\n(.*?)```", text, re.S).group(1).strip().splitlines()
