@@ -304,7 +304,7 @@ class _Map:
                 f"({sorted(self.params)}) nor d_in"
             )
         for s in expr.free_symbols:
-            if _ALL_SYMBOLS.get(s.name) is not s:
+            if _ALL_SYMBOLS.get(s.name) != s:  # equal name and assumptions (SymPy may re-create a symbol after its cache evicts it)
                 raise InvalidArgument(
                     f"the map {expr} of {name!r} uses a non-canonical symbol {s.name!r}; build "
                     f"formulas from exactdp.symbolic.symbols"
