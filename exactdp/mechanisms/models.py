@@ -78,3 +78,7 @@ class RandomizedResponse(Mechanism):
 @register("randomized-response", "p=P (truth probability) or epsilon=E; k_values=K (default 2)")
 def _rr(**params) -> RandomizedResponse:
     return RandomizedResponse(**params)
+
+
+# The other models live in their own modules; importing them registers their names.
+from exactdp.mechanisms import models_noise, models_selection  # noqa: F401

@@ -1,0 +1,362 @@
+"""Additive noise on a scalar query: discrete Laplace (plain, clamped, truncated), the
+discrete Gaussian, and the continuous Laplace and Gaussian.
+
+* ``discrete-laplace`` with ``scale=t``: ``P(z) = (1-q)/(1+q) q^|z|``, ``q = exp(-1/t)``, on an
+  integer query. Infinite support, so closed forms: ``epsilon(a, b) = |a-b|/t`` exactly,
+  attained at every output on the far side (the witness is ``max(a, b)``), and, with
+  ``k = |a-b|``, the tight
+
+      delta(eps) = [eps < k/t]·(1 - e^eps q^k)/(1+q)
+                   + (q - q^(n+1) - e^eps (q^(k-n) - q^k))/(1+q),
+
+  ``n = #{o in 1..k-1 : k - 2o > eps·t}`` (the outputs strictly between ``a`` and ``b``
+  whose privacy loss ``(k-2o)/t`` exceeds eps; outputs at or beyond ``a`` have loss
+  ``k/t``, those at or beyond ``b`` a negative one); the same in both directions by
+  symmetry. ``variant="clamped"`` reports ``min(max(x+Z, lower), upper)`` (finite support,
+  the two ends collect the tails ``q^n/(1+q)``); ``variant="truncated"`` conditions on
+  ``[lower, upper]`` (``P(o) ∝ q^|o-x|``): its epsilon can exceed ``|a-b|/t`` because the
+  normalising constants differ.
+* ``discrete-gaussian`` with ``sigma_squared`` (or ``sigma``): epsilon is infinite for
+  ``a != b`` but **no single output has infinite loss**: the loss at ``o`` is
+  ``(b-a)(2o-a-b)/(2σ²)``, unbounded in ``o``. The witness reported by :meth:`epsilon`
+  is ``None``; :meth:`DiscreteGaussian.output_exceeding` gives, for any claimed eps, the
+  first output beyond ``max(a, b)`` whose loss exceeds it. ``delta`` has no exact closed
+  form: :meth:`delta_enclosure` returns Fractions ``(lo, hi)`` (CKS20 Thm 7 with rigorous
+  tail bounds), and :meth:`delta` **raises** :class:`~exactdp.errors.Undecided` pointing
+  there, so a checker that does not know enclosures answers UNDECIDED, never a guess.
+* ``laplace`` with ``scale=b`` (continuous, any exact real query value): ``epsilon =
+  |a-b|/b`` (witness ``max(a, b)``: every output beyond it attains it) and
+  ``delta(eps) = max(0, 1 - exp((eps - |a-b|/b)/2))`` exactly.
+* ``gaussian`` with ``sigma``: epsilon infinite (witness ``None``, as the discrete one),
+  ``delta_enclosure`` from :func:`exactdp.mechanisms.gaussian.delta_of_sigma`'s
+  characterisation (Balle & Wang 2018), ``delta`` raises ``Undecided``.
+
+>>> dl = make_mechanism("discrete-laplace", scale=1)
+>>> dl.epsilon(0, 2)
+Divergence(value=Fraction(2, 1), output=2)
+>>> dl.delta(0, 1, 0)
+(1 - exp(-1))/(exp(-1) + 1)
+>>> make_mechanism("laplace", scale=2).delta(0, 1, 0)
+1 - exp(-1/4)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import sympy
+
+from exactdp._budget import refuse_above
+from exactdp.errors import InvalidArgument, Undecided
+from exactdp.mechanisms._exppoly import ExpPoly, ExpPolyMechanism
+from exactdp.mechanisms._params import positive
+from exactdp.mechanisms.discrete import discrete_gaussian_delta
+from exactdp.mechanisms.distribution import INFINITY, Divergence
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, register  # noqa: F401 (doctests)
+from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
+from exactdp.numeric.exact import show_exact, to_exact
+from exactdp.numeric.intervals import (
+    enclose,
+    exact_interval,
+    interval_of_sympy,
+    interval_to_fractions,
+    normal_cdf,
+)
+
+__all__ = ["MAX_RANGE", "DiscreteGaussian", "DiscreteLaplace", "Gaussian", "Laplace"]
+
+MAX_RANGE = 10_000
+"""Most outputs a clamped or truncated discrete Laplace may have (each is compared exactly)."""
+
+
+def _integer_value(value, name: str = "value") -> int:
+    v = to_exact(value, name)
+    if v.denominator != 1:
+        raise InvalidArgument(f"{name}={show_exact(v)} is not an integer; discrete noise is "
+                              f"added to an integer-valued query")
+    return int(v)
+
+
+def _epsilon_claim(epsilon):
+    """An exact epsilon >= 0: a Fraction, or a SymPy real such as ``log(3)``."""
+    if isinstance(epsilon, sympy.Basic) and not epsilon.is_Rational:
+        if (epsilon.has(sympy.Float) or epsilon.free_symbols or epsilon.is_extended_real is not True
+                or epsilon.is_finite is not True):
+            raise InvalidArgument(f"epsilon={epsilon} is not a finite exact number")
+        if compare(epsilon, 0) < 0:
+            raise InvalidArgument(f"epsilon={epsilon} is negative; pass epsilon >= 0")
+        return epsilon
+    e = to_exact(epsilon, "epsilon")
+    if e < 0:
+        raise InvalidArgument(f"epsilon={show_exact(e)} is negative; pass epsilon >= 0")
+    return e
+
+
+def _bracket(eps) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= eps <= hi`` (equal when eps is rational)."""
+    if isinstance(eps, Fraction):
+        return eps, eps
+    lo, hi = interval_to_fractions(interval_of_sympy(eps, prec=128))
+    return max(lo, Fraction(0)), hi
+
+
+# --- discrete Laplace ------------------------------------------------------------------
+
+
+class DiscreteLaplace(ExpPolyMechanism):
+    """Discrete Laplace noise of scale ``t`` on an integer query; see the module docstring."""
+
+    name = "discrete-laplace"
+
+    def __init__(self, *, scale, variant="none", lower=None, upper=None):
+        self.scale = positive(scale, "scale")
+        if variant not in ("none", "clamped", "truncated"):
+            raise InvalidArgument(f"variant={variant!r} is not known; use 'none', 'clamped' "
+                                  f"(output clamped to [lower, upper]) or 'truncated' "
+                                  f"(conditioned on [lower, upper])")
+        self.variant = variant
+        params: dict = {"scale": self.scale}
+        if variant == "none":
+            if lower is not None or upper is not None:
+                raise InvalidArgument("lower/upper need variant='clamped' or variant='truncated'")
+        else:
+            if lower is None or upper is None:
+                raise InvalidArgument(f"variant={variant!r} needs lower=... and upper=...")
+            self.lower, self.upper = _integer_value(lower, "lower"), _integer_value(upper, "upper")
+            if self.upper <= self.lower:
+                raise InvalidArgument(f"Cannot have upper={self.upper} <= lower={self.lower}")
+            refuse_above(self.upper - self.lower + 1, MAX_RANGE, what="outputs in [lower, upper]",
+                         option=None, hint="use a narrower [lower, upper]")
+            params.update(variant=variant, lower=self.lower, upper=self.upper)
+        super().__init__(**params)
+        self._q = ExpPoly.monomial(-1 / self.scale)
+
+    def check_value(self, value):
+        return _integer_value(value)
+
+    def _qpow(self, n: int) -> ExpPoly:
+        return ExpPoly.monomial(Fraction(-n) / self.scale)
+
+    def _tail(self, n: int) -> ExpPoly:
+        """Numerator over ``1+q`` of ``P(Z >= n)``."""
+        one = ExpPoly.constant(1)
+        if n >= 1:
+            return self._qpow(n)
+        return one + self._q - self._qpow(1 - n)
+
+    def fractions(self, value) -> dict:
+        if self.variant == "none":
+            raise NotImplementedError(
+                "the discrete Laplace has infinitely many outputs; use epsilon()/delta() "
+                "(closed forms) or variant='clamped'/'truncated'")
+        x = self.check_value(value)
+        lo, hi = self.lower, self.upper
+        if self.variant == "truncated":
+            w = {o: self._qpow(abs(o - x)) for o in range(lo, hi + 1)}
+            z = ExpPoly()
+            for v in w.values():
+                z = z + v
+            return {o: (v, z) for o, v in w.items()}
+        den = ExpPoly.constant(1) + self._q
+        pmf = ExpPoly.constant(1) - self._q
+        out = {o: (pmf * self._qpow(abs(o - x)), den) for o in range(lo + 1, hi)}
+        out[lo] = (self._tail(x - lo), den)  # P(Z <= lo - x) = P(Z >= x - lo)
+        out[hi] = (self._tail(hi - x), den)
+        return out
+
+    def epsilon(self, a, b) -> Divergence:
+        if self.variant != "none":
+            return super().epsilon(a, b)
+        a, b = self.check_value(a), self.check_value(b)
+        return Divergence(Fraction(abs(a - b)) / self.scale, max(a, b))
+
+    def delta(self, a, b, epsilon):
+        if self.variant != "none":
+            return super().delta(a, b, epsilon)
+        a, b = self.check_value(a), self.check_value(b)
+        eps = _epsilon_claim(epsilon)
+        k, t = abs(a - b), self.scale
+        if k == 0:
+            return Fraction(0)
+        T = sympy.Rational(t.numerator, t.denominator)
+        q, e = sympy.exp(-1 / T), sympy.exp(to_sympy(eps))
+        total = sympy.Integer(0)  # the numerator over 1 + q
+        if compare(eps, Fraction(k) / t) < 0:
+            total += 1 - e * q**k
+        n = _count_below(k, eps, t)
+        if n >= 1:
+            total += q - q**(n + 1) - e * (q**(k - n) - q**k)
+        return to_fraction_if_rational(sympy.expand(total) / (1 + q))
+
+
+def _count_below(k: int, eps, t: Fraction) -> int:
+    """``#{o in 1..k-1 : k - 2o > eps t}``, exactly."""
+    if isinstance(eps, Fraction):
+        x = (k - eps * t) / 2  # o < x
+        n = math.ceil(x) - 1
+    else:
+        hi = _bracket(eps)[1]
+        n = math.ceil((k - hi * t) / 2) - 1  # a lower estimate; step up while o = n+1 qualifies
+        while n + 1 <= k - 1 and compare(k - 2 * (n + 1), to_sympy(eps) * to_sympy(t)) > 0:
+            n += 1
+    return max(0, min(k - 1, n))
+
+
+# --- discrete Gaussian -------------------------------------------------------------------
+
+
+class _EnclosedDelta(Mechanism):
+    """A mechanism whose delta(eps) is known only as an enclosure (see module docstring)."""
+
+    def epsilon(self, a, b) -> Divergence:
+        a, b = self.check_value(a), self.check_value(b)
+        if a == b:
+            return Divergence(Fraction(0), a)
+        return Divergence(INFINITY, None)
+
+    def delta(self, a, b, epsilon):
+        """Raises :class:`Undecided`: no exact value; use :meth:`delta_enclosure`."""
+        lo, hi = self.delta_enclosure(a, b, epsilon)
+        if lo == hi:
+            return lo
+        raise Undecided(
+            f"{self.name}: delta({epsilon}) has no exact closed form; it lies in "
+            f"[{float(lo)!r}, {float(hi)!r}] (use delta_enclosure(a, b, epsilon) for the exact ends)")
+
+    def delta_enclosure(self, a, b, epsilon) -> tuple[Fraction, Fraction]:
+        """Fractions ``lo <= delta(eps) <= hi`` (an irrational eps is bracketed by
+        rationals; delta decreases in eps)."""
+        a, b = self.check_value(a), self.check_value(b)
+        eps = _epsilon_claim(epsilon)
+        if a == b:
+            return Fraction(0), Fraction(0)
+        e_lo, e_hi = _bracket(eps)
+        lo = self._enclosure(abs(a - b), e_hi)[0]
+        hi = self._enclosure(abs(a - b), e_lo)[1]
+        return lo, hi
+
+    def output_exceeding(self, a, b, epsilon):
+        """The first output ``o > max(a, b)`` (integers) whose privacy loss
+        ``log(P_max(o)/P_min(o)) = k(2o - a - b)/(2σ²)`` exceeds ``epsilon``: a witness
+        against any finite epsilon claim."""
+        a, b = self.check_value(a), self.check_value(b)
+        if a == b:
+            raise InvalidArgument("a == b: the loss is 0 at every output")
+        eps = _epsilon_claim(epsilon)
+        _, hi = _bracket(eps)
+        k, s2 = abs(a - b), self.sigma_squared
+        # k(2o - a - b) > 2 s2 eps  <=>  o > (2 s2 eps/k + a + b)/2
+        o = max(max(a, b) + 1, math.floor((2 * s2 * hi / k + a + b) / 2) + 1)
+        return o
+
+
+class DiscreteGaussian(_EnclosedDelta):
+    """Discrete Gaussian noise ``N_Z(0, σ²)`` on an integer query."""
+
+    name = "discrete-gaussian"
+
+    def __init__(self, *, sigma_squared=None, sigma=None):
+        if (sigma_squared is None) == (sigma is None):
+            raise InvalidArgument("discrete-gaussian takes sigma_squared=... or sigma=..., exactly one")
+        s2 = positive(sigma_squared, "sigma_squared") if sigma is None else positive(sigma, "sigma") ** 2
+        self.sigma_squared = s2
+        super().__init__(**({"sigma_squared": s2} if sigma is None else {"sigma": to_exact(sigma)}))
+
+    def check_value(self, value):
+        return _integer_value(value)
+
+    def _enclosure(self, k: int, eps: Fraction):
+        r = discrete_gaussian_delta(eps, self.sigma_squared, k)
+        return r.lower, r.upper
+
+
+# --- continuous Laplace and Gaussian ---------------------------------------------------
+
+
+class Laplace(Mechanism):
+    """Continuous Laplace noise of scale ``b``; see the module docstring."""
+
+    name = "laplace"
+
+    def __init__(self, *, scale):
+        self.scale = positive(scale, "scale")
+        super().__init__(scale=self.scale)
+
+    def check_value(self, value):
+        return to_exact(value, "value")
+
+    def epsilon(self, a, b) -> Divergence:
+        a, b = self.check_value(a), self.check_value(b)
+        return Divergence(abs(a - b) / self.scale, max(a, b))
+
+    def delta(self, a, b, epsilon):
+        a, b = self.check_value(a), self.check_value(b)
+        eps = _epsilon_claim(epsilon)
+        L = abs(a - b) / self.scale
+        if compare(eps, L) >= 0:
+            return Fraction(0)
+        return to_fraction_if_rational(1 - sympy.exp((to_sympy(eps) - to_sympy(L)) / 2))
+
+
+class Gaussian(_EnclosedDelta):
+    """Continuous Gaussian noise of standard deviation ``σ`` on a real query."""
+
+    name = "gaussian"
+
+    def __init__(self, *, sigma):
+        self.sigma = positive(sigma, "sigma")
+        self.sigma_squared = self.sigma ** 2
+        super().__init__(sigma=self.sigma)
+
+    def check_value(self, value):
+        return to_exact(value, "value")
+
+    def output_exceeding(self, a, b, epsilon):
+        """For the continuous Gaussian: an output (a rational) beyond which the loss
+        exceeds ``epsilon`` (same formula as the discrete one)."""
+        a, b = self.check_value(a), self.check_value(b)
+        if a == b:
+            raise InvalidArgument("a == b: the loss is 0 at every output")
+        _, hi = _bracket(_epsilon_claim(epsilon))
+        k = abs(a - b)
+        return max(max(a, b), (2 * self.sigma_squared * hi / k + a + b) / 2) + 1
+
+    def _enclosure(self, k, eps: Fraction):
+        s, d = self.sigma, Fraction(k)
+
+        def fn(iv):
+            sg, e, dd = exact_interval(s), exact_interval(eps), exact_interval(d)
+            x, y = dd / (2 * sg), e * sg / dd
+            return normal_cdf(x - y) - iv.exp(e) * normal_cdf(-x - y)
+
+        prec = 64
+        while True:
+            lo, hi = interval_to_fractions(enclose(fn, prec=prec))
+            lo = max(lo, Fraction(0))
+            if hi - lo <= hi / 2**60 or prec >= 1024:
+                return lo, min(hi, Fraction(1))
+            prec *= 2
+
+
+@register("discrete-laplace", "scale=T (P(z) ∝ exp(-|z|/T)); variant=none|clamped|truncated "
+                              "with lower=L upper=U; integer query values")
+def _discrete_laplace(**params) -> DiscreteLaplace:
+    return DiscreteLaplace(**params)
+
+
+@register("discrete-gaussian", "sigma_squared=S2 or sigma=S; integer query values (delta is an "
+                               "enclosure)")
+def _discrete_gaussian(**params) -> DiscreteGaussian:
+    return DiscreteGaussian(**params)
+
+
+@register("laplace", "scale=B (continuous Laplace noise)")
+def _laplace(**params) -> Laplace:
+    return Laplace(**params)
+
+
+@register("gaussian", "sigma=S (continuous Gaussian noise; delta is an enclosure)")
+def _gaussian(**params) -> Gaussian:
+    return Gaussian(**params)
+
