@@ -38,6 +38,7 @@ from exactdp.mechanisms.distribution import INFINITY, shown
 from exactdp.mechanisms.mechanism import Mechanism
 from exactdp.numeric.decide import compare, to_fraction_if_rational
 from exactdp.numeric.exact import format_dataset, format_exact, to_exact
+from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.symbolic.parse import parse_expression
 
 __all__ = ["check_mechanism", "PrivacyResult", "PrivacyWitness", "MAX_VALUE_PAIRS"]
@@ -137,8 +138,8 @@ class PrivacyResult:
 def _val(v) -> str:
     if v is None:
         return "?"
-    if isinstance(v, tuple):
-        return f"[{shown(v[0])}, {shown(v[1])}]"
+    if isinstance(v, tuple):  # an enclosure: each end rounded outward
+        return f"[{decimal_at_most(v[0], 12)}, {decimal_at_least(v[1], 12)}]"
     if v is INFINITY:
         return "inf"
     text = format_value(v) if isinstance(v, Fraction) else str(v)
@@ -151,8 +152,8 @@ def _json_value(v):
         return None
     if v is INFINITY:
         return "inf"
-    if isinstance(v, tuple):  # an enclosure
-        return [shown(v[0]), shown(v[1])]
+    if isinstance(v, tuple):  # an enclosure: decimal ends rounded outward
+        return [str(decimal_at_most(v[0], 17)), str(decimal_at_least(v[1], 17))]
     return format_value(v) if isinstance(v, Fraction) else str(v)
 
 
@@ -314,6 +315,8 @@ def check_mechanism(
             if delta_claim is None:
                 loss = mechanism.epsilon(a, b)
                 value, output = loss.value, loss.output
+            elif hasattr(mechanism, "delta_enclosure"):  # no closed form: certified ends
+                value, output = mechanism.delta_enclosure(a, b, eps_claim), None
             else:
                 value, output = mechanism.delta(a, b, eps_claim), None
             if _bigger(value, worst):

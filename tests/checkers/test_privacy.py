@@ -155,3 +155,28 @@ def test_privacy_command_json_and_exit_codes(capsys):
     code = main(["privacy", "--mechanism", "randomized-response", "--param", "p=3/4",
                  "--values", "0,1", "--rho", "1"])
     assert code == 2 and "--rho" in capsys.readouterr().err
+
+
+# -- built-in privacy claims (exactdp verify) ----------------------------------------------
+
+def test_every_builtin_privacy_claim_meets_its_expectation():
+    from exactdp.checkers.privacy_claims import privacy_claims
+
+    claims = {c.id: c for c in privacy_claims()}
+    results = {k: c.check() for k, c in claims.items()}
+    assert all(claims[k].meets_expectation(r) for k, r in results.items())
+    exp = results["s002/exponential/median/2delta"]
+    assert sympy.simplify(exp.epsilon - sympy.log(sympy.Rational(1, 3) + 2 * sympy.E / 3)) == 0
+    assert (list(exp.witness.x), list(exp.witness.x_prime), exp.witness.output) == ([2, 4], [4], 0)
+    mono = results["s002/exponential/median/monotone"]
+    assert sympy.simplify(mono.epsilon - sympy.log(sympy.Rational(1, 3) + 2 * sympy.exp(2) / 3)) == 0
+    lo, hi = results["s000/gaussian-classic/eps=10"].delta  # the true delta(10): an enclosure
+    assert Fraction(2, 10**5) < lo <= hi < Fraction(3, 10**5)
+
+
+def test_verify_json_has_the_privacy_rows(capsys):
+    code = main(["verify", "--only", "s003/randomized", "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(rows) == 1
+    assert rows[0]["kind"] == "privacy" and rows[0]["verdict"] == "holds-tight"
+    assert rows[0]["as_expected"] is True and rows[0]["epsilon"] == "log(3)"
