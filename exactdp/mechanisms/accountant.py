@@ -1,0 +1,896 @@
+"""A certified privacy accountant: the tight ``epsilon(delta)`` or ``delta(epsilon)`` of k
+composed mechanisms, enclosed, every number a sound bound rounded toward the safe side.
+
+``account(mechanisms, k, delta=... | epsilon=...)`` composes the worst-case (dominating)
+pair of each mechanism: discrete Laplace and discrete Gaussian on the query values
+``(0, sensitivity)``, randomized response on the inputs ``0, 1``, the Gaussian on
+``(0, sensitivity)``. Each of these pairs is symmetric (its privacy-loss distribution is
+the same in both directions), so the tight ``delta(epsilon)`` of the composition is the
+hockey-stick divergence of the product pair,
+
+    delta(eps) = E[(1 - exp(eps - L))_+],   L = L_1 + ... + L_k (independent losses),
+
+and ``epsilon(delta)`` is the smallest ``eps >= 0`` with ``delta(eps) <= delta``.
+
+**Lattice mechanisms** (discrete Laplace, randomized response, the discrete Gaussian, and
+lists of them whose losses share a unit): every loss is ``unit * n`` for an integer
+``n``. Probabilities are held in fixed point with ``F`` fraction bits as integers ``w_i``
+that are **lower bounds** of the true masses, plus one integer ``U`` bounding the total
+mass they miss (``sum(true - w) <= U / 2**F``: rounding, intervals of irrational masses,
+truncated tails). Composition is an exact integer convolution (Kronecker substitution,
+one big-integer product) rounded down, and ``U`` grows as ``U_a + U_b + U_a U_b + (slots)``;
+tails of at most a few ulps are trimmed into ``U``. At the end, with the slots ordered by
+decreasing loss ``l_0 > l_1 > ...`` and ``J`` the number of slots with ``l_i > eps``,
+
+    sum_{i<J} w_i (1 - e^{eps - l_i})  <=  delta(eps)  <=  that + U / 2**F,
+
+and ``sum_{i<J} w_i e^{eps - l_i} = e^{eps - l_{J-1}} h_{J-1}`` with ``h`` a Horner
+recurrence ``h_i = h_{i-1} rho + w_i``, ``rho = e^{-unit * stride}``, run once rounded
+down and once rounded up. So an evaluation at any ``eps`` costs one interval ``exp``.
+``epsilon(delta)`` is bracketed by bisection: the lower end ``a`` always has a certified
+``delta(a) > delta``, the upper end ``b`` a certified ``delta(b) <= delta``; when a
+midpoint cannot be decided, ``F`` is doubled (the bracket is kept) until the requested
+relative width is met. The proof is ``proofs/accountant-lattice.md``.
+
+**Gaussians** (alone or several): the composition is the Gaussian with
+``mu**2 = k * sum(sensitivity**2 / sigma**2)``, and Balle & Wang's tight
+``delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)`` is enclosed with intervals
+(the normal CDF of :mod:`exactdp.numeric.intervals`, as in
+:func:`exactdp.mechanisms.gaussian.delta_of_sigma`).
+
+A list mixing Gaussians with lattice mechanisms, or randomized responses with different
+``p`` (incommensurable losses ``log(p/o)``) is refused: not supported yet.
+
+>>> r = account("discrete-laplace", 1, delta=0, params={"scale": 10})
+>>> r.epsilon_lower, r.epsilon_upper
+(Fraction(1, 10), Fraction(1, 10))
+>>> r = account("randomized-response", 3, epsilon=0, params={"epsilon": 1})
+>>> r.check("0.1").verdict
+'violated'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable
+
+from exactdp._budget import refuse_above
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms._params import nonnegative, positive, probability, shown
+from exactdp.numeric.exact import show_exact, to_exact
+from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions, normal_cdf
+from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+
+__all__ = [
+    "MECHANISMS", "DEFAULT_WIDTH", "DEFAULT_MAX_K", "DEFAULT_MAX_SLOTS",
+    "AccountResult", "AccountCheck", "account",
+]
+
+MECHANISMS = ("discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian")
+"""The names :func:`account` composes (the same names and parameters as ``exactdp privacy``)."""
+
+DEFAULT_WIDTH = Fraction(1, 10**9)
+"""Default target relative width of the enclosure: ``upper - lower <= width * upper``."""
+
+DEFAULT_MAX_K = 10**7
+"""Most compositions ``k`` accepted (raise with ``max_k``)."""
+
+DEFAULT_MAX_SLOTS = 400_000
+"""Most lattice points the composed privacy-loss distribution may hold (estimated from the
+inputs before any work; each holds an integer of about ``2F`` bits while convolving)."""
+
+_START_BITS = 64
+_MAX_BITS = 1024
+_GAUSS_MAX_PREC = 3392
+_TRIM_ULPS = 64
+"""Tails of at most this many ulps (of ``2**-F``) are trimmed at each end after a product."""
+
+
+# --- the components ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """The loss unit: a positive rational, or ``log(ratio)`` for a rational ``ratio > 1``."""
+
+    value: Fraction
+    is_log: bool = False
+
+    def interval(self, iv):
+        v = exact_interval(self.value)
+        return iv.log(v) if self.is_log else v
+
+    def text(self) -> str:
+        return f"log({show_exact(self.value)})" if self.is_log else show_exact(self.value)
+
+
+@dataclass
+class _Component:
+    """One mechanism's dominating pair: a lattice loss distribution, or a Gaussian."""
+
+    name: str
+    params: dict
+    kind: str  # "lattice", "gaussian" or "null" (no privacy loss)
+    unit: _Unit | None = None
+    top: int = 0  # the largest loss, in units
+    stride: int = 1
+    masses: Callable | None = None  # masses(iv) -> list of iv intervals, by decreasing loss
+    tail: Callable | None = None  # tail(iv, F) -> iv upper bound on the mass left out
+    slots: int = 1
+    variance: float = 0.0  # variance of n (in units), for the budget estimate only
+    mu2: Fraction | None = None  # Gaussian: (sensitivity / sigma)**2
+    pure_epsilon: Any = None  # Fraction, a (_Unit, int) pair, or None for infinite
+
+    def describe(self) -> str:
+        return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in self.params.items()) + ")"
+
+
+def _text(v) -> str:
+    return show_exact(v) if isinstance(v, (Fraction, int)) else str(v)
+
+
+def _integer_param(value, name: str, least: int) -> int:
+    v = to_exact(value, name)
+    if v.denominator != 1 or v < least:
+        raise InvalidArgument(f"{name}={shown(value)} is not a whole number >= {least}")
+    return int(v)
+
+
+def _take(params: dict, name: str, allowed: set, required: tuple = ()) -> None:
+    unknown = set(params) - allowed
+    if unknown:
+        raise InvalidArgument(
+            f"{name} does not take {', '.join(sorted(unknown))}; its parameters: "
+            f"{', '.join(sorted(allowed))}")
+    for key in required:
+        if key not in params:
+            raise InvalidArgument(f"{name} needs {key}=...; e.g. --param {key}=10")
+
+
+def _discrete_laplace(params: dict) -> _Component:
+    _take(params, "discrete-laplace", {"scale", "sensitivity"}, ("scale",))
+    t = positive(params["scale"], "scale")
+    d = _integer_param(params.get("sensitivity", 1), "sensitivity", 0)
+    shown_params = {"scale": show_exact(t), "sensitivity": str(d)}
+    if d == 0:
+        return _Component("discrete-laplace", shown_params, "null", pure_epsilon=Fraction(0))
+
+    def masses(iv):
+        q = iv.exp(-1 / exact_interval(t))
+        out = [1 / (1 + q)]  # x <= 0: loss d/t
+        out += [(1 - q) / (1 + q) * q**z for z in range(1, d)]  # loss (d - 2z)/t
+        out.append(q**d / (1 + q))  # x >= d: loss -d/t
+        return out
+
+    qf = math.exp(-1 / float(t)) if t > Fraction(1, 700) else 0.0
+    var = 4 * d * d * qf / (1 + qf) ** 2 + 1.0  # a rough variance of n, for the budget
+    return _Component("discrete-laplace", shown_params, "lattice", _Unit(1 / t), top=d, stride=2,
+                      masses=masses, slots=d + 1, variance=var, pure_epsilon=Fraction(d) / t)
+
+
+def _randomized_response(params: dict) -> _Component:
+    _take(params, "randomized-response", {"p", "epsilon", "k_values"})
+    k = _integer_param(params.get("k_values", 2), "k_values", 2)
+    if ("p" in params) == ("epsilon" in params):
+        raise InvalidArgument("randomized-response takes p=... or epsilon=..., exactly one")
+    if "p" in params:
+        p = to_exact(params["p"], "p")
+        if not Fraction(1, k) <= p < 1:
+            raise InvalidArgument(
+                f"p={shown(params['p'])} is outside [1/k, 1) for k_values={k}; p is the "
+                f"probability of reporting the true value (p=1 is not private)")
+        shown_params = {"p": show_exact(p), "k_values": str(k)}
+        o = (1 - p) / (k - 1)
+        if p == o:
+            return _Component("randomized-response", shown_params, "null", pure_epsilon=Fraction(0))
+        unit = _Unit(p / o, is_log=True)
+        exact = [p, o] if k == 2 else [p, (k - 2) * o, o]
+
+        def masses(iv):
+            return [exact_interval(m) for m in exact]
+
+        pf = float(p)
+    else:
+        eps = nonnegative(params["epsilon"], "epsilon")
+        shown_params = {"epsilon": show_exact(eps), "k_values": str(k)}
+        if eps == 0:
+            return _Component("randomized-response", shown_params, "null", pure_epsilon=Fraction(0))
+        unit = _Unit(eps)
+
+        def masses(iv):
+            e = iv.exp(exact_interval(eps))
+            o = 1 / (e + (k - 1))
+            return [e * o, o] if k == 2 else [e * o, (k - 2) * o, o]
+
+        pf = 1.0
+    stride = 2 if k == 2 else 1
+    pure = (unit, 1) if unit.is_log else unit.value
+    return _Component("randomized-response", shown_params, "lattice", unit, top=1, stride=stride,
+                      masses=masses, slots=2 if k == 2 else 3, variance=1.0 + 0 * pf,
+                      pure_epsilon=pure)
+
+
+def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
+    if ("sigma" in params) == ("sigma_squared" in params):
+        raise InvalidArgument(f"{name} takes sigma=... or sigma_squared=..., exactly one")
+    if "sigma" in params:
+        s = positive(params["sigma"], "sigma")
+        return s * s, {"sigma": show_exact(s)}
+    s2 = positive(params["sigma_squared"], "sigma_squared")
+    return s2, {"sigma_squared": show_exact(s2)}
+
+
+def _discrete_gaussian(params: dict) -> _Component:
+    from exactdp.mechanisms.discrete import _tail_bound, _truncation_point
+
+    _take(params, "discrete-gaussian", {"sigma", "sigma_squared", "sensitivity"})
+    s2, shown_params = _sigma_squared(params, "discrete-gaussian")
+    d = _integer_param(params.get("sensitivity", 1), "sensitivity", 0)
+    shown_params["sensitivity"] = str(d)
+    if d == 0:
+        return _Component("discrete-gaussian", shown_params, "null", pure_epsilon=Fraction(0))
+    c = 1 / (2 * s2)
+
+    def cut(bits: int) -> int:
+        return _truncation_point(0, s2, bits)
+
+    def masses(iv, bits: int):
+        m = cut(bits)
+        half = [iv.exp(-exact_interval(c * z * z)) for z in range(0, m + 1)]
+        tail = _tail_bound(iv, m, s2)
+        norm = 1 + 2 * sum(half[1:], iv.mpf(0)) + iv.mpf([0, tail.b]) * 2
+        weights = [h / norm for h in half]
+        return weights[:0:-1] + weights  # z = -m .. m: loss (d^2 - 2dz) c, decreasing
+
+    def tail(iv, bits: int):
+        return 2 * _tail_bound(iv, cut(bits), s2)  # over the normalising constant >= 1
+
+    m64 = _truncation_point(0, s2, 64)
+    return _Component("discrete-gaussian", shown_params, "lattice", _Unit(c), top=d * d + 2 * d * m64,
+                      stride=2 * d, masses=masses, tail=tail, slots=2 * m64 + 1,
+                      variance=float(4 * d * d * s2), pure_epsilon=None)
+
+
+def _gaussian(params: dict) -> _Component:
+    _take(params, "gaussian", {"sigma", "sensitivity"}, ("sigma",))
+    s = positive(params["sigma"], "sigma")
+    d = positive(params.get("sensitivity", 1), "sensitivity")
+    return _Component("gaussian", {"sigma": show_exact(s), "sensitivity": show_exact(d)}, "gaussian",
+                      mu2=(d / s) ** 2)
+
+
+_BUILDERS = {
+    "discrete-laplace": _discrete_laplace,
+    "randomized-response": _randomized_response,
+    "gaussian": _gaussian,
+    "discrete-gaussian": _discrete_gaussian,
+}
+
+
+def _component(item) -> _Component:
+    """A component from ``"name"``, ``("name", {params})`` or an object with ``name`` and
+    ``params`` (a mechanism from :func:`exactdp.mechanisms.mechanism.make_mechanism`)."""
+    if isinstance(item, str):
+        name, params = item, {}
+    elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], dict):
+        name, params = item
+    elif hasattr(item, "name") and isinstance(getattr(item, "params", None), dict):
+        name, params = item.name, dict(item.params)
+    else:
+        raise InvalidArgument(
+            f"mechanism={item!r} is not a name, a (name, params) pair or a mechanism; pass e.g. "
+            f"('discrete-laplace', {{'scale': 10}})")
+    if name not in _BUILDERS:
+        raise InvalidArgument(f"mechanism={name!r} is not one the accountant composes; use one of "
+                              f"{', '.join(MECHANISMS)}")
+    return _BUILDERS[name](dict(params))
+
+
+# --- fixed-point lattice distributions ---------------------------------------------------
+
+
+@dataclass
+class _Lattice:
+    """Masses ``w[i] / 2**bits`` (lower bounds) at losses ``unit * (top - stride * i)``,
+    and ``slack / 2**bits`` bounding the mass they miss in all."""
+
+    w: list
+    top: int
+    stride: int
+    bits: int
+    slack: int
+
+
+def _floor_ceil(x, bits: int) -> tuple[int, int]:
+    lo, hi = interval_to_fractions(x)
+    return math.floor(lo * 2**bits), math.ceil(hi * 2**bits)
+
+
+def _component_lattice(comp: _Component, scale: int, bits: int) -> _Lattice:
+    """The component's masses rounded down to ``bits`` fraction bits (exact rationals and
+    interval enclosures alike), the rest of each mass and any truncated tail in ``slack``."""
+    box: dict = {}
+
+    def fn(iv):
+        box["masses"] = comp.masses(iv, bits) if comp.tail is not None else comp.masses(iv)
+        if comp.tail is not None:
+            box["tail"] = comp.tail(iv, bits)
+        return iv.mpf(0)
+
+    enclose(fn, prec=bits + 32)
+    slack = _floor_ceil(box["tail"], bits)[1] if comp.tail is not None else 0
+    w = []
+    for x in box["masses"]:
+        lo, hi = _floor_ceil(x, bits)
+        lo = max(lo, 0)
+        w.append(lo)
+        slack += hi - lo
+    top = comp.top
+    if comp.tail is not None:  # the discrete Gaussian: the truncation point follows bits
+        d, m = comp.stride // 2, (len(w) - 1) // 2
+        top = d * d + 2 * d * m
+    return _Lattice(w, top * scale, comp.stride * scale, bits, slack)
+
+
+def _spread(lat: _Lattice, stride: int) -> list:
+    """The masses on a finer lattice of ``stride`` (dividing ``lat.stride``): zeros between."""
+    step = lat.stride // stride
+    if step == 1:
+        return lat.w
+    out = [0] * ((len(lat.w) - 1) * step + 1)
+    out[::step] = lat.w
+    return out
+
+
+def _multiply(a: _Lattice, b: _Lattice) -> _Lattice:
+    """The distribution of the sum of the two losses (exact convolution, rounded down)."""
+    bits = a.bits
+    g = math.gcd(a.stride, b.stride)
+    x, y = _spread(a, g), _spread(b, g)
+    width = 2 * bits + 2 + min(len(x), len(y)).bit_length()
+    nbytes = (width + 7) // 8
+    big_x = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in x), "little")
+    if a is b:
+        prod = big_x * big_x
+    else:
+        big_y = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in y), "little")
+        prod = big_x * big_y
+    n = len(x) + len(y) - 1
+    raw = prod.to_bytes(n * nbytes, "little")
+    w = [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") >> bits for i in range(n)]
+    slack = a.slack + b.slack + ((a.slack * b.slack) >> bits) + 1 + n
+    return _trim(_Lattice(w, a.top + b.top, g, bits, slack))
+
+
+def _trim(lat: _Lattice) -> _Lattice:
+    """Drop end slots whose mass adds up to at most ``_TRIM_ULPS`` at each end (into slack)."""
+    w = lat.w
+    lo, dropped = 0, 0
+    while lo < len(w) - 1 and dropped + w[lo] <= _TRIM_ULPS:
+        dropped += w[lo]
+        lo += 1
+    hi, dropped_hi = len(w), 0
+    while hi - 1 > lo and dropped_hi + w[hi - 1] <= _TRIM_ULPS:
+        dropped_hi += w[hi - 1]
+        hi -= 1
+    if lo == 0 and hi == len(w):
+        return lat
+    return _Lattice(w[lo:hi], lat.top - lat.stride * lo, lat.stride, lat.bits,
+                    lat.slack + dropped + dropped_hi)
+
+
+def _power(base: _Lattice, k: int) -> _Lattice:
+    result = None
+    while True:
+        if k & 1:
+            result = base if result is None else _multiply(result, base)
+        k >>= 1
+        if not k:
+            return result
+        base = _multiply(base, base)
+
+
+class _LatticeEvaluator:
+    """``delta(eps)`` bounds of a composed lattice distribution (see the module docstring)."""
+
+    def __init__(self, lat: _Lattice, unit: _Unit):
+        self.lat, self.unit, self.bits = lat, unit, lat.bits
+        prec = lat.bits + 32
+        self.prec = prec
+        rho = enclose(lambda iv: iv.exp(-unit.interval(iv) * lat.stride), prec=prec)
+        r_lo, r_hi = _floor_ceil(rho, lat.bits)
+        bits = lat.bits
+        prefix, h_lo, h_hi = [0], [], []
+        a = b = total = 0
+        for v in lat.w:
+            total += v
+            prefix.append(total)
+            a = ((a * r_lo) >> bits) + v
+            b = -((-b * r_hi) >> bits) + v
+            h_lo.append(a)
+            h_hi.append(b)
+        self.prefix, self.h_lo, self.h_hi = prefix, h_lo, h_hi
+        self.scale = Fraction(1, 2**bits)
+
+    def top_loss_upper(self) -> Fraction:
+        """A rational at least the largest loss held (above it only the slack remains)."""
+        if not self.unit.is_log:
+            return max(Fraction(0), self.unit.value * self.lat.top)
+        x = enclose(lambda iv: self.unit.interval(iv) * self.lat.top, prec=self.prec)
+        return max(Fraction(0), interval_to_fractions(x)[1])
+
+    def _counts(self, eps: Fraction) -> range:
+        """The possible numbers ``J`` of slots with loss ``> eps``."""
+        lat, n = self.lat, len(self.lat.w)
+        if not self.unit.is_log:
+            x = eps / self.unit.value  # slot i has loss > eps iff top - stride*i > x
+            j = math.ceil((lat.top - x) / lat.stride)
+            j = min(max(j, 0), n)
+            return range(j, j + 1)
+        xi = enclose(lambda iv: exact_interval(eps) / self.unit.interval(iv), prec=self.prec)
+        x_lo, x_hi = interval_to_fractions(xi)
+        j1 = min(max(math.ceil((lat.top - x_hi) / lat.stride), 0), n)
+        j2 = min(max(math.ceil((lat.top - x_lo) / lat.stride), 0), n)
+        return range(j1, j2 + 1)
+
+    def __call__(self, eps: Fraction) -> tuple[Fraction, Fraction]:
+        lows, highs = [], []
+        for j in self._counts(eps):
+            if j == 0:
+                lows.append(Fraction(0))
+                highs.append(Fraction(0))
+                continue
+            n_last = self.lat.top - self.lat.stride * (j - 1)
+            f = enclose(lambda iv: iv.exp(exact_interval(eps) - self.unit.interval(iv) * n_last),
+                        prec=self.prec)
+            f_lo, f_hi = interval_to_fractions(f)
+            lows.append((self.prefix[j] - f_hi * self.h_hi[j - 1]) * self.scale)
+            highs.append((self.prefix[j] - f_lo * self.h_lo[j - 1]) * self.scale)
+        lo = max(Fraction(0), min(lows))
+        hi = min(Fraction(1), max(highs) + self.lat.slack * self.scale)
+        return lo, hi
+
+    def slack(self) -> Fraction:
+        return self.lat.slack * self.scale
+
+
+# --- the Gaussian -----------------------------------------------------------------------
+
+
+class _GaussianEvaluator:
+    def __init__(self, mu2: Fraction, prec: int):
+        self.mu2, self.prec = mu2, prec
+
+    def __call__(self, eps: Fraction) -> tuple[Fraction, Fraction]:
+        mu2 = self.mu2
+
+        def fn(iv):
+            mu = iv.sqrt(exact_interval(mu2))
+            e = exact_interval(eps)
+            return normal_cdf(mu / 2 - e / mu) - iv.exp(e) * normal_cdf(-mu / 2 - e / mu)
+
+        lo, hi = interval_to_fractions(enclose(fn, prec=self.prec))
+        return max(lo, Fraction(0)), min(hi, Fraction(1))
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccountCheck:
+    """A published number compared with the certified enclosure.
+
+    ``verdict``: ``"violated"`` (the number is below the certified lower bound: it
+    underestimates the privacy loss), ``"holds"`` (at or above the upper bound:
+    conservative; tight when the enclosure is the single point it equals) or
+    ``"undecided"`` (inside the enclosure: not decided at the width reached).
+    """
+
+    published: Fraction
+    quantity: str
+    verdict: str
+    lower: Fraction
+    upper: Fraction | float
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "holds"
+
+    def message(self) -> str:
+        p = _approx(self.published)
+        lo, hi = _approx(self.lower), _approx(self.upper)
+        if self.verdict == "violated":
+            return (f"VIOLATED: {self.quantity} = {p} is below the certified lower bound {lo}; "
+                    f"it underestimates the privacy loss")
+        if self.verdict == "holds":
+            tight = " (tight: equals the exact value)" if self.lower == self.upper == self.published else ""
+            return f"HOLDS: {self.quantity} = {p} is at or above the certified upper bound {hi}{tight}"
+        return (f"UNDECIDED: {self.quantity} = {p} lies inside the enclosure [{lo}, {hi}]; "
+                f"narrow the width to decide")
+
+    def to_dict(self) -> dict:
+        return {"published": _exact_text(self.published), "verdict": self.verdict}
+
+
+def _approx(x) -> str:
+    if isinstance(x, float):
+        return "inf"
+    return f"{float(x):.12g}"
+
+
+def _exact_text(x: Fraction) -> str:
+    return show_exact(x)
+
+
+@dataclass(frozen=True)
+class AccountResult:
+    """A certified enclosure ``lower <= value <= upper`` of ``epsilon(delta)`` (``quantity ==
+    "epsilon"``) or ``delta(epsilon)`` of ``k`` compositions of ``mechanisms``.
+
+    ``lower``/``upper`` are exact Fractions (``upper`` may be ``math.inf``: no finite
+    epsilon at ``delta = 0`` for a Gaussian); ``epsilon_lower`` etc. name them by quantity.
+    ``width_met`` says whether ``upper - lower <= width * upper`` was reached; ``bits`` is
+    the working precision, ``slots`` the lattice points held, ``seconds`` the time taken.
+    """
+
+    mechanisms: tuple
+    k: int
+    quantity: str
+    given: Fraction
+    lower: Fraction
+    upper: Fraction | float
+    width: Fraction
+    width_met: bool
+    bits: int
+    slots: int
+    seconds: float
+    notes: str = ""
+    extra: dict = field(default_factory=dict)
+
+    # named views
+    @property
+    def epsilon_lower(self) -> Fraction:
+        return self._named("epsilon", self.lower)
+
+    @property
+    def epsilon_upper(self):
+        return self._named("epsilon", self.upper)
+
+    @property
+    def delta_lower(self) -> Fraction:
+        return self._named("delta", self.lower)
+
+    @property
+    def delta_upper(self):
+        return self._named("delta", self.upper)
+
+    def _named(self, quantity: str, value):
+        if self.quantity != quantity:
+            other = "delta" if quantity == "epsilon" else "epsilon"
+            raise AttributeError(f"this result encloses {self.quantity}({other}); read "
+                                 f"{self.quantity}_lower/{self.quantity}_upper")
+        return value
+
+    def relative_width(self) -> Fraction | float:
+        if isinstance(self.upper, float):
+            return math.inf
+        if self.upper == 0:
+            return Fraction(0)
+        return (self.upper - self.lower) / self.upper
+
+    def decimal_bounds(self, digits: int | None = None) -> tuple[str, str]:
+        """The bounds as decimal strings, the lower rounded down and the upper rounded up."""
+        if digits is None:
+            w = self.relative_width()
+            digits = 17 if w == 0 or w == math.inf else max(17, 4 - math.floor(math.log10(float(w)))
+                                                              if w > 0 else 17)
+        lo = _decimal_text(decimal_at_most(self.lower, digits)) if self.lower else "0"
+        if isinstance(self.upper, float):
+            hi = "inf"
+        else:
+            hi = _decimal_text(decimal_at_least(self.upper, digits)) if self.upper else "0"
+        return lo, hi
+
+    def check(self, published) -> AccountCheck:
+        """Compare another accountant's number for the same quantity with the enclosure."""
+        value = nonnegative(published, self.quantity)
+        if value < self.lower:
+            verdict = "violated"
+        elif not isinstance(self.upper, float) and value >= self.upper:
+            verdict = "holds"
+        else:
+            verdict = "undecided"
+        return AccountCheck(value, self.quantity, verdict, self.lower, self.upper)
+
+    def to_dict(self) -> dict:
+        lo, hi = self.decimal_bounds()
+        other = "delta" if self.quantity == "epsilon" else "epsilon"
+        names = [m[0] for m in self.mechanisms]
+        out: dict = {
+            "mechanism": names[0] if len(names) == 1 else names,
+            "params": self.mechanisms[0][1] if len(names) == 1 else [m[1] for m in self.mechanisms],
+            "k": self.k,
+            other: _decimal_text(Decimal(self.given.numerator) / Decimal(self.given.denominator))
+            if _is_short(self.given) else show_exact(self.given),
+            f"{self.quantity}_lower": lo,
+            f"{self.quantity}_upper": hi,
+            "relative_width": "inf" if isinstance(self.upper, float) else f"{float(self.relative_width()):.3g}",
+            "width_met": self.width_met,
+            "precision_bits": self.bits,
+            "slots": self.slots,
+            "seconds": round(self.seconds, 3),
+        }
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+    def __str__(self) -> str:
+        lo, hi = self.decimal_bounds()
+        other = "delta" if self.quantity == "epsilon" else "epsilon"
+        what = " + ".join(f"{m[0]}(" + ", ".join(f"{k}={v}" for k, v in m[1].items()) + ")"
+                          for m in self.mechanisms)
+        lines = [
+            f"{what}, composed k={self.k:,} times, at {other}={show_exact(self.given)}",
+            f"  {self.quantity} in [{lo}, {hi}]  (certified: lower rounded down, upper rounded up)",
+            f"  relative width {_approx(self.relative_width()) if self.relative_width() != 0 else '0 (exact)'}"
+            + ("" if self.width_met else f", NOT within the requested {float(self.width):.3g}")
+            + f"; {self.bits} bits, {self.slots:,} lattice points, {self.seconds:.2f} s",
+        ]
+        if self.notes:
+            lines.append(f"  {self.notes}")
+        return "\n".join(lines)
+
+
+def _is_short(x: Fraction) -> bool:
+    d = x.denominator
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    return d == 1 and len(str(x.numerator)) < 60
+
+
+def _decimal_text(d: Decimal) -> str:
+    text = format(d, "f") if -30 < d.adjusted() < 30 else str(d)
+    if "." in text and "e" not in text.lower():
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+# --- the driver ---------------------------------------------------------------------------
+
+
+def _common(components: list) -> tuple[str, _Unit | None, list]:
+    """The kind of composition and, for a lattice, the common unit and each scale factor."""
+    live = [c for c in components if c.kind != "null"]
+    if not live:
+        return "null", None, []
+    kinds = {c.kind for c in live}
+    if kinds == {"gaussian"}:
+        return "gaussian", None, []
+    if "gaussian" in kinds:
+        raise InvalidArgument(
+            "a list mixing gaussian with lattice mechanisms (discrete-laplace, randomized-response, "
+            "discrete-gaussian) is not supported yet; account for them separately")
+    logs = {c.unit for c in live if c.unit.is_log}
+    if logs:
+        if len(logs) > 1 or len(logs) != len({c.unit for c in live}):
+            raise InvalidArgument(
+                "randomized-response given by p has the loss unit log(p(k-1)/(1-p)); a list may mix it "
+                "only with the same randomized response (the losses are otherwise incommensurable); "
+                "give randomized-response by epsilon=... to compose it with rational losses")
+        unit = next(iter(logs))
+        return "lattice", unit, [(c, 1) for c in live]
+    num = 0
+    den = 1
+    for c in live:
+        num = math.gcd(num, c.unit.value.numerator)
+        den = den * c.unit.value.denominator // math.gcd(den, c.unit.value.denominator)
+    unit = _Unit(Fraction(num, den))
+    return "lattice", unit, [(c, int(c.unit.value / unit.value)) for c in live]
+
+
+def _estimate_slots(scaled: list, k: int, bits: int) -> int:
+    """Lattice points the composition will hold (the full support, or a window of
+    ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side where that is smaller)."""
+    g = 0
+    for c, s in scaled:
+        g = math.gcd(g, c.stride * s)
+    full = sum(k * (c.slots - 1) * c.stride * s for c, s in scaled) // g + 1
+    var = sum(k * c.variance * s * s for c, s in scaled)
+    window = 2 * math.isqrt(int(2 * var * (bits + 40) * 0.7) + 1) // g + 2 + sum(
+        (c.slots - 1) * c.stride * s for c, s in scaled) // g
+    return min(full, window)
+
+
+def _check_k(k, max_k) -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        if isinstance(k, str) and k.strip().isdigit():
+            k = int(k)
+        else:
+            raise InvalidArgument(f"k={k!r} is not a whole number; pass the number of compositions, e.g. 1000")
+    if k < 1:
+        raise InvalidArgument(f"k={k!r} is not at least 1; compose a mechanism at least once")
+    refuse_above(k, max_k, what="compositions (k)", option="max_k", hint="use a smaller k")
+    return k
+
+
+def _check_width(width) -> Fraction:
+    w = to_exact(width, "width")
+    if not 0 < w < 1:
+        raise InvalidArgument(f"width={shown(width)} is not strictly between 0 and 1; it is the target "
+                              f"relative width of the enclosure, e.g. '1e-9'")
+    return w
+
+
+def _bisect(evaluate, delta: Fraction, a: Fraction, b: Fraction, width: Fraction):
+    """Narrow ``[a, b]`` (``delta(a) > delta`` and ``delta(b) <= delta`` certified) to a
+    relative width ``<= width``. Returns ``(a, b, met)``; ``met`` False when a midpoint was
+    undecided at this precision."""
+    while b - a > width * b:
+        span = b - a
+        bits = max(8, -math.floor(math.log2(span)) + 8) if span < 1 else 8
+        m = Fraction(round((a + b) / 2 * 2**bits), 2**bits)
+        if not a < m < b:
+            m = (a + b) / 2
+        lo, hi = evaluate(m)
+        if lo > delta:
+            a = m
+        elif hi <= delta:
+            b = m
+        else:
+            return a, b, False
+    return a, b, True
+
+
+def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Fraction, Fraction | float]:
+    """``epsilon(0)``: the sum of the pure epsilons, or infinity."""
+    total = Fraction(0)
+    log_terms: dict = {}
+    for c in scaled_all:
+        if c.pure_epsilon is None:
+            return Fraction(0), math.inf
+        if isinstance(c.pure_epsilon, Fraction):
+            total += c.pure_epsilon
+        else:
+            unit, n = c.pure_epsilon
+            log_terms[unit] = log_terms.get(unit, 0) + n
+    total *= k
+    if not log_terms:
+        return total, total
+    prec = 64
+    while True:
+        def fn(iv):
+            s = exact_interval(total)
+            for unit, n in log_terms.items():
+                s = s + unit.interval(iv) * (n * k)
+            return s
+        lo, hi = interval_to_fractions(enclose(fn, prec=prec))
+        if hi - lo <= width * hi or prec >= _GAUSS_MAX_PREC:
+            return lo, hi
+        prec *= 2
+
+
+def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | None = None,
+            width=DEFAULT_WIDTH, max_k: int | None = DEFAULT_MAX_K,
+            max_slots: int | None = DEFAULT_MAX_SLOTS, max_bits: int = _MAX_BITS) -> AccountResult:
+    """Certified ``epsilon(delta)`` (give ``delta``) or ``delta(epsilon)`` (give ``epsilon``)
+    of ``mechanisms`` composed ``k`` times.
+
+    ``mechanisms`` is a name (its parameters in ``params``), a ``(name, params)`` pair, a
+    mechanism built by :func:`~exactdp.mechanisms.mechanism.make_mechanism`, or a list of
+    these (each composed once per round, the list ``k`` times). Names and parameters:
+    ``discrete-laplace`` (``scale``, ``sensitivity=1``), ``randomized-response`` (``p`` or
+    ``epsilon``, ``k_values=2``), ``gaussian`` (``sigma``, ``sensitivity=1``),
+    ``discrete-gaussian`` (``sigma`` or ``sigma_squared``, ``sensitivity=1``). Numbers are
+    exact (``'0.1'`` is one tenth); floats are refused.
+
+    The working precision is doubled from 64 bits until ``upper - lower <= width * upper``
+    (or ``max_bits``: then ``width_met`` is False and the enclosure, still sound, is wider).
+    ``k`` above ``max_k`` or a lattice above ``max_slots`` points is refused before work.
+    """
+    started = time.perf_counter()
+    if isinstance(mechanisms, list):
+        if not mechanisms:
+            raise InvalidArgument("mechanisms=[] is empty; pass at least one mechanism")
+        if params:
+            raise InvalidArgument("params=... applies to a single mechanism name; in a list give "
+                                  "(name, params) pairs")
+        components = [_component(m) for m in mechanisms]
+    else:
+        item = (mechanisms, dict(params)) if isinstance(mechanisms, str) and params else mechanisms
+        if params and not isinstance(mechanisms, str):
+            raise InvalidArgument("params=... goes with a mechanism name such as 'discrete-laplace'")
+        components = [_component(item)]
+    k = _check_k(k, max_k)
+    if (delta is None) == (epsilon is None):
+        raise InvalidArgument("give delta=... (for epsilon(delta)) or epsilon=... (for delta(epsilon)), "
+                              "exactly one")
+    w = _check_width(width)
+    if isinstance(max_bits, bool) or not isinstance(max_bits, int) or max_bits < _START_BITS:
+        raise InvalidArgument(f"max_bits={max_bits!r} is not an int >= {_START_BITS}")
+    quantity = "epsilon" if delta is not None else "delta"
+    given = probability(delta, "delta") if delta is not None else nonnegative(epsilon, "epsilon")
+    kind, unit, scaled = _common(components)
+    described = tuple((c.name, c.params) for c in components)
+
+    def result(lo, hi, met, bits, slots, notes="") -> AccountResult:
+        return AccountResult(described, k, quantity, given, lo, hi, w, met, bits, slots,
+                             time.perf_counter() - started, notes)
+
+    # the trivial cases, decided exactly
+    if kind == "null":
+        return result(Fraction(0), Fraction(0), True, 0, 0, "no privacy loss")
+    if quantity == "epsilon" and given == 1:
+        return result(Fraction(0), Fraction(0), True, 0, 0, "delta = 1 holds at epsilon = 0")
+    if quantity == "epsilon" and given == 0:
+        lo, hi = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)
+        met = isinstance(hi, float) or hi - lo <= w * hi
+        return result(lo, hi, met, 0, 0, "delta = 0: the sum of the pure epsilons")
+    if kind == "lattice":
+        refuse_above(_estimate_slots(scaled, k, _START_BITS), max_slots,
+                     what=f"lattice points in the privacy-loss distribution of k={k:,} compositions",
+                     option="max_slots", hint="use a smaller k")
+
+    bits = _START_BITS if kind == "lattice" else 64
+    bracket = None
+    slots = 0
+    while True:
+        if kind == "lattice":
+            base = None
+            for c, s in scaled:
+                lat = _component_lattice(c, s, bits)
+                base = lat if base is None else _multiply(base, lat)
+            composed = _power(base, k)
+            evaluate = _LatticeEvaluator(composed, unit)
+            slots = len(composed.w)
+        else:
+            evaluate = _GaussianEvaluator(k * sum(c.mu2 for c in components if c.kind == "gaussian"), bits)
+        limit = max_bits if kind == "lattice" else _GAUSS_MAX_PREC
+        if quantity == "delta":
+            lo, hi = evaluate(given)
+            if hi - lo <= w * hi or bits >= limit:
+                return result(lo, hi, hi - lo <= w * hi, bits, slots)
+        else:
+            found = _epsilon_step(evaluate, given, w, bracket, kind)
+            if found is not None:
+                a, b, met, bracket = found
+                if met:
+                    return result(a, b, True, bits, slots)
+            if bits >= limit:
+                if bracket is None:
+                    return result(Fraction(0), math.inf, False, bits, slots,
+                                  "not bracketed at the largest precision tried")
+                return result(bracket[0], bracket[1], False, bits, slots)
+        bits = min(2 * bits, limit)
+
+
+def _epsilon_step(evaluate, delta: Fraction, w: Fraction, bracket, kind: str):
+    """One precision level of the epsilon(delta) search; ``None`` when not even bracketed."""
+    if bracket is None:
+        lo0, hi0 = evaluate(Fraction(0))
+        if hi0 <= delta:
+            return Fraction(0), Fraction(0), True, (Fraction(0), Fraction(0))
+        if lo0 <= delta:
+            return None
+        a = Fraction(0)
+        if kind == "lattice":
+            b = evaluate.top_loss_upper()
+            if evaluate(b)[1] > delta:
+                return None
+        else:
+            b = Fraction(1)
+            while evaluate(b)[1] > delta:
+                a_lo = evaluate(b)[0]
+                if a_lo > delta:
+                    a = b
+                b *= 2
+                if b > 2**40:
+                    return None
+        bracket = (a, b)
+    a, b, met = _bisect(evaluate, delta, bracket[0], bracket[1], w)
+    return a, b, met, (a, b)
