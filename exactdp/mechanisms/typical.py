@@ -1,0 +1,569 @@
+"""Seed 004: a "typical" sensitivity instead of the global one, and what it really costs.
+
+The seed releases one person's height with Laplace noise. Heights are unbounded, so the
+global sensitivity is infinite; the seed calibrates the noise to a *typical* sensitivity
+instead: the expected ``|h - h'|`` for two heights drawn from the population (one record
+per database, neighbours replace the record), or a sampled high quantile of it (the
+sensitivity sampler of Rubinstein and Aldà 2017). This module computes those numbers
+exactly and states what they guarantee.
+
+**The population.** :class:`GaussianMixture` with exact weights, means and standard
+deviations; :func:`height_mixture` is the seed's ``1/2 N(178, 7^2) + 1/2 N(162, 6.5^2)``
+(``6.5`` is ``13/2``). Its mean and variance are exact Fractions:
+
+>>> heights = height_mixture()
+>>> heights.mean, heights.variance
+(Fraction(170, 1), Fraction(877, 8))
+
+**E[Delta f] = E|h - h'|** for ``h, h'`` iid from the mixture, as an exact SymPy real,
+derived (:func:`expected_abs_normal` is itself derived by SymPy integration) and checked
+against the seed's closed form (:func:`check_seed_closed_form`, which simplifies their
+difference to 0 with the parameters as symbols):
+
+>>> from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+>>> e = expected_sensitivity(heights)
+>>> decimal_at_most(e, 12), decimal_at_least(e, 12)
+(Decimal('11.9939205883'), Decimal('11.9939205884'))
+
+**The true epsilon.** On heights bounded to ``[0, 300]`` the global sensitivity is 300, so
+Laplace noise of scale ``b = Delta_typ/epsilon`` is ``300 epsilon/Delta_typ``-DP and no
+better (the pair of databases ``(0,)`` and ``(300,)``, any output at or above 300):
+
+>>> r = true_epsilon(e, "1")
+>>> r.verdict, decimal_at_most(r.factor, 6), decimal_at_least(r.factor, 6)
+('violated', Decimal('25.0126'), Decimal('25.0127'))
+
+**The sensitivity sampler** gives random differential privacy, not differential privacy:
+see :func:`sensitivity_sampler_guarantee`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from exactdp._budget import refuse_above
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms._params import positive, shown
+from exactdp.numeric.decide import compare, to_sympy
+from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+
+__all__ = [
+    "GaussianMixture",
+    "height_mixture",
+    "expected_abs_normal",
+    "expected_sensitivity",
+    "seed_closed_form",
+    "check_seed_closed_form",
+    "typical_sensitivities",
+    "exceedance_probability",
+    "TrueEpsilon",
+    "true_epsilon",
+    "RandomDPGuarantee",
+    "sensitivity_sampler_guarantee",
+    "sensitivity_sampler_plan",
+    "SEED_DOMAIN",
+    "SEED_SAMPLED_SENSITIVITY",
+    "MAX_COMPONENTS",
+    "MAX_SAMPLE_SIZE",
+]
+
+SEED_DOMAIN = (Fraction(0), Fraction(300))
+"""The seed's bound on heights in cm: "humans ... are never more than 3m tall"."""
+
+SEED_SAMPLED_SENSITIVITY = Fraction("47.38")
+"""The sensitivity the seed's sampler printed (``round(sensitivity, 2)``, gamma = 0.05)."""
+
+MAX_COMPONENTS = 1_000
+"""Most mixture components: E|h - h'| has one term per ordered pair of components."""
+
+MAX_SAMPLE_SIZE = 10**12
+"""Largest sensitivity-sampler sample size ``m`` accepted (no computation grows with ``m``;
+the bound keeps the exact expressions of reasonable size)."""
+
+
+# --- the population -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GaussianMixture:
+    """``sum_i w_i N(mu_i, sigma_i^2)`` with exact parameters (``Fraction``).
+
+    Build it with :meth:`of`, which converts through
+    :func:`~exactdp.numeric.exact.to_exact` (floats refused) and checks that the weights
+    are positive and sum to 1 and that every ``sigma_i > 0``.
+    """
+
+    weights: tuple[Fraction, ...]
+    means: tuple[Fraction, ...]
+    sigmas: tuple[Fraction, ...]
+
+    @classmethod
+    def of(cls, components) -> "GaussianMixture":
+        """From ``[(weight, mean, sigma), ...]``.
+
+        >>> GaussianMixture.of([("1/2", 178, 7), ("1/2", 162, "6.5")]).sigmas
+        (Fraction(7, 1), Fraction(13, 2))
+        """
+        if isinstance(components, (str, bytes)) or not hasattr(components, "__iter__"):
+            raise InvalidArgument(
+                f"components={components!r} is not a list of (weight, mean, sigma); pass e.g. "
+                f"[('1/2', 178, 7), ('1/2', 162, '6.5')]")
+        if hasattr(components, "__len__"):
+            refuse_above(len(components), MAX_COMPONENTS, what="mixture components", option=None,
+                         hint="use fewer components")
+        items = list(components)
+        if not items:
+            raise InvalidArgument("components=[] is empty; pass at least one (weight, mean, sigma)")
+        weights, means, sigmas = [], [], []
+        for i, item in enumerate(items):
+            if not isinstance(item, (tuple, list)) or len(item) != 3:
+                raise InvalidArgument(
+                    f"components[{i}]={item!r} is not a (weight, mean, sigma) triple")
+            weights.append(positive(item[0], f"weight[{i}]"))
+            means.append(to_exact(item[1], f"mean[{i}]"))
+            sigmas.append(positive(item[2], f"sigma[{i}]"))
+        total = sum(weights, Fraction(0))
+        if total != 1:
+            raise InvalidArgument(
+                f"the weights sum to {format_exact(total)}, not 1; pass weights that sum to 1 "
+                f"exactly (e.g. '1/3' rather than '0.333')")
+        return cls(tuple(weights), tuple(means), tuple(sigmas))
+
+    @property
+    def mean(self) -> Fraction:
+        """``sum_i w_i mu_i``, exactly."""
+        return sum((w * m for w, m in zip(self.weights, self.means)), Fraction(0))
+
+    @property
+    def variance(self) -> Fraction:
+        """``sum_i w_i (sigma_i^2 + mu_i^2) - mean^2``, exactly (law of total variance).
+
+        For two equal weights this is the seed's
+        ``1/2 (sigma_M^2 + sigma_F^2) + 1/4 (mu_M - mu_F)^2``.
+        """
+        second = sum((w * (s * s + m * m) for w, m, s in zip(self.weights, self.means, self.sigmas)),
+                     Fraction(0))
+        return second - self.mean ** 2
+
+    @property
+    def sigma(self) -> sympy.Expr:
+        """The standard deviation ``sqrt(variance)``, exact (a SymPy real)."""
+        return sympy.sqrt(to_sympy(self.variance))
+
+    def __str__(self) -> str:
+        return " + ".join(f"{format_exact(w)} N({format_exact(m)}, {format_exact(s)}^2)"
+                          for w, m, s in zip(self.weights, self.means, self.sigmas))
+
+
+def height_mixture(mu_m=178, sigma_m=7, mu_f=162, sigma_f="6.5") -> GaussianMixture:
+    """The seed's heights in cm: ``1/2 N(mu_M, sigma_M^2) + 1/2 N(mu_F, sigma_F^2)``."""
+    return GaussianMixture.of([("1/2", mu_m, sigma_m), ("1/2", mu_f, sigma_f)])
+
+
+# --- E|h - h'| --------------------------------------------------------------------------
+
+
+_MU = sympy.Symbol("mu", real=True)
+_S = sympy.Symbol("s", positive=True)
+
+
+@functools.lru_cache(maxsize=1)
+def expected_abs_normal() -> tuple[sympy.Symbol, sympy.Symbol, sympy.Expr]:
+    """``(mu, s, E|X|)`` for ``X ~ N(mu, s^2)``, derived by SymPy integration.
+
+    ``E|X| = int_0^oo x p(x) dx - int_-oo^0 x p(x) dx`` with the normal density ``p``;
+    SymPy integrates both halves, and the result, with ``erfc`` written as ``1 - erf``, is
+    ``s sqrt(2/pi) e^{-mu^2/(2 s^2)} + mu erf(mu/(s sqrt 2))`` (asserted here, so a SymPy
+    that derived something else would raise instead of answering).
+
+    >>> mu, s, e = expected_abs_normal()
+    >>> e.subs(mu, 0)
+    sqrt(2)*s/sqrt(pi)
+    """
+    x = sympy.Symbol("x", real=True)
+    density = sympy.exp(-(x - _MU) ** 2 / (2 * _S**2)) / (_S * sympy.sqrt(2 * sympy.pi))
+    derived = (sympy.integrate(x * density, (x, 0, sympy.oo))
+               - sympy.integrate(x * density, (x, -sympy.oo, 0)))
+    derived = sympy.simplify(derived.rewrite(sympy.erf))
+    known = (_S * sympy.sqrt(2 / sympy.pi) * sympy.exp(-_MU**2 / (2 * _S**2))
+             + _MU * sympy.erf(_MU / (_S * sympy.sqrt(2))))
+    if sympy.simplify(derived - known) != 0:  # pragma: no cover - a SymPy regression
+        raise AssertionError(f"SymPy derived E|N(mu, s^2)| = {derived}, expected {known}")
+    return _MU, _S, known
+
+
+def _abs_normal_at(mu, variance) -> sympy.Expr:
+    """``E|N(mu, variance)|`` at exact (or symbolic) parameters."""
+    m, s, e = expected_abs_normal()
+    return e.subs({m: mu, s: sympy.sqrt(variance)}, simultaneous=True)
+
+
+def _pairs(mixture: GaussianMixture):
+    """``(w_i w_j, mu_i - mu_j, sigma_i^2 + sigma_j^2)`` over ordered pairs of components:
+    ``h - h'`` given the components ``i, j`` is ``N(mu_i - mu_j, sigma_i^2 + sigma_j^2)``."""
+    k = len(mixture.weights)
+    refuse_above(k * k, MAX_COMPONENTS**2, what="pairs of mixture components", option=None,
+                 hint="use fewer components")
+    for i in range(k):
+        for j in range(k):
+            yield (to_sympy(mixture.weights[i] * mixture.weights[j]),
+                   to_sympy(mixture.means[i] - mixture.means[j]),
+                   to_sympy(mixture.sigmas[i] ** 2 + mixture.sigmas[j] ** 2))
+
+
+def _mixture(value: Any) -> GaussianMixture:
+    if not isinstance(value, GaussianMixture):
+        raise InvalidArgument(
+            f"mixture={value!r} is not a GaussianMixture; build one with "
+            f"GaussianMixture.of([(weight, mean, sigma), ...]) or height_mixture()")
+    return value
+
+
+def expected_sensitivity(mixture: GaussianMixture | None = None) -> sympy.Expr:
+    """``E[Delta f] = E|h - h'|`` for ``h, h'`` iid from ``mixture`` (default: the seed's
+    heights), exact: ``sum_{i,j} w_i w_j E|N(mu_i - mu_j, sigma_i^2 + sigma_j^2)|``.
+
+    Proof: ``proofs/s004-expected-sensitivity.md``.
+
+    >>> expected_sensitivity(GaussianMixture.of([(1, 0, 1)]))
+    2/sqrt(pi)
+    """
+    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    total = sympy.Integer(0)
+    for w, d, v in _pairs(mixture):
+        total += w * _abs_normal_at(d, v)
+    return total
+
+
+def seed_closed_form(mu_m, mu_f, sigma_m, sigma_f) -> sympy.Expr:
+    """The seed's formula for ``E[Delta f]`` with two equal weights, as written there:
+    ``1/(2 sqrt pi) (sigma_M + sigma_F + sqrt(2(sigma_M^2+sigma_F^2)) (e^{-m^2} +
+    sqrt(pi) m erf(m)))``, ``m = (mu_M - mu_F)/sqrt(2(sigma_M^2+sigma_F^2))``. Arguments may
+    be SymPy symbols or exact numbers."""
+    args = [sympy.sympify(a) if isinstance(a, sympy.Basic) else to_sympy(to_exact(a, n))
+            for a, n in ((mu_m, "mu_m"), (mu_f, "mu_f"), (sigma_m, "sigma_m"), (sigma_f, "sigma_f"))]
+    mu_m, mu_f, sigma_m, sigma_f = args
+    root = sympy.sqrt(2 * (sigma_m**2 + sigma_f**2))
+    m = (mu_m - mu_f) / root
+    return (sigma_m + sigma_f + root * (sympy.exp(-m**2) + sympy.sqrt(sympy.pi) * m * sympy.erf(m))) / (
+        2 * sympy.sqrt(sympy.pi))
+
+
+def check_seed_closed_form() -> sympy.Expr:
+    """Check, with the parameters as symbols, that the derived ``E|h - h'|`` of
+    ``1/2 N(mu_M, sigma_M^2) + 1/2 N(mu_F, sigma_F^2)`` equals :func:`seed_closed_form`.
+
+    Returns the simplified difference, which is ``0``; raises ``AssertionError`` otherwise.
+
+    >>> check_seed_closed_form()
+    0
+    """
+    mu_m, mu_f = sympy.symbols("mu_M mu_F", real=True)
+    sigma_m, sigma_f = sympy.symbols("sigma_M sigma_F", positive=True)
+    half = sympy.Rational(1, 2)
+    comps = [(half, mu_m, sigma_m), (half, mu_f, sigma_f)]
+    derived = sympy.Integer(0)
+    for wi, mi, si in comps:
+        for wj, mj, sj in comps:
+            derived += wi * wj * _abs_normal_at(mi - mj, si**2 + sj**2)
+    difference = sympy.simplify(derived - seed_closed_form(mu_m, mu_f, sigma_m, sigma_f))
+    if difference != 0:  # pragma: no cover - a SymPy regression
+        raise AssertionError(f"derived - seed closed form simplifies to {difference}, not 0")
+    return difference
+
+
+def typical_sensitivities(mixture: GaussianMixture | None = None) -> dict[str, sympy.Expr]:
+    """The seed's three typical sensitivities, exact: ``E[Delta f]``, ``E[Delta f] + sigma``
+    and ``E[Delta f] + 2 sigma`` (``sigma`` the mixture's standard deviation).
+
+    >>> sorted(typical_sensitivities())
+    ['E[Delta f]', 'E[Delta f] + 2 sigma', 'E[Delta f] + sigma']
+    """
+    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    e = expected_sensitivity(mixture)
+    return {"E[Delta f]": e, "E[Delta f] + sigma": e + mixture.sigma,
+            "E[Delta f] + 2 sigma": e + 2 * mixture.sigma}
+
+
+def exceedance_probability(threshold, mixture: GaussianMixture | None = None) -> sympy.Expr:
+    """``P(|h - h'| > t)`` for ``h, h'`` iid from ``mixture``, exact (``erfc`` terms).
+
+    This is the probability, over a random pair of neighbouring databases, that their pair
+    is *not* covered by a sensitivity ``t``: what random DP's ``gamma`` is about. For the
+    seed's sampled 47.38 it is about ``2.6 * 10^-4``: tiny, but those are exactly the
+    tallest and shortest people.
+
+    >>> from exactdp.numeric.rounding import decimal_at_least
+    >>> decimal_at_least(exceedance_probability("47.38"), 3)
+    Decimal('0.000256')
+    """
+    t = to_exact(threshold, "threshold")
+    if t < 0:
+        raise InvalidArgument(f"threshold={shown(threshold)} is negative; pass a sensitivity >= 0")
+    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    t = to_sympy(t)
+    total = sympy.Integer(0)
+    for w, d, v in _pairs(mixture):
+        scale = sympy.sqrt(2 * v)
+        total += w * (sympy.erfc((t - d) / scale) + sympy.erfc((t + d) / scale)) / 2
+    return total
+
+
+# --- the true epsilon on a bounded domain -------------------------------------------------
+
+
+def _exact_or_sympy(value: Any, name: str) -> sympy.Expr:
+    """A positive exact number (anything ``to_exact`` takes) or a positive SymPy real."""
+    if isinstance(value, sympy.Basic):
+        expr = sympy.sympify(value)
+        if expr.free_symbols:
+            raise InvalidArgument(f"{name}={value} has free symbols; pass a number")
+        if expr.has(sympy.Float):
+            raise InvalidArgument(f"{name}={value} contains a float; use exact numbers")
+        if compare(expr, 0) <= 0:
+            raise InvalidArgument(f"{name}={value} is not positive; pass a number > 0")
+        return expr
+    return to_sympy(positive(value, name))
+
+
+@dataclass(frozen=True)
+class TrueEpsilon:
+    """The epsilon Laplace noise of scale ``b = typical/epsilon`` really spends on the
+    bounded domain ``[lower, upper]``: ``(upper - lower)/b = factor * epsilon``.
+
+    ``exact`` (the true epsilon) and ``factor`` are exact SymPy reals; ``verdict`` is
+    ``"violated"`` when the true epsilon exceeds the claimed one, ``"holds-tight"`` when
+    they are equal, ``"holds"`` when the typical sensitivity covers the whole domain and
+    more. ``witness``: the pair of databases and an output where the loss is reached.
+    """
+
+    claimed: sympy.Expr
+    typical_sensitivity: sympy.Expr
+    global_sensitivity: Fraction
+    scale: sympy.Expr
+    exact: sympy.Expr
+    factor: sympy.Expr
+    verdict: str
+    witness: dict
+
+    def statement(self) -> str:
+        lo, hi = decimal_at_most(self.exact, 8), decimal_at_least(self.exact, 8)
+        typ_lo, typ_hi = decimal_at_most(self.typical_sensitivity, 8), decimal_at_least(self.typical_sensitivity, 8)
+        return (f"Laplace noise of scale b = typical sensitivity / epsilon (typical sensitivity "
+                f"in [{typ_lo}, {typ_hi}], epsilon = {self.claimed}) on one record in "
+                f"[{format_exact(self.witness['x'][0])}, {format_exact(self.witness['x_prime'][0])}] "
+                f"is exactly epsilon_true = {self.global_sensitivity}/b-DP, in [{lo}, {hi}]: "
+                f"{self.verdict} (witness x={format_exact(self.witness['x'][0])}, "
+                f"x'={format_exact(self.witness['x_prime'][0])}, any output >= "
+                f"{format_exact(self.witness['output'])})")
+
+    __str__ = statement
+
+    def to_dict(self) -> dict:
+        return {
+            "claim": f"epsilon = {self.claimed}",
+            "epsilon": str(self.exact),
+            "epsilon_enclosure": [str(decimal_at_most(self.exact, 20)), str(decimal_at_least(self.exact, 20))],
+            "factor": str(self.factor),
+            "verdict": self.verdict,
+            "witness": {k: (format_exact(v[0]) if isinstance(v, tuple) else format_exact(v))
+                        for k, v in self.witness.items()},
+        }
+
+    def _repr_latex_(self) -> str:
+        return (rf"$\varepsilon_{{\mathrm{{true}}}} = {sympy.latex(self.exact)}"
+                rf"\ ({self.verdict}\ \text{{against}}\ \varepsilon = {sympy.latex(self.claimed)})$")
+
+
+def true_epsilon(typical_sensitivity, epsilon, domain=SEED_DOMAIN) -> TrueEpsilon:
+    """The true epsilon of Laplace noise calibrated as ``b = typical_sensitivity/epsilon``
+    when one record ranges over ``domain`` (default ``[0, 300]`` cm) and neighbours replace
+    it: ``(upper - lower) epsilon / typical_sensitivity``, exact.
+
+    ``typical_sensitivity`` may be a SymPy real (:func:`expected_sensitivity`) or an exact
+    number (``"47.38"``); floats are refused. Proof: ``proofs/s004-true-epsilon.md``.
+
+    >>> true_epsilon("47.38", "1/10").exact
+    1500/2369
+    """
+    typ = _exact_or_sympy(typical_sensitivity, "typical_sensitivity")
+    eps = _exact_or_sympy(epsilon, "epsilon")
+    if not isinstance(domain, (tuple, list)) or len(domain) != 2:
+        raise InvalidArgument(f"domain={domain!r} is not a pair (lower, upper); pass e.g. (0, 300)")
+    lower, upper = to_exact(domain[0], "domain lower"), to_exact(domain[1], "domain upper")
+    if upper <= lower:
+        raise InvalidArgument(
+            f"Cannot have domain upper={format_exact(upper)} <= lower={format_exact(lower)}")
+    width = upper - lower
+    scale = typ / eps
+    exact = to_sympy(width) * eps / typ
+    factor = to_sympy(width) / typ
+    sign = compare(exact, eps)
+    verdict = "violated" if sign > 0 else "holds-tight" if sign == 0 else "holds"
+    witness = {"x": (lower,), "x_prime": (upper,), "output": upper}
+    return TrueEpsilon(eps, typ, width, scale, exact, factor, verdict, witness)
+
+
+# --- the sensitivity sampler: random DP --------------------------------------------------
+
+
+def _whole(value: Any, name: str, least: int, most: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} is not an int; pass a whole number >= {least}")
+    if value < least:
+        raise InvalidArgument(f"{name}={value!r} is below {least}; pass a whole number >= {least}")
+    if most is not None:
+        refuse_above(value, most, what=f"{name} (a sample size)", option=None,
+                     hint=f"pass {name} <= {most:,}")
+    return value
+
+
+def _optimal_rho(m: int) -> Fraction:
+    """A rational close to the ``rho`` that minimises ``rho + sqrt(ln(1/rho)/(2m))``:
+    ``exp(W_{-1}(-1/(4m))/2)`` (Rubinstein and Aldà; diffpriv's ``.sensitivity_sampler_config``).
+    Any ``rho`` in ``(0, 1)`` gives a valid guarantee; this one only makes it tight, so a
+    float approximation rounded to a rational is harmless."""
+    import mpmath
+
+    with mpmath.workdps(30):
+        rho = mpmath.exp(mpmath.lambertw(-mpmath.mpf(1) / (4 * m), -1).real / 2)
+        return Fraction(str(mpmath.nstr(rho, 12)))
+
+
+@dataclass(frozen=True)
+class RandomDPGuarantee:
+    """What the sensitivity sampler (Rubinstein and Aldà 2017) guarantees: ``(epsilon,
+    gamma)``-random differential privacy.
+
+    With ``Delta_hat`` the ``k``-th smallest of ``m`` sampled sensitivities
+    ``|f(D) - f(D')|`` (``D, D'`` neighbours drawn from the data distribution) and noise
+    calibrated to ``Delta_hat`` for ``epsilon``: with probability at least ``1 - gamma``
+    over the draw of the samples *and of the databases*, epsilon-DP holds for the pair
+    drawn. It is **not** epsilon-DP: for the pairs not covered (probability up to
+    ``gamma``) nothing is promised, and on a bounded domain the worst pair's loss is
+    ``(domain width / Delta_hat) epsilon`` (:func:`true_epsilon`).
+
+    ``gamma = rho + sqrt(ln(1/rho)/(2m)) + (1 - k/m)`` exactly (``rho``: the probability
+    that the DKW bound fails); ``gamma_upper`` a rational ``>= gamma``.
+    """
+
+    m: int
+    k: int
+    rho: Fraction
+    gamma: sympy.Expr
+    gamma_upper: Fraction
+    epsilon: sympy.Expr | None = None
+
+    @property
+    def is_differential_privacy(self) -> bool:
+        """Always ``False``: random DP with ``gamma > 0`` never implies epsilon-DP."""
+        return False
+
+    @property
+    def vacuous(self) -> bool:
+        """Whether ``gamma >= 1`` (the guarantee says nothing)."""
+        return compare(self.gamma, 1) >= 0
+
+    def statement(self) -> str:
+        eps = "epsilon" if self.epsilon is None else f"epsilon = {self.epsilon}"
+        if self.vacuous:
+            return (f"sensitivity sampler with m = {self.m}, k = {self.k}: gamma = {self.gamma} "
+                    f">= 1, so nothing is guaranteed")
+        return (
+            f"({eps}, gamma)-random differential privacy with gamma = {self.gamma} "
+            f"<= {decimal_at_least(self.gamma_upper, 6)} (m = {self.m} samples, order statistic "
+            f"k = {self.k}, rho = {format_exact(self.rho)}): with probability at least "
+            f"{decimal_at_most(1 - self.gamma_upper, 6)} over the sampled sensitivities and the "
+            f"draw of the neighbouring databases, {eps}-DP holds for the pair drawn. This is "
+            f"NOT {eps}-DP: nothing is promised for the remaining pairs (the tallest and "
+            f"shortest people), whose loss is domain width / sampled sensitivity times epsilon")
+
+    __str__ = statement
+
+    def to_dict(self) -> dict:
+        return {"m": self.m, "k": self.k, "rho": format_exact(self.rho), "gamma": str(self.gamma),
+                "gamma_upper": format_exact(self.gamma_upper),
+                "epsilon": None if self.epsilon is None else str(self.epsilon),
+                "guarantee": "random-dp", "differential_privacy": False}
+
+    def _repr_latex_(self) -> str:
+        return rf"$(\varepsilon, \gamma)\text{{-RDP}},\ \gamma = {sympy.latex(self.gamma)}$"
+
+
+def _gamma_upper(gamma: sympy.Expr) -> Fraction:
+    return Fraction(decimal_at_least(gamma, 30))
+
+
+def sensitivity_sampler_guarantee(m: int, k: int, rho=None, *, epsilon=None) -> RandomDPGuarantee:
+    """The guarantee of the sensitivity sampler with sample size ``m`` and order statistic
+    ``k`` (1-based, ``k = m`` is the largest sample): ``(epsilon, gamma)``-random DP with
+
+        gamma = rho + sqrt(ln(1/rho) / (2 m)) + (1 - k/m)
+
+    for the chosen DKW confidence ``rho`` in ``(0, 1)`` (default: a rational next to the
+    optimal ``exp(W_{-1}(-1/(4m))/2)``). Rubinstein and Aldà, "Pain-free random
+    differential privacy with sensitivity sampling", ICML 2017 (arXiv:1706.02562); the same
+    relation is in their R package ``diffpriv`` (``R/sensitivity_sampler.R``,
+    ``.sensitivity_sampler_config``) and in Sherpa.ai's ``shfl``
+    (``SensitivitySampler._sensitivity_sampler_config``). Proof sketch:
+    ``proofs/s004-sensitivity-sampler.md``.
+
+    >>> g = sensitivity_sampler_guarantee(1305, 1305, rho="0.00418286993")
+    >>> g.gamma_upper < Fraction(1, 20), g.is_differential_privacy
+    (True, False)
+    """
+    m = _whole(m, "m", 1, MAX_SAMPLE_SIZE)
+    k = _whole(k, "k", 1)
+    if k > m:
+        raise InvalidArgument(f"k={k} is above m={m}; the order statistic is one of the m samples")
+    r = _optimal_rho(m) if rho is None else to_exact(rho, "rho")
+    if not 0 < r < 1:
+        raise InvalidArgument(f"rho={shown(rho)} is not strictly between 0 and 1")
+    eps = None if epsilon is None else _exact_or_sympy(epsilon, "epsilon")
+    gamma = (to_sympy(r) + sympy.sqrt(sympy.log(1 / to_sympy(r)) / (2 * m))
+             + (1 - sympy.Rational(k, m)))
+    return RandomDPGuarantee(m, k, r, gamma, _gamma_upper(gamma), eps)
+
+
+def sensitivity_sampler_plan(gamma, *, epsilon=None) -> RandomDPGuarantee:
+    """The sample size ``m`` and order statistic ``k`` the reference implementations choose
+    for a target ``gamma`` (diffpriv's and shfl's configuration when only ``gamma`` is
+    given), with the guarantee they really reach, checked ``<= gamma``.
+
+    ``rho = exp(W_{-1}(-gamma/(2 sqrt e)) + 1/2)`` (rounded to a rational; any rho works),
+    ``m = ceil(ln(1/rho) / (2 (gamma - rho)^2))``, ``k = ceil(m (1 - gamma + gamma_lo))``
+    with ``gamma_lo = rho + sqrt(ln(1/rho)/(2m))``; the ceilings are taken on certified
+    upper bounds (a larger ``m`` or ``k`` only lowers the guarantee's gamma).
+
+    >>> p = sensitivity_sampler_plan("0.05")
+    >>> p.m, p.k
+    (1305, 1305)
+    """
+    import mpmath
+
+    g = to_exact(gamma, "gamma")
+    if not 0 < g < 1:
+        raise InvalidArgument(f"gamma={shown(gamma)} is not strictly between 0 and 1")
+    with mpmath.workdps(30):
+        w = mpmath.lambertw(-mpmath.mpf(g.numerator) / g.denominator / (2 * mpmath.sqrt(mpmath.e)), -1).real
+        rho = Fraction(str(mpmath.nstr(mpmath.exp(w + mpmath.mpf(1) / 2), 12)))
+    if not 0 < rho < g:  # pragma: no cover - W_{-1} gives rho < gamma
+        raise InvalidArgument(f"gamma={shown(gamma)} is too small for the sampler's configuration")
+    rho_s = to_sympy(rho)
+    m_real = sympy.log(1 / rho_s) / (2 * (to_sympy(g) - rho_s) ** 2)
+    m = math.ceil(Fraction(decimal_at_least(m_real, 30)))
+    refuse_above(m, MAX_SAMPLE_SIZE, what="samples for this gamma", option=None,
+                 hint="pass a larger gamma")
+    gamma_lo = rho_s + sympy.sqrt(sympy.log(1 / rho_s) / (2 * m))
+    k = min(m, math.ceil(m * (1 - g + Fraction(decimal_at_least(gamma_lo, 30)))))
+    result = sensitivity_sampler_guarantee(m, k, rho, epsilon=epsilon)
+    if compare(result.gamma, to_sympy(g)) > 0:  # pragma: no cover - guarded by the ceilings
+        raise AssertionError(f"plan m={m}, k={k} reaches gamma={result.gamma} > {g}")
+    return result
