@@ -541,7 +541,7 @@ class AccountResult:
     k: int
     quantity: str
     given: Fraction
-    lower: Fraction
+    lower: Fraction | float
     upper: Fraction | float
     width: Fraction
     width_met: bool
@@ -588,17 +588,26 @@ class AccountResult:
             w = self.relative_width()
             digits = 17 if w == 0 or w == math.inf else max(17, 4 - math.floor(math.log10(float(w)))
                                                               if w > 0 else 17)
-        lo = _decimal_text(decimal_at_most(self.lower, digits)) if self.lower else "0"
+        if isinstance(self.lower, float):
+            lo = "inf"
+        else:
+            lo = _decimal_text(decimal_at_most(self.lower, digits)) if self.lower else "0"
         if isinstance(self.upper, float):
             hi = "inf"
         else:
             hi = _decimal_text(decimal_at_least(self.upper, digits)) if self.upper else "0"
         return lo, hi
 
+    def _given_text(self) -> str:
+        g = self.given
+        if _is_short(g):
+            return _decimal_text(Decimal(g.numerator) / Decimal(g.denominator))
+        return show_exact(g)
+
     def check(self, published) -> AccountCheck:
         """Compare another accountant's number for the same quantity with the enclosure."""
         value = nonnegative(published, self.quantity)
-        if value < self.lower:
+        if isinstance(self.lower, float) or value < self.lower:
             verdict = "violated"
         elif not isinstance(self.upper, float) and value >= self.upper:
             verdict = "holds"
@@ -614,8 +623,7 @@ class AccountResult:
             "mechanism": names[0] if len(names) == 1 else names,
             "params": self.mechanisms[0][1] if len(names) == 1 else [m[1] for m in self.mechanisms],
             "k": self.k,
-            other: _decimal_text(Decimal(self.given.numerator) / Decimal(self.given.denominator))
-            if _is_short(self.given) else show_exact(self.given),
+            other: self._given_text(),
             f"{self.quantity}_lower": lo,
             f"{self.quantity}_upper": hi,
             "relative_width": "inf" if isinstance(self.upper, float) else f"{float(self.relative_width()):.3g}",
@@ -634,7 +642,7 @@ class AccountResult:
         what = " + ".join(f"{m[0]}(" + ", ".join(f"{k}={v}" for k, v in m[1].items()) + ")"
                           for m in self.mechanisms)
         lines = [
-            f"{what}, composed k={self.k:,} times, at {other}={show_exact(self.given)}",
+            f"{what}, composed k={self.k:,} times, at {other}={self._given_text()}",
             f"  {self.quantity} in [{lo}, {hi}]  (certified: lower rounded down, upper rounded up)",
             f"  relative width {_approx(self.relative_width()) if self.relative_width() != 0 else '0 (exact)'}"
             + ("" if self.width_met else f", NOT within the requested {float(self.width):.3g}")
@@ -753,7 +761,7 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
     log_terms: dict = {}
     for c in scaled_all:
         if c.pure_epsilon is None:
-            return Fraction(0), math.inf
+            return math.inf, math.inf
         if isinstance(c.pure_epsilon, Fraction):
             total += c.pure_epsilon
         else:
