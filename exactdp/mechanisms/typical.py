@@ -55,23 +55,23 @@ from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 
 __all__ = [
-    "GaussianMixture",
-    "height_mixture",
-    "expected_abs_normal",
-    "expected_sensitivity",
-    "seed_closed_form",
-    "check_seed_closed_form",
-    "typical_sensitivities",
-    "exceedance_probability",
-    "TrueEpsilon",
-    "true_epsilon",
-    "RandomDPGuarantee",
-    "sensitivity_sampler_guarantee",
-    "sensitivity_sampler_plan",
-    "SEED_DOMAIN",
-    "SEED_SAMPLED_SENSITIVITY",
     "MAX_COMPONENTS",
     "MAX_SAMPLE_SIZE",
+    "SEED_DOMAIN",
+    "SEED_SAMPLED_SENSITIVITY",
+    "GaussianMixture",
+    "RandomDPGuarantee",
+    "TrueEpsilon",
+    "check_seed_closed_form",
+    "exceedance_probability",
+    "expected_abs_normal",
+    "expected_sensitivity",
+    "height_mixture",
+    "seed_closed_form",
+    "sensitivity_sampler_guarantee",
+    "sensitivity_sampler_plan",
+    "true_epsilon",
+    "typical_sensitivities",
 ]
 
 SEED_DOMAIN = (Fraction(0), Fraction(300))
@@ -105,7 +105,7 @@ class GaussianMixture:
     sigmas: tuple[Fraction, ...]
 
     @classmethod
-    def of(cls, components) -> "GaussianMixture":
+    def of(cls, components) -> GaussianMixture:
         """From ``[(weight, mean, sigma), ...]``.
 
         >>> GaussianMixture.of([("1/2", 178, 7), ("1/2", 162, "6.5")]).sigmas
