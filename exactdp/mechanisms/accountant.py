@@ -79,7 +79,7 @@ DEFAULT_WIDTH = Fraction(1, 10**9)
 DEFAULT_MAX_K = 10**7
 """Most compositions ``k`` accepted (raise with ``max_k``)."""
 
-DEFAULT_MAX_SLOTS = 400_000
+DEFAULT_MAX_SLOTS = 100_000
 """Most lattice points the composed privacy-loss distribution may hold (estimated from the
 inputs before any work; each holds an integer of about ``2F`` bits while convolving)."""
 
