@@ -7,6 +7,7 @@ import argparse
 import json
 
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accountant import (
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
@@ -104,10 +105,11 @@ def _run(args) -> int:
     mechanisms = _mechanisms(args)
     k = _k(args.k)
     width = args.width if args.width is not None else DEFAULT_WIDTH
+    published = nonnegative(args.check, "--check") if args.check is not None else None
     target = mechanisms if len(mechanisms) > 1 else mechanisms[0]
     result = account(target, k, delta=args.delta, epsilon=args.epsilon, width=width,
                      max_k=args.max_k, max_slots=args.max_slots)
-    checked = result.check(args.check) if args.check is not None else None
+    checked = result.check(published) if published is not None else None
     if args.json:
         out = result.to_dict()
         if checked is not None:

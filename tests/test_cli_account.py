@@ -1,0 +1,91 @@
+"""``exactdp account`` (``exactdp._cli_account``), registered on a parser here so the tests
+do not depend on the command list of ``exactdp.cli``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from fractions import Fraction
+
+import pytest
+
+from exactdp import cli
+from exactdp._cli_account import register
+
+
+@pytest.fixture
+def run(monkeypatch):
+    names = [r.__module__ for r in cli._extra_commands()]
+    if "exactdp._cli_account" not in names:
+        original = cli._extra_commands
+        monkeypatch.setattr(cli, "_extra_commands", lambda: original() + [register])
+
+    def call(*argv):
+        return cli.main(["account", *argv])
+
+    return call
+
+
+def test_discrete_laplace_json(run, capsys):
+    assert run("--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "1000",
+               "--delta", "1e-6", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mechanism"] == "discrete-laplace" and out["k"] == 1000
+    assert out["params"] == {"scale": "10", "sensitivity": "1"} and out["delta"] == "0.000001"
+    lo, hi = Fraction(out["epsilon_lower"]), Fraction(out["epsilon_upper"])
+    # the 60-digit reference: 19.34467144799304367251909...
+    assert lo <= Fraction("19.344671447993043672519") <= hi and (hi - lo) / hi <= Fraction(1, 10**9)
+
+
+def test_delta_of_epsilon_text(run, capsys):
+    assert run("--mechanism", "gaussian", "--param", "sigma=2", "--k", "50", "--epsilon", "1") == 0
+    text = capsys.readouterr().out
+    assert "gaussian(sigma=2, sensitivity=1), composed k=50 times, at epsilon=1" in text
+    assert "delta in [0.87643791334194721" in text
+
+
+def test_check_exit_codes(run, capsys):
+    base = ["--mechanism", "randomized-response", "--param", "p=3/4", "--k", "10", "--delta", "1e-6"]
+    assert run(*base, "--check", "10.9") == 1
+    assert "VIOLATED" in capsys.readouterr().out
+    assert run(*base, "--check", "11") == 0
+    assert "HOLDS" in capsys.readouterr().out
+    assert run(*base, "--check", "10.986105127", "--json") == 1
+    assert json.loads(capsys.readouterr().out)["check"]["verdict"] == "undecided"
+
+
+def test_list_of_mechanisms(run, capsys):
+    assert run("--mechanism", "discrete-laplace", "--param", "scale=10", "--mechanism", "discrete-gaussian",
+               "--param", "sigma=3", "--k", "20", "--delta", "1e-5", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mechanism"] == ["discrete-laplace", "discrete-gaussian"]
+    assert out["params"][1] == {"sigma": "3", "sensitivity": "1"}
+    assert Fraction(out["epsilon_lower"]) < Fraction(out["epsilon_upper"])
+
+
+def test_help_has_examples():
+    parser = argparse.ArgumentParser(prog="exactdp")
+    register(parser.add_subparsers())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["account", "--help"])
+
+
+@pytest.mark.parametrize("argv,text", [
+    (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "0", "--delta", "1e-6"], "k=0"),
+    (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "10**9", "--delta", "1e-6"], "--k="),
+    (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "100000000", "--delta", "1e-6"],
+     "max_k"),
+    (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "5"], "exactly one"),
+    (["--mechanism", "discrete-laplace", "--param", "scale=nan", "--k", "5", "--delta", "1e-6"], "scale"),
+    (["--mechanism", "laplace", "--param", "scale=1", "--k", "5", "--delta", "1e-6"], "not one the"),
+    (["--k", "5", "--delta", "1e-6"], "give --mechanism"),
+    (["--mechanism", "discrete-laplace", "--param", "scale", "--k", "5", "--delta", "1e-6"], "KEY=VALUE"),
+    (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "5", "--delta", "1e-6",
+      "--check", "x"], "check"),
+    (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "1000000", "--delta", "1e-6",
+      "--max-slots", "1000"], "max_slots"),
+])
+def test_bad_input_exits_2(run, capsys, argv, text):
+    assert run(*argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("exactdp: error:") and text in err and err.count("\n") == 1
