@@ -1,0 +1,175 @@
+"""The certified accountant side by side with Google's dp_accounting (PLD) and Microsoft's
+prv_accountant: their numbers against exactdp's certified enclosure, and the times.
+
+    python benchmarks/bench_accountant.py                                  # all in this env
+    python benchmarks/bench_accountant.py --other-python /tmp/benchvenv/bin/python
+
+The two libraries are benchmark-only dependencies (not in pyproject). With
+``--other-python`` they run in that interpreter (a scratch venv with
+``pip install dp_accounting prv_accountant``), called once per case as a child process
+that prints JSON; exactdp runs here.
+
+Cases (the issue's targets): discrete Laplace P(z) ∝ exp(-0.1|z|) (scale t = 10,
+sensitivity 1) at delta = 1e-6, k = 100, 1000, 10000 (width 1e-9 relative); the discrete
+Gaussian sigma = 10 at delta = 1e-6, k = 1000 (width 1e-6). prv_accountant has neither
+mechanism: for the discrete Laplace it runs ``PureDPMechanism(0.1)``, whose privacy-loss
+distribution (+-0.1 with probabilities e^0.1/(1+e^0.1), 1/(1+e^0.1)) is exactly the
+discrete Laplace's at sensitivity 1; for the discrete Gaussian it runs the continuous
+``GaussianMechanism(10)`` (an approximation, marked as such).
+
+For each number another accountant reports: ``inside`` (within the certified enclosure),
+``BELOW`` (below the certified lower bound: an underestimate of epsilon) or ``above``
+(conservative), and its distance to the enclosure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+CASES = [
+    {"name": "discrete-laplace t=10", "mech": "discrete-laplace", "params": {"scale": 10}, "k": 100,
+     "delta": "1e-6", "width": "1e-9"},
+    {"name": "discrete-laplace t=10", "mech": "discrete-laplace", "params": {"scale": 10}, "k": 1000,
+     "delta": "1e-6", "width": "1e-9"},
+    {"name": "discrete-laplace t=10", "mech": "discrete-laplace", "params": {"scale": 10}, "k": 10000,
+     "delta": "1e-6", "width": "1e-9"},
+    {"name": "discrete-gaussian sigma=10", "mech": "discrete-gaussian", "params": {"sigma": 10}, "k": 1000,
+     "delta": "1e-6", "width": "1e-6"},
+]
+
+
+# --- the other accountants (run in whichever interpreter has them) ---------------------------
+
+
+def _other(case: dict) -> dict:
+    out: dict = {}
+    k, delta = case["k"], float(case["delta"])
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pld
+
+        for pessimistic in (True, False):
+            t0 = time.perf_counter()
+            if case["mech"] == "discrete-laplace":
+                p = pld.from_discrete_laplace_mechanism(1 / case["params"]["scale"], sensitivity=1,
+                                                        pessimistic_estimate=pessimistic,
+                                                        value_discretization_interval=1e-4)
+            else:
+                p = pld.from_discrete_gaussian_mechanism(case["params"]["sigma"], sensitivity=1,
+                                                         pessimistic_estimate=pessimistic,
+                                                         value_discretization_interval=1e-4)
+            eps = p.self_compose(k).get_epsilon_for_delta(delta)
+            key = "dp_accounting " + ("pessimistic" if pessimistic else "optimistic")
+            out[key] = {"epsilon": repr(eps), "seconds": time.perf_counter() - t0}
+    except ImportError as e:
+        out["dp_accounting"] = {"error": f"not installed ({e})"}
+    try:
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import GaussianMechanism, PureDPMechanism
+
+        t0 = time.perf_counter()
+        if case["mech"] == "discrete-laplace":
+            prv, label = PureDPMechanism(eps=1 / case["params"]["scale"]), "PureDPMechanism(0.1): same PLD"
+        else:
+            prv, label = GaussianMechanism(noise_multiplier=case["params"]["sigma"]), "continuous Gaussian(10)"
+        acc = PRVAccountant(prvs=[prv], max_self_compositions=[k], eps_error=1e-3, delta_error=1e-10)
+        lo, est, up = acc.compute_epsilon(delta=delta, num_self_compositions=[k])
+        secs = time.perf_counter() - t0
+        for name, v in (("lower", lo), ("estimate", est), ("upper", up)):
+            out[f"prv_accountant {name}"] = {"epsilon": repr(float(v)), "seconds": secs, "note": label}
+    except ImportError as e:
+        out["prv_accountant"] = {"error": f"not installed ({e})"}
+    except Exception as e:  # noqa: BLE001  (report whatever it raised)
+        out["prv_accountant"] = {"error": f"{type(e).__name__}: {e}"}
+    return out
+
+
+def _others(case: dict, python: str | None) -> dict:
+    if python is None:
+        return _other(case)
+    proc = subprocess.run([python, __file__, "--child", json.dumps(case)], capture_output=True, text=True,
+                          timeout=1200)
+    if proc.returncode:
+        return {"child": {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"}}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# --- exactdp ------------------------------------------------------------------------------------
+
+
+def _exactdp(case: dict, repeat: int) -> tuple:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from exactdp.mechanisms.accountant import account
+
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        r = account(case["mech"], case["k"], delta=case["delta"], params=case["params"], width=case["width"])
+        times.append(time.perf_counter() - t0)
+    return r, min(times)
+
+
+def _where(value: Fraction, lo: Fraction, hi: Fraction) -> str:
+    if value < lo:
+        return f"BELOW by {float(lo - value):.3g} (underestimate)"
+    if value > hi:
+        return f"above by {float(value - hi):.3g}"
+    return "inside"
+
+
+def _machine() -> str:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return (f"{platform.system()} {platform.machine()}, {cpu}, {os.cpu_count()} cores; "
+            f"Python {platform.python_version()}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--other-python", help="interpreter with dp_accounting / prv_accountant installed")
+    ap.add_argument("--repeat", type=int, default=3, help="exactdp runs per case (best time reported)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(_other(json.loads(args.child))))
+        return 0
+    print(f"machine: {_machine()}")
+    print(f"date: {time.strftime('%Y-%m-%d')}")
+    if args.other_python:
+        ver = subprocess.run([args.other_python, "-c", "import importlib.metadata as m; print("
+                              "'dp_accounting', m.version('dp_accounting'), 'prv_accountant', "
+                              "m.version('prv_accountant'))"], capture_output=True, text=True)
+        print(f"others in {args.other_python}: {ver.stdout.strip() or ver.stderr.strip()}")
+    for case in CASES:
+        r, secs = _exactdp(case, args.repeat)
+        lo, hi = r.decimal_bounds()
+        print(f"\n{case['name']}, k={case['k']}, delta={case['delta']}")
+        print(f"  exactdp certified  epsilon in [{lo}, {hi}]  relative width {float(r.relative_width()):.2e} "
+              f"(target {case['width']}, met: {r.width_met}); {r.bits} bits, {r.slots:,} lattice points; "
+              f"{secs:.3f} s (best of {args.repeat})")
+        for name, v in _others(case, args.other_python).items():
+            if "error" in v:
+                print(f"  {name:<28} {v['error']}")
+                continue
+            e = Fraction(v["epsilon"])  # the float's exact value
+            note = f"  [{v['note']}]" if "note" in v else ""
+            print(f"  {name:<28} {float(e)!r:<22} {_where(e, r.lower, r.upper):<36} "
+                  f"{v['seconds']:.3f} s{note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
