@@ -173,7 +173,7 @@ def discrete_laplace_error(scale) -> NoiseError:
     with ``q = e^{-1/t}``, ``E|X| = 2q/(1 - q^2)`` and ``Var X = 2q/(1 - q)^2``, exactly.
 
     Proof: ``P[X = x] = (1-q)/(1+q) q^{|x|}``, ``sum_{x>=1} x q^x = q/(1-q)^2`` and
-    ``sum_{x>=1} x^2 q^x = q(1+q)/(1-q)^3``; see ``proofs/utility-discrete-laplace.md``.
+    ``sum_{x>=1} x^2 q^x = q(1+q)/(1-q)^3``; see ``proofs/utility-discrete-noise.md``.
 
     >>> discrete_laplace_error(1).expected_abs
     2*exp(-1)/(1 - exp(-2))
