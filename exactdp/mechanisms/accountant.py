@@ -30,7 +30,9 @@ down and once rounded up. So an evaluation at any ``eps`` costs one interval ``e
 ``epsilon(delta)`` is bracketed by bisection: the lower end ``a`` always has a certified
 ``delta(a) > delta``, the upper end ``b`` a certified ``delta(b) <= delta``; when a
 midpoint cannot be decided, ``F`` is doubled (the bracket is kept) until the requested
-relative width is met. The proof is ``proofs/accountant-lattice.md``.
+relative width is met. (Each step above is the argument: the lower bound drops only
+nonnegative terms and uses ``h`` rounded up; the upper bound adds the missed mass, whose
+weights ``(1 - e^{eps - l})_+`` are at most 1.)
 
 **Gaussians** (alone or several): the composition is the Gaussian with
 ``mu**2 = k * sum(sensitivity**2 / sigma**2)``, and Balle & Wang's tight
@@ -193,7 +195,6 @@ def _randomized_response(params: dict) -> _Component:
         def masses(iv):
             return [exact_interval(m) for m in exact]
 
-        pf = float(p)
     else:
         eps = nonnegative(params["epsilon"], "epsilon")
         shown_params = {"epsilon": show_exact(eps), "k_values": str(k)}
@@ -206,11 +207,10 @@ def _randomized_response(params: dict) -> _Component:
             o = 1 / (e + (k - 1))
             return [e * o, o] if k == 2 else [e * o, (k - 2) * o, o]
 
-        pf = 1.0
     stride = 2 if k == 2 else 1
     pure = (unit, 1) if unit.is_log else unit.value
     return _Component("randomized-response", shown_params, "lattice", unit, top=1, stride=stride,
-                      masses=masses, slots=2 if k == 2 else 3, variance=1.0 + 0 * pf,
+                      masses=masses, slots=2 if k == 2 else 3, variance=1.0,
                       pure_epsilon=pure)
 
 
@@ -445,7 +445,7 @@ class _LatticeEvaluator:
                 highs.append(Fraction(0))
                 continue
             n_last = self.lat.top - self.lat.stride * (j - 1)
-            f = enclose(lambda iv: iv.exp(exact_interval(eps) - self.unit.interval(iv) * n_last),
+            f = enclose(lambda iv, n_last=n_last: iv.exp(exact_interval(eps) - self.unit.interval(iv) * n_last),
                         prec=self.prec)
             f_lo, f_hi = interval_to_fractions(f)
             lows.append((self.prefix[j] - f_hi * self.h_hi[j - 1]) * self.scale)
