@@ -29,7 +29,8 @@ _EPILOG = """\
 examples:
   exactdp privacy --mechanism randomized-response --param p=3/4 --values 0,1 --epsilon 'log(3)'
   exactdp privacy --mechanism randomized-response --param epsilon=1 --values 0,1 --epsilon 1 --delta 0
-  exactdp privacy --mechanism randomized-response --param p=3/4 --query count --universe 0..3 --sizes 0..1 --json"""
+  exactdp privacy --mechanism randomized-response --param p=3/4 --query count --universe 0..3 --sizes 0..1 --json
+  exactdp privacy --mechanism exponential --param epsilon=1 --values '0,0;1,-1' --epsilon 1"""
 
 
 def _run(args) -> int:
@@ -42,9 +43,13 @@ def _run(args) -> int:
     if args.values is not None:
         if args.query or args.universe or args.pool:
             raise InvalidArgument("--values A,B checks two query values; drop --query/--universe/--pool")
-        vals = parse_values(args.values, "--values")
+        if ";" in args.values:  # vector query values, e.g. utilities: '0,0;1,-1'
+            vals = [tuple(parse_values(part, "--values")) for part in args.values.split(";")]
+        else:
+            vals = parse_values(args.values, "--values")
         if len(vals) != 2:
-            raise InvalidArgument(f"--values={args.values!r} needs exactly two values A,B")
+            raise InvalidArgument(f"--values={args.values!r} needs exactly two values A,B "
+                                  f"(or two vectors A1,A2;B1,B2)")
         result = check_mechanism(mechanism, values=tuple(vals), epsilon=args.epsilon,
                                  delta=args.delta)
     else:
@@ -77,7 +82,8 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mechanism", required=True, metavar="NAME", help="a mechanism name (above)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="a mechanism parameter (repeat)")
-    p.add_argument("--values", metavar="A,B", help="check on these two query values instead of a space")
+    p.add_argument("--values", metavar="A,B",
+                   help="check on these two query values instead of a space (vectors: 'A1,A2;B1,B2')")
     p.add_argument("--query", help="the query (as for exactdp sensitivity), e.g. count")
     p.add_argument("--universe", metavar="SPEC")
     p.add_argument("--sizes", metavar="A..B")

@@ -36,7 +36,7 @@ from exactdp.checkers.sensitivity import _setup
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms.distribution import INFINITY, shown
 from exactdp.mechanisms.mechanism import Mechanism
-from exactdp.numeric.decide import compare, to_fraction_if_rational
+from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import format_dataset, format_exact, to_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.symbolic.parse import parse_expression
@@ -188,11 +188,23 @@ def _bigger(a, b) -> bool:
         return b is not INFINITY
     if b is INFINITY:
         return False
-    return compare(_upper(a), _upper(b)) > 0
+    return _compare_loss(_upper(a), _upper(b)) > 0
 
 
 def _upper(v):
     return v[1] if isinstance(v, tuple) else v
+
+
+def _compare_loss(claim, truth) -> int:
+    """Sign of ``claim - truth``; a tie of logarithms (``log(9)`` against ``2*log(3)``) is
+    decided through ``exp``, which is increasing and turns sums of logs of rationals into
+    rationals."""
+    try:
+        return compare(claim, truth)
+    except Undecided:
+        if not (isinstance(claim, sympy.Basic) or isinstance(truth, sympy.Basic)):
+            raise
+        return compare(sympy.simplify(sympy.exp(to_sympy(claim))), sympy.simplify(sympy.exp(to_sympy(truth))))
 
 
 def _judge(claim, truth) -> Verdict:
@@ -209,7 +221,7 @@ def _judge(claim, truth) -> Verdict:
             if compare(claim, hi) >= 0:
                 return Verdict.HOLDS if compare(claim, hi) > 0 or lo != hi else Verdict.HOLDS_TIGHT
             return Verdict.UNDECIDED
-        c = compare(claim, truth)
+        c = _compare_loss(claim, truth)
     except Undecided:
         return Verdict.UNDECIDED
     return Verdict.VIOLATED if c < 0 else Verdict.HOLDS_TIGHT if c == 0 else Verdict.HOLDS

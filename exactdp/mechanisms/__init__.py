@@ -32,7 +32,20 @@ from exactdp.mechanisms.gaussian import (
     classic_sigma,
     delta_of_sigma,
 )
+from exactdp.mechanisms.distribution import (
+    Distribution, Divergence, hockey_stick, pure_epsilon, renyi, total_variation,
+)
+from exactdp.mechanisms.gaussian import epsilon_of_sigma
 from exactdp.mechanisms.laplace import laplace_epsilon, laplace_scale
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, mechanism_names
+from exactdp.mechanisms.models import RandomizedResponse
+from exactdp.mechanisms.models_noise import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
+from exactdp.mechanisms.models_samplers import (
+    float_exponential_sampler_distribution, float_laplace_distribution,
+    float_threshold_rr_distribution, grid_sampler_counts, grid_sampler_distribution,
+)
+from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
+from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
 from exactdp.mechanisms.zcdp import epsilon_of_rho, rho_of_epsilon, rho_of_sigma
 
@@ -43,4 +56,10 @@ __all__ = [
     "discrete_laplace_scale", "discrete_laplace_tail", "analytic_sigma", "check_sigma",
     "classic_sigma", "delta_of_sigma", "laplace_epsilon", "laplace_scale", "BudgetExceeded",
     "BudgetLedger", "Spend", "epsilon_of_rho", "rho_of_epsilon", "rho_of_sigma",
+    "Distribution", "Divergence", "hockey_stick", "pure_epsilon", "renyi", "total_variation",
+    "epsilon_of_sigma", "Mechanism", "make_mechanism", "mechanism_names", "RandomizedResponse",
+    "DiscreteGaussian", "DiscreteLaplace", "Gaussian", "Laplace", "ExponentialMechanism",
+    "PermuteAndFlip", "grid_sampler_counts", "grid_sampler_distribution",
+    "float_threshold_rr_distribution", "float_exponential_sampler_distribution",
+    "float_laplace_distribution", "compare_noise", "laplace_better_below",
 ]
