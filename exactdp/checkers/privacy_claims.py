@@ -9,6 +9,10 @@ output distributions, with what the check is expected to find.
   ``epsilon``-DP: it holds, loosely (exact ``log(1/3 + 2e/3)`` ~ 0.763 at ``epsilon = 1``
   over multisets of up to 3 records from 0..4). The "monotone" form ``exp(epsilon u /
   Delta)`` is only for monotone scores; on this one it is violated (exact ~1.660).
+* **seed 004** calibrates Laplace noise to a "typical" sensitivity of one height: the
+  expected ``E|h - h'| ~ 11.99`` cm of its Gaussian mixture, or the sampled 47.38. On
+  heights in [0, 300] cm the pair (0, 300) moves by 300, so the true epsilon is
+  ``300 epsilon / Delta_typ``: about 25.01 and 6.33 times the claim. Violated.
 * **seeds 000 and 002** give the classic Gaussian ``sigma = Delta sqrt(2 ln(1.25/delta)) /
   epsilon``; valid for ``epsilon < 1`` only. Used at ``epsilon = 10``, ``delta = 1e-5`` its
   true ``delta(10)`` is about ``2.3e-5``: violated, with the pair of query values (0, 1).
@@ -95,10 +99,26 @@ def _exponential_median(form: str) -> Callable[[], PrivacyResult]:
     return run
 
 
+def _seed004(typical: str) -> Callable[[], PrivacyResult]:
+    def run():
+        from exactdp.mechanisms.typical import expected_sensitivity
+        from exactdp.spaces import ExactSet, IntegerRange, Multisets
+
+        if typical == "expected":  # irrational: a few heights, the domain's ends included
+            scale, heights = expected_sensitivity(), ExactSet([0, 75, 150, 225, 300])
+        else:
+            scale, heights = typical, IntegerRange(0, 300)
+        m = make_mechanism("laplace", scale=scale)  # b = typical / epsilon with epsilon = 1
+        return check_mechanism(m, "sum", Multisets(heights, size=1), "substitute", 1, epsilon=1)
+
+    return run
+
+
 def privacy_claims() -> list[PrivacyClaim]:
     """Every built-in privacy claim."""
     src3 = "seed 003 (Global Sensitivity From Scratch): randomized response for local DP"
     src2 = "seed 002 (Hands-on DP, ch. 6): the exponential mechanism with the quantile score"
+    src4 = "seed 004 (Sherpa.ai, The Laplace mechanism): noise calibrated to a typical sensitivity"
     src0 = ("seeds 000 and 002: the classic Gaussian mechanism sigma = Delta sqrt(2 ln(1.25/delta))"
             " / epsilon")
     return [
@@ -119,6 +139,18 @@ def privacy_claims() -> list[PrivacyClaim]:
             "s002/exponential/median/monotone", src2 + " (misuse kept as a regression case)",
             "the monotone form exp(epsilon u / Delta) on the same, non-monotone score is 1-DP",
             _exponential_median("monotone"), "violated",
+        ),
+        PrivacyClaim(
+            "s004/laplace/expected-sensitivity", src4,
+            "Laplace noise of scale E[Delta f]/epsilon (E[Delta f] = E|h - h'| ~ 11.99 cm) on one "
+            "height in [0, 300] cm is epsilon-DP, epsilon = 1",
+            _seed004("expected"), "violated",
+        ),
+        PrivacyClaim(
+            "s004/laplace/sampled-sensitivity", src4,
+            "Laplace noise of scale 47.38/epsilon (the sensitivity sampler's value) on one height "
+            "in [0, 300] cm is epsilon-DP, epsilon = 1",
+            _seed004("47.38"), "violated",
         ),
         PrivacyClaim(
             "s000/gaussian-classic/eps=1/2", src0,

@@ -280,7 +280,14 @@ class Laplace(Mechanism):
     name = "laplace"
 
     def __init__(self, *, scale):
-        self.scale = positive(scale, "scale")
+        # an exact number, or an exact positive SymPy real (a typical sensitivity such as
+        # seed 004's E|h - h'| over epsilon)
+        if isinstance(scale, sympy.Basic) and not scale.is_Rational:
+            if scale.free_symbols or scale.has(sympy.Float) or compare(scale, 0) <= 0:
+                raise InvalidArgument(f"scale={scale} is not an exact positive real")
+            self.scale = scale
+        else:
+            self.scale = positive(scale, "scale")
         super().__init__(scale=self.scale)
 
     def check_value(self, value):
@@ -288,7 +295,9 @@ class Laplace(Mechanism):
 
     def epsilon(self, a, b) -> Divergence:
         a, b = self.check_value(a), self.check_value(b)
-        return Divergence(abs(a - b) / self.scale, max(a, b))
+        if isinstance(self.scale, Fraction):
+            return Divergence(abs(a - b) / self.scale, max(a, b))
+        return Divergence(to_sympy(abs(a - b)) / self.scale, max(a, b))
 
     def delta(self, a, b, epsilon):
         a, b = self.check_value(a), self.check_value(b)
