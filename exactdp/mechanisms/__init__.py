@@ -46,6 +46,14 @@ from exactdp.mechanisms.models_samplers import (
 )
 from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
 from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
+from exactdp.mechanisms.typical import (
+    GaussianMixture, expected_sensitivity, height_mixture, sensitivity_sampler_guarantee,
+    sensitivity_sampler_plan, true_epsilon,
+)
+from exactdp.mechanisms.utility import (
+    discrete_gaussian_error, discrete_laplace_error, error_table, gaussian_error, laplace_error,
+    noisy_mean_error,
+)
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
 from exactdp.mechanisms.zcdp import epsilon_of_rho, rho_of_epsilon, rho_of_sigma
 
@@ -62,4 +70,7 @@ __all__ = [
     "PermuteAndFlip", "grid_sampler_counts", "grid_sampler_distribution",
     "float_threshold_rr_distribution", "float_exponential_sampler_distribution",
     "float_laplace_distribution", "compare_noise", "laplace_better_below",
+    "GaussianMixture", "expected_sensitivity", "height_mixture", "sensitivity_sampler_guarantee",
+    "sensitivity_sampler_plan", "true_epsilon", "discrete_gaussian_error", "discrete_laplace_error",
+    "error_table", "gaussian_error", "laplace_error", "noisy_mean_error",
 ]
