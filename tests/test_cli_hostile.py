@@ -69,6 +69,13 @@ COMMANDS = {
         "--universe": SMALL, "--sizes": SIZES, "--d-in": ["1", "0", "x"],
         "--epsilon": HOSTILE, "--delta": HOSTILE, "--rho": ["1"], "--json": None,
     },
+    "account": {
+        "--mechanism": ["discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "nope"],
+        "--param": ["scale=10", "p=3/4", "sigma=10", "sigma=0", "x"],
+        "--k": ["1", "0", "-1", "10", "99999999999999999999", "x"],
+        "--delta": HOSTILE, "--epsilon": HOSTILE, "--check": HOSTILE, "--width": HOSTILE,
+        "--json": None,
+    },
 }
 
 

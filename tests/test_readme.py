@@ -50,6 +50,11 @@ def test_readme_privacy_example():
     assert lines[2] == "3/4 - E/4"
 
 
+def test_readme_accounting_example():
+    lines = _run_block(4)
+    assert lines == ["('19.344671446480788', '19.344671461265535')", "violated"]
+
+
 def test_readme_quick_start_is_two_commands_and_ci_runs_the_second():
     text = README.read_text(encoding="utf-8")
     quick = re.search(r"## Quick start.*?```sh\n(.*?)```", text, re.S).group(1).strip().splitlines()
