@@ -36,9 +36,6 @@ examples:
 def _run(args) -> int:
     from exactdp.cli import _query, _space, _undefined
 
-    if args.rho is not None:
-        raise InvalidArgument("--rho (zCDP) claims are not checked yet; use --epsilon, or "
-                              "--epsilon with --delta")
     mechanism = make_mechanism(args.mechanism, **parse_params(args.param))
     if args.values is not None:
         if args.query or args.universe or args.pool:
@@ -51,7 +48,7 @@ def _run(args) -> int:
             raise InvalidArgument(f"--values={args.values!r} needs exactly two values A,B "
                                   f"(or two vectors A1,A2;B1,B2)")
         result = check_mechanism(mechanism, values=tuple(vals), epsilon=args.epsilon,
-                                 delta=args.delta)
+                                 delta=args.delta, rho=args.rho)
     else:
         if args.query is None:
             raise InvalidArgument("give --query with a space (--universe/--sizes or --pool/--size), "
@@ -61,7 +58,7 @@ def _run(args) -> int:
             raise InvalidArgument(f"--d-in={args.d_in!r} is not a whole number")
         result = check_mechanism(
             mechanism, _query(args), _space(args), parse_metric(args.neighbors), d_in,
-            epsilon=args.epsilon, delta=args.delta, exact_k=args.exact_k,
+            epsilon=args.epsilon, delta=args.delta, rho=args.rho, exact_k=args.exact_k,
             undefined=_undefined(args.undefined), max_pairs=args.max_pairs,
             max_datasets=args.max_datasets, max_value_pairs=args.max_value_pairs, progress=None,
         )
@@ -96,7 +93,8 @@ def register(subparsers) -> None:
     p.add_argument("--undefined", metavar="POLICY")
     p.add_argument("--epsilon", metavar="E", help="claimed epsilon: a number or e.g. 'log(3)'")
     p.add_argument("--delta", metavar="D", help="claimed delta (with --epsilon)")
-    p.add_argument("--rho", metavar="R", help="claimed zCDP rho (not checked yet: refused)")
+    p.add_argument("--rho", metavar="R",
+                   help="claimed zCDP rho, alone (the Gaussian and the discrete Gaussian)")
     p.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, metavar="N",
                    help=f"refuse above N candidate neighbour pairs (default {DEFAULT_MAX_PAIRS:,})")
     p.add_argument("--max-datasets", type=int, default=DEFAULT_MAX_DATASETS, metavar="N",

@@ -97,6 +97,8 @@ class PrivacyResult:
     value_pairs: int
     scope: Scope | None = None
     notes: tuple = field(default=())
+    claim_rho: Any = None
+    rho: Any = None  # the worst zCDP rho (exact, or an enclosure), when a rho claim was checked
 
     @property
     def ok(self) -> bool:
@@ -104,10 +106,13 @@ class PrivacyResult:
 
     def summary(self) -> str:
         m = self.mechanism.describe()
-        truth = (f"epsilon = {_val(self.epsilon)}" if self.claim_delta is None
-                 else f"delta({_val(self.claim_epsilon)}) = {_val(self.delta)}")
-        claim = (f"epsilon {_val(self.claim_epsilon)}" if self.claim_delta is None
-                 else f"({_val(self.claim_epsilon)}, {_val(self.claim_delta)})-DP")
+        if self.claim_rho is not None:
+            truth, claim = f"rho = {_val(self.rho)}", f"rho {_val(self.claim_rho)} (zCDP)"
+        elif self.claim_delta is None:
+            truth, claim = f"epsilon = {_val(self.epsilon)}", f"epsilon {_val(self.claim_epsilon)}"
+        else:
+            truth = f"delta({_val(self.claim_epsilon)}) = {_val(self.delta)}"
+            claim = f"({_val(self.claim_epsilon)}, {_val(self.claim_delta)})-DP"
         w = f"; witness {self.witness}" if self.witness is not None else ""
         if self.verdict is None:
             return f"{m}: {truth}{w}"
@@ -127,7 +132,9 @@ class PrivacyResult:
             "epsilon": _json_value(self.epsilon),
             "epsilon_shown": None if self.epsilon is None else shown(self.epsilon),
             "delta": _json_value(self.delta),
-            "claim": {"epsilon": _json_value(self.claim_epsilon), "delta": _json_value(self.claim_delta)},
+            "rho": _json_value(self.rho),
+            "claim": {"epsilon": _json_value(self.claim_epsilon), "delta": _json_value(self.claim_delta),
+                      "rho": _json_value(self.claim_rho)},
             "verdict": None if self.verdict is None else self.verdict.value,
             "witness": None if self.witness is None else self.witness.to_dict(),
             "value_pairs": self.value_pairs,
@@ -237,6 +244,7 @@ def check_mechanism(
     values: tuple | None = None,
     epsilon=None,
     delta=None,
+    rho=None,
     exact_k: bool = False,
     scope: str = "standard",
     undefined: object = "error",
@@ -257,6 +265,15 @@ def check_mechanism(
         raise InvalidArgument(f"mechanism={mechanism!r} is not a Mechanism; build one with make_mechanism(name, ...)")
     eps_claim = _claim_value(epsilon, "epsilon")
     delta_claim = _claim_value(delta, "delta")
+    rho_claim = _claim_value(rho, "rho")
+    if rho_claim is not None:
+        if eps_claim is not None or delta_claim is not None:
+            raise InvalidArgument("a zCDP claim (rho) stands alone; drop epsilon and delta")
+        if not hasattr(mechanism, "rho_enclosure"):
+            raise InvalidArgument(
+                f"{mechanism.name} has no zCDP rho here (only the Gaussian and the discrete "
+                f"Gaussian); check epsilon or (epsilon, delta) instead"
+            )
     if delta_claim is not None:
         if eps_claim is None:
             raise InvalidArgument("delta was given without epsilon; an (epsilon, delta) claim needs both")
@@ -324,7 +341,9 @@ def check_mechanism(
     undecided = False
     for (a, b), keys in pairs:
         try:
-            if delta_claim is None:
+            if rho_claim is not None:
+                value, output = mechanism.rho_enclosure(a, b), None
+            elif delta_claim is None:
                 loss = mechanism.epsilon(a, b)
                 value, output = loss.value, loss.output
             elif hasattr(mechanism, "delta_enclosure"):  # no closed form: certified ends
@@ -347,16 +366,19 @@ def check_mechanism(
             witness = PrivacyWitness(table.dataset(keys[0]), table.dataset(keys[1]), a, b, worst_output)
     if not pairs:
         verdict = Verdict.VACUOUS if (eps_claim is not None) else None
-    elif eps_claim is None:
+    elif eps_claim is None and rho_claim is None:
         verdict = Verdict.UNDECIDED if undecided else None
     else:
-        claim = eps_claim if delta_claim is None else delta_claim
+        claim = rho_claim if rho_claim is not None else eps_claim if delta_claim is None else delta_claim
         verdict = _judge(claim, worst) if worst is not None else Verdict.UNDECIDED
         if undecided and verdict is not Verdict.VIOLATED:
             verdict = Verdict.UNDECIDED
+    if rho_claim is not None and isinstance(worst, tuple) and worst[0] == worst[1]:
+        worst = worst[0]  # exact
     return PrivacyResult(
         mechanism=mechanism, claim_epsilon=eps_claim, claim_delta=delta_claim, verdict=verdict,
-        epsilon=worst if delta_claim is None else None,
+        epsilon=worst if delta_claim is None and rho_claim is None else None,
         delta=worst if delta_claim is not None else None,
+        claim_rho=rho_claim, rho=worst if rho_claim is not None else None,
         witness=witness, scope_text=scope_text, value_pairs=len(pairs), scope=scope_obj,
     )

@@ -224,6 +224,17 @@ class _EnclosedDelta(Mechanism):
             f"{self.name}: delta({epsilon}) has no exact closed form; it lies in "
             f"[{float(lo)!r}, {float(hi)!r}] (use delta_enclosure(a, b, epsilon) for the exact ends)")
 
+    rho_is_exact = True
+
+    def rho_enclosure(self, a, b) -> tuple[Fraction, Fraction]:
+        """``(lo, hi)`` around the smallest zCDP ``rho`` of the pair: ``(a - b)^2 / (2 sigma^2)``
+        (Rényi divergence ``alpha (a-b)^2/(2 sigma^2)`` at every order). Exact for the
+        Gaussian; for the discrete Gaussian an upper bound (Canonne, Kamath, Steinke 2020),
+        so its lower end is 0."""
+        a, b = self.check_value(a), self.check_value(b)
+        value = Fraction(a - b) ** 2 / (2 * self.sigma_squared)
+        return (value if self.rho_is_exact else Fraction(0)), value
+
     def delta_enclosure(self, a, b, epsilon) -> tuple[Fraction, Fraction]:
         """Fractions ``lo <= delta(eps) <= hi`` (an irrational eps is bracketed by
         rationals; delta decreases in eps)."""
@@ -255,6 +266,7 @@ class DiscreteGaussian(_EnclosedDelta):
     """Discrete Gaussian noise ``N_Z(0, σ²)`` on an integer query."""
 
     name = "discrete-gaussian"
+    rho_is_exact = False  # D_alpha <= alpha Delta^2/(2 sigma^2): an upper bound
 
     def __init__(self, *, sigma_squared=None, sigma=None):
         if (sigma_squared is None) == (sigma is None):

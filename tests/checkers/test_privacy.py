@@ -187,3 +187,20 @@ def test_verify_json_has_the_privacy_rows(capsys):
     assert code == 0 and len(rows) == 1
     assert rows[0]["kind"] == "privacy" and rows[0]["verdict"] == "holds-tight"
     assert rows[0]["as_expected"] is True and rows[0]["epsilon"] == "log(3)"
+
+
+def test_zcdp_rho_claims():
+    g = make_mechanism("gaussian", sigma=2)
+    r = check_mechanism(g, values=(0, 1), rho="1/8")  # (a - b)^2 / (2 sigma^2), exactly
+    assert r.verdict is Verdict.HOLDS_TIGHT and r.rho == Fraction(1, 8)
+    assert check_mechanism(g, values=(0, 3), rho="1/8").verdict is Verdict.VIOLATED  # 9/8
+    dg = make_mechanism("discrete-gaussian", sigma=2)  # 1/8 is an upper bound only
+    assert check_mechanism(dg, values=(0, 1), rho="1/8").verdict is Verdict.HOLDS
+    assert check_mechanism(dg, values=(0, 1), rho="1/10").verdict is Verdict.UNDECIDED
+    space = Multisets(IntegerRange(0, 3), sizes=(0, 2))
+    r = check_mechanism(g, "count", space, rho="1/8")
+    assert r.verdict is Verdict.HOLDS_TIGHT and r.witness.fx_prime - r.witness.fx == 1
+    with pytest.raises(InvalidArgument, match="no zCDP rho"):
+        check_mechanism(make_mechanism("laplace", scale=1), values=(0, 1), rho=1)
+    with pytest.raises(InvalidArgument, match="stands alone"):
+        check_mechanism(g, values=(0, 1), rho=1, epsilon=1)
