@@ -154,7 +154,7 @@ def test_privacy_command_json_and_exit_codes(capsys):
     capsys.readouterr()
     code = main(["privacy", "--mechanism", "randomized-response", "--param", "p=3/4",
                  "--values", "0,1", "--rho", "1"])
-    assert code == 2 and "--rho" in capsys.readouterr().err
+    assert code == 2 and "has no zCDP rho" in capsys.readouterr().err
 
 
 # -- built-in privacy claims (exactdp verify) ----------------------------------------------
