@@ -19,7 +19,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 
 __all__ = ["shown", "positive", "nonnegative", "probability", "open_probability",
-           "stored_positive"]
+           "stored_positive", "whole"]
 
 _LONG = 24
 
@@ -76,3 +76,12 @@ def stored_positive(value: Any, name: str) -> Fraction:
             raise InvalidArgument(f"{name}={value!r} is not positive; pass a number > 0")
         return x
     return positive(value, name)
+
+
+def whole(value: Any, name: str, least: int = 0) -> int:
+    """``value`` (any exact number, e.g. ``'3'``) as an ``int``, refused unless it is a
+    whole number ``>= least``."""
+    x = to_exact(value, name)
+    if x.denominator != 1 or x < least:
+        raise InvalidArgument(f"{name}={show_exact(x)} is not a whole number >= {least}")
+    return int(x)

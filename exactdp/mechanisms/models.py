@@ -17,19 +17,12 @@ from fractions import Fraction
 import sympy
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._params import positive
+from exactdp.mechanisms._params import positive, whole
 from exactdp.mechanisms.distribution import Distribution
 from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, register
 from exactdp.numeric.exact import show_exact, to_exact
 
 __all__ = ["RandomizedResponse", "make_mechanism"]
-
-
-def _whole(value, name: str, least: int) -> int:
-    v = to_exact(value, name)
-    if v.denominator != 1 or v < least:
-        raise InvalidArgument(f"{name}={show_exact(v)} is not a whole number >= {least}")
-    return int(v)
 
 
 class RandomizedResponse(Mechanism):
@@ -38,7 +31,7 @@ class RandomizedResponse(Mechanism):
     name = "randomized-response"
 
     def __init__(self, *, p=None, epsilon=None, k_values=2):
-        k = _whole(k_values, "k_values", 2)
+        k = whole(k_values, "k_values", 2)
         if (p is None) == (epsilon is None):
             raise InvalidArgument("randomized-response takes p=... or epsilon=..., exactly one")
         if p is not None:

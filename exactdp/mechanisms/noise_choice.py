@@ -32,18 +32,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._params import open_probability, positive
+from exactdp.mechanisms._params import open_probability, positive, whole
 from exactdp.mechanisms.gaussian import analytic_sigma
-from exactdp.numeric.exact import show_exact, to_exact
+from exactdp.numeric.exact import show_exact
 
 __all__ = ["NoiseComparison", "compare_noise", "laplace_better_below"]
-
-
-def _whole(value, name: str) -> int:
-    v = to_exact(value, name)
-    if v.denominator != 1 or v < 1:
-        raise InvalidArgument(f"{name}={show_exact(v)} is not a whole number >= 1")
-    return int(v)
 
 
 @dataclass(frozen=True)
@@ -73,7 +66,7 @@ class NoiseComparison:
 
 def compare_noise(groups, rows, epsilon, delta=None) -> NoiseComparison:
     """Both comparisons for ``MaxGroupsPerID(groups)`` and ``MaxRowsPerGroupPerID(rows)``."""
-    g, r = _whole(groups, "groups"), _whole(rows, "rows")
+    g, r = whole(groups, "groups", 1), whole(rows, "rows", 1)
     eps = positive(epsilon, "epsilon")
     lap = 2 * Fraction(g * r) ** 2 / eps**2
     gz = Fraction(r * r * g) / eps**2
