@@ -13,6 +13,12 @@ output distributions, with what the check is expected to find.
   expected ``E|h - h'| ~ 11.99`` cm of its Gaussian mixture, or the sampled 47.38. On
   heights in [0, 300] cm the pair (0, 300) moves by 300, so the true epsilon is
   ``300 epsilon / Delta_typ``: about 25.01 and 6.33 times the claim. Violated.
+* **seed 004** also treats the sensitivity sampler's estimate as a sensitivity: what the
+  sampler gives is (epsilon, gamma)-random DP, not epsilon-DP (violated); its closed form of
+  ``E|h - h'|`` equals the SymPy derivation with every parameter symbolic (holds, tight).
+* **seed 001** says Laplace noise has the smaller variance for low sensitivities and
+  comparable budgets: false when budgets are compared through zCDP (the Gaussian is
+  smaller by exactly ``2g``), true at equal ``(1, 1e-5)`` for ``g <= 6``.
 * **seeds 000 and 002** give the classic Gaussian ``sigma = Delta sqrt(2 ln(1.25/delta)) /
   epsilon``; valid for ``epsilon < 1`` only. Used at ``epsilon = 10``, ``delta = 1e-5`` its
   true ``delta(10)`` is about ``2.3e-5``: violated, with the pair of query values (0, 1).
@@ -35,13 +41,35 @@ __all__ = ["PrivacyClaim", "privacy_claims"]
 
 
 @dataclass(frozen=True)
+class StatementResult:
+    """The result of a claim that is a statement about a guarantee rather than a loss over
+    pairs (e.g. "the sensitivity sampler gives epsilon-DP"): its verdict, why, and what was
+    examined."""
+
+    verdict: Verdict
+    text: str
+    scope_text: str
+    data: dict
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+
+    def summary(self) -> str:
+        return f"{self.verdict.value.upper()}: {self.text}"
+
+    def to_dict(self) -> dict:
+        return {"verdict": self.verdict.value, "text": self.text, "scope": self.scope_text, **self.data}
+
+
+@dataclass(frozen=True)
 class PrivacyClaim:
     """A published privacy statement, the exact check that tests it, and the expected verdict."""
 
     id: str
     source: str
     statement: str
-    run: Callable[[], PrivacyResult]
+    run: Callable[[], PrivacyResult | StatementResult]
     expect: str  # a Verdict value
 
     def check(self) -> PrivacyResult:
@@ -50,7 +78,7 @@ class PrivacyClaim:
     def meets_expectation(self, result: PrivacyResult) -> bool:
         return result.verdict is not None and result.verdict.value == self.expect
 
-    def to_dict(self, result: PrivacyResult) -> dict[str, Any]:
+    def to_dict(self, result) -> dict[str, Any]:
         out = result.to_dict()
         out.update(kind="privacy", id=self.id, source=self.source, statement=self.statement,
                    expected=self.expect, as_expected=self.meets_expectation(result))
@@ -114,11 +142,65 @@ def _seed004(typical: str) -> Callable[[], PrivacyResult]:
     return run
 
 
+def _sampler_claim() -> StatementResult:
+    from exactdp.mechanisms.typical import sensitivity_sampler_plan
+
+    g = sensitivity_sampler_plan("0.05")
+    verdict = Verdict.HOLDS if g.is_differential_privacy else Verdict.VIOLATED
+    return StatementResult(
+        verdict, f"what the sensitivity sampler gives is {g.statement()}",
+        "the guarantee of Rubinstein and Aldà (2017), gamma target 0.05 (proof: "
+        "proofs/s004-sensitivity-sampler.md)",
+        {"m": g.m, "k": g.k, "is_differential_privacy": g.is_differential_privacy},
+    )
+
+
+def _closed_form_claim() -> StatementResult:
+    from exactdp.mechanisms.typical import check_seed_closed_form, expected_sensitivity
+    from exactdp.mechanisms.distribution import shown
+
+    diff = check_seed_closed_form()  # symbolic: every parameter a symbol
+    verdict = Verdict.HOLDS_TIGHT if diff == 0 else Verdict.VIOLATED
+    return StatementResult(
+        verdict, f"E|h - h'| derived in SymPy minus the seed's closed form simplifies to {diff}; "
+                 f"at the seed's parameters E[Delta f] = {shown(expected_sensitivity(), 8)} cm",
+        "E|h - h'| for h, h' independent from 1/2 N(mu_M, sigma_M^2) + 1/2 N(mu_F, sigma_F^2), "
+        "all four parameters symbolic (proof: proofs/s004-expected-sensitivity.md)",
+        {"difference": str(diff)},
+    )
+
+
+def _noise_choice_claim(way: str) -> StatementResult:
+    from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
+
+    if way == "zcdp":  # the lowest sensitivity, g = r = 1: does Laplace have the smaller variance?
+        c = compare_noise(1, 1, 1)
+        return StatementResult(
+            Verdict.HOLDS if c.laplace_variance < c.gaussian_variance_zcdp else Verdict.VIOLATED,
+            f"compared through zCDP (rho = epsilon^2/2) the Gaussian's variance is smaller by "
+            f"exactly 2g for every g: at g = 1, r = 1, epsilon = 1 Laplace {c.laplace_variance} "
+            f"vs Gaussian {c.gaussian_variance_zcdp}",
+            "per-group noise variance, MaxGroupsPerID(g), MaxRowsPerGroupPerID(r), every g >= 1",
+            {"ratio": str(c.ratio_zcdp)},
+        )
+    g = laplace_better_below(1, "1e-5")
+    low = compare_noise(1, 1, 1, "1e-5")  # the lowest sensitivity
+    return StatementResult(
+        Verdict.HOLDS if low.laplace_smaller_approx else Verdict.VIOLATED,
+        f"at the same (epsilon, delta) = (1, 1e-5) Laplace has the smaller variance exactly for "
+        f"g <= {g - 1} groups, the Gaussian from g = {g} on",
+        "per-group noise variance, analytic Gaussian sigma certified by interval arithmetic",
+        {"gaussian_from_groups": g},
+    )
+
+
 def privacy_claims() -> list[PrivacyClaim]:
     """Every built-in privacy claim."""
     src3 = "seed 003 (Global Sensitivity From Scratch): randomized response for local DP"
     src2 = "seed 002 (Hands-on DP, ch. 6): the exponential mechanism with the quantile score"
     src4 = "seed 004 (Sherpa.ai, The Laplace mechanism): noise calibrated to a typical sensitivity"
+    src1 = ("seed 001 (Tumult, Understanding sensitivity): Laplace or Gaussian noise after "
+            "MaxGroupsPerID and MaxRowsPerGroupPerID")
     src0 = ("seeds 000 and 002: the classic Gaussian mechanism sigma = Delta sqrt(2 ln(1.25/delta))"
             " / epsilon")
     return [
@@ -151,6 +233,28 @@ def privacy_claims() -> list[PrivacyClaim]:
             "Laplace noise of scale 47.38/epsilon (the sensitivity sampler's value) on one height "
             "in [0, 300] cm is epsilon-DP, epsilon = 1",
             _seed004("47.38"), "violated",
+        ),
+        PrivacyClaim(
+            "s004/sensitivity-sampler", src4,
+            "the sensitivity sampler's estimate gives epsilon-DP (as the seed uses it)",
+            _sampler_claim, "violated",
+        ),
+        PrivacyClaim(
+            "s004/expected-sensitivity/closed-form", src4,
+            "E[Delta f] = 1/(2 sqrt(pi)) (sigma_M + sigma_F + sqrt(2(sigma_M^2 + sigma_F^2)) "
+            "(e^{-m^2} + sqrt(pi) m erf(m))), 11.99 cm",
+            _closed_form_claim, "holds-tight",
+        ),
+        PrivacyClaim(
+            "s001/noise-choice/zcdp", src1,
+            "for low sensitivity values and comparable budgets Laplace noise has the smaller "
+            "variance (budgets compared through zCDP, Tumult's rhoZCDP)",
+            lambda: _noise_choice_claim("zcdp"), "violated",
+        ),
+        PrivacyClaim(
+            "s001/noise-choice/approx-dp", src1,
+            "the same, budgets compared at equal (epsilon, delta) = (1, 1e-5)",
+            lambda: _noise_choice_claim("approx"), "holds",
         ),
         PrivacyClaim(
             "s000/gaussian-classic/eps=1/2", src0,

@@ -204,3 +204,18 @@ def test_zcdp_rho_claims():
         check_mechanism(make_mechanism("laplace", scale=1), values=(0, 1), rho=1)
     with pytest.raises(InvalidArgument, match="stands alone"):
         check_mechanism(g, values=(0, 1), rho=1, epsilon=1)
+
+
+def test_statement_claims_of_seeds_001_and_004():
+    from exactdp.checkers.privacy_claims import privacy_claims
+
+    claims = {c.id: c for c in privacy_claims()}
+    sampler = claims["s004/sensitivity-sampler"].check()
+    assert sampler.verdict is Verdict.VIOLATED and sampler.data["is_differential_privacy"] is False
+    assert (sampler.data["m"], sampler.data["k"]) == (1305, 1305)
+    closed = claims["s004/expected-sensitivity/closed-form"].check()
+    assert closed.verdict is Verdict.HOLDS_TIGHT and closed.data["difference"] == "0"
+    zcdp = claims["s001/noise-choice/zcdp"].check()
+    assert zcdp.verdict is Verdict.VIOLATED and zcdp.data["ratio"] == "2"
+    approx = claims["s001/noise-choice/approx-dp"].check()
+    assert approx.verdict is Verdict.HOLDS and approx.data["gaussian_from_groups"] == 7
