@@ -1,0 +1,292 @@
+"""Search for a violated sensitivity claim where enumeration cannot reach.
+
+:func:`search_claim` first enumerates a small corner of the domain exactly (the
+smallest values and sizes, with :func:`~exactdp.checkers.sensitivity.sensitivity`), then
+drives Hypothesis over neighbouring pairs of the whole domain (a universe of ``10**6``
+values, sizes up to ``10**4``), evaluating the query *exactly* on every candidate pair.
+It answers ``violated`` with a shrunk witness, or ``not-found``: no violation was found in
+the examples tried, which is never a proof that the claim holds.
+
+The search is deterministic: Hypothesis runs from ``random.Random(seed)`` with no
+example database, so the same ``seed`` gives the same examples and the same witness.
+
+Hypothesis is imported only when a search runs (it is the ``hypothesis`` extra).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from exactdp._budget import refuse_above
+from exactdp.checkers.results import SensitivityResult, Witness, format_value
+from exactdp.checkers.sensitivity import _metric, _query, bind_claim, claim_parameters, sensitivity
+from exactdp.errors import InvalidArgument, Undecided
+from exactdp.numeric.decide import compare
+from exactdp.queries.base import Query, sqrt_value
+from exactdp.spaces.datasets import Multisets
+from exactdp.spaces.metrics import Metric, check_d_in
+from exactdp.spaces.universe import ValueUniverse, parse_universe
+
+__all__ = ["search_claim", "SearchResult", "SearchVerdict", "DEFAULT_BUDGET", "MAX_BUDGET"]
+
+DEFAULT_BUDGET = 2_000
+"""Default number of generated neighbouring pairs (shrinking adds its own evaluations)."""
+
+MAX_BUDGET = 10_000_000
+"""The most pairs one search may generate: beyond it a search runs for hours."""
+
+CORNER_VALUES = 8
+"""The corner enumerated exactly: the ``CORNER_VALUES`` smallest values of the universe..."""
+
+CORNER_SIZES = 3
+"""...and datasets of the smallest ``CORNER_SIZES`` sizes (and their neighbours)."""
+
+CORNER_MAX_PAIRS = 200_000
+"""Budget of the corner's enumeration (it is shrunk until it fits)."""
+
+
+class SearchVerdict(str, enum.Enum):
+    """A search's answer: a violation with its witness, or none found (not a proof)."""
+
+    VIOLATED = "violated"
+    NOT_FOUND = "not-found"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`search_claim` found, where, and how to reproduce it."""
+
+    claim: str
+    claim_value: Any
+    verdict: SearchVerdict
+    witness: Witness | None
+    seed: int
+    examples: int  # pairs evaluated exactly by the search (shrinking included)
+    found_by: str | None  # "corner" or "search" when violated
+    corner: SensitivityResult | None
+    scope: str
+    params: dict
+
+    @property
+    def ok(self) -> bool:
+        """``True`` when no violation was found (which proves nothing)."""
+        return self.verdict is SearchVerdict.NOT_FOUND
+
+    def summary(self) -> str:
+        claim = f"claim {self.claim} = {format_value(self.claim_value)}"
+        if self.verdict is SearchVerdict.VIOLATED:
+            w = self.witness
+            return (f"violated ({self.found_by}): {claim} < |f(x) - f(x')| = "
+                    f"{format_value(w.distance)} at {w}")
+        return (f"not-found: no pair beyond {claim} in {self.examples:,} examples "
+                f"(a search, not a proof)")
+
+    def __str__(self) -> str:
+        return f"{self.summary()}\n  seed={self.seed} (search_claim(..., seed={self.seed}) reproduces it)\n  scope: {self.scope}"
+
+    def to_dict(self) -> dict:
+        return {
+            "verdict": self.verdict.value,
+            "claim": self.claim,
+            "claim_value": format_value(self.claim_value),
+            "witness": None if self.witness is None else self.witness.to_dict(),
+            "found_by": self.found_by,
+            "seed": self.seed,
+            "examples": self.examples,
+            "corner_sensitivity": None if self.corner is None else format_value(self.corner.value),
+            "scope": self.scope,
+            "proof": False,
+        }
+
+    def _repr_latex_(self) -> str:
+        from exactdp.checkers.results import _latex
+
+        if self.witness is None:
+            return rf"$\text{{not-found}}\ (\text{{seed}}={self.seed})$"
+        return (rf"$\text{{violated}}: {_latex(self.claim_value)} < "
+                rf"{_latex(self.witness.distance)}\ (\text{{seed}}={self.seed})$")
+
+
+# -- arguments --------------------------------------------------------------------------
+
+def _universe(universe: object) -> ValueUniverse:
+    if isinstance(universe, ValueUniverse):
+        return universe
+    if isinstance(universe, str):
+        return parse_universe(universe)
+    raise InvalidArgument(
+        f"universe={universe!r} is not a universe; pass IntegerRange(0, 10**6), "
+        f"ExactSet([...]) or a string such as '0..1000000'"
+    )
+
+
+def _budget(budget: object) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise InvalidArgument(f"budget={budget!r} is not an int; pass a number of examples such as 2000")
+    if budget < 1:
+        raise InvalidArgument(f"budget={budget!r} examines no pair; pass budget >= 1 (e.g. {DEFAULT_BUDGET})")
+    refuse_above(budget, MAX_BUDGET, what="examples asked for (budget)", option=None,
+                 hint=f"pass budget <= {MAX_BUDGET:,}")
+    return budget
+
+
+def _seed(seed: object) -> int:
+    if seed is None:
+        return random.SystemRandom().randrange(2**32)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidArgument(f"seed={seed!r} is not an int; pass a whole number, or None for a fresh one")
+    return seed
+
+
+# -- exact evaluation -------------------------------------------------------------------
+
+def _distance(query: Query, fx: Any, fy: Any) -> Any:
+    if query.output == "vector":
+        diffs = [abs(a - b) for a, b in zip(fx, fy)]
+        if query.norm == "L1":
+            return sum(diffs, Fraction(0))
+        if query.norm == "Linf":
+            return max(diffs, default=Fraction(0))
+        return sqrt_value(sum((d * d for d in diffs), Fraction(0)))
+    return abs(fx - fy)  # Fractions, or exact SymPy square roots: never a float
+
+
+def _evaluate(query: Query, x: tuple[Fraction, ...], y: tuple[Fraction, ...]) -> tuple[Any, Any, Any]:
+    fx, fy = query(x), query(y)
+    return fx, fy, _distance(query, fx, fy)
+
+
+# -- the corner ---------------------------------------------------------------------------
+
+def _corner(query, universe, lo, hi, metric, d_in):
+    """The exact sensitivity on the smallest values and sizes, shrunk until it fits."""
+    from exactdp.spaces.universe import ExactSet
+    from exactdp.errors import TooLarge
+
+    n_values = min(universe.size, CORNER_VALUES)
+    top = min(hi, lo + CORNER_SIZES - 1)
+    while True:
+        sub = ExactSet([universe.value(i) for i in range(n_values)])
+        space = Multisets(sub, sizes=(lo, top))
+        try:
+            return space, sensitivity(query, space, metric, d_in, undefined="exclude",
+                                      max_pairs=CORNER_MAX_PAIRS, progress=False)
+        except TooLarge:
+            if top > lo:
+                top -= 1
+            elif n_values > 1:
+                n_values //= 2
+            else:
+                return space, None
+
+
+# -- the search ----------------------------------------------------------------------------
+
+def search_claim(
+    claim: object,
+    query: Query | str,
+    universe: ValueUniverse | str,
+    sizes: object,
+    metric: Metric | str = "add-remove",
+    d_in: int = 1,
+    *,
+    exact_k: bool = False,
+    budget: int = DEFAULT_BUDGET,
+    seed: int | None = 0,
+    enumerate_corner: bool = True,
+) -> SearchResult:
+    """Look for a neighbouring pair whose exact distance exceeds ``claim``.
+
+    ``claim`` is a number or a formula in ``L``, ``U``, ``N``, ``d_in``, ``k`` (as in
+    :func:`~exactdp.checkers.sensitivity.verify_claim`); ``universe`` and ``sizes`` define
+    the datasets (``Multisets(universe, sizes=sizes)``, never listed); ``budget`` is the
+    number of pairs Hypothesis generates; ``seed`` (``None``: a fresh one, returned)
+    makes the run reproducible. Datasets smaller than the query's minimum size are left
+    out. Never raises on a violation: read ``result.verdict``.
+
+    >>> from exactdp import IntegerRange
+    >>> from exactdp.queries import clipped, sum_
+    >>> r = search_claim("U - L", clipped(sum_, 10, 20), IntegerRange(0, 10**6), (0, 10**4))
+    >>> r.verdict, r.witness.x, r.witness.x_prime
+    (<SearchVerdict.VIOLATED: 'violated'>, (), (Fraction(11, 1),))
+    """
+    query = _query(query)
+    universe = _universe(universe)
+    space = Multisets(universe, sizes=sizes)
+    metric = _metric(metric)
+    d_in = check_d_in(d_in)
+    if not isinstance(exact_k, bool):
+        raise InvalidArgument(f"exact_k={exact_k!r} is not a bool; pass True or False")
+    if not isinstance(enumerate_corner, bool):
+        raise InvalidArgument(f"enumerate_corner={enumerate_corner!r} is not a bool; pass True or False")
+    budget = _budget(budget)
+    seed = _seed(seed)
+    params = claim_parameters(query, space, d_in)
+    text, value = bind_claim(claim, params)  # a bad claim is refused before any work
+    lo = max(space.min_size, query.min_size)
+    if lo > space.max_size:
+        raise InvalidArgument(
+            f"sizes={sizes!r}: {query.name} needs at least {query.min_size} records; "
+            f"allow larger datasets"
+        )
+    searched = space.with_sizes(lo, space.max_size)
+    try:  # built before any work: refuses a space with no pairs
+        from exactdp.strategies._impl import index_pairs
+    except ImportError:  # pragma: no cover - hypothesis is installed with the test extra
+        raise InvalidArgument(
+            "search_claim needs Hypothesis; install it with pip install 'exactdp[hypothesis]'"
+        ) from None
+    strategy = index_pairs(searched, metric, d_in, exact_k)
+
+    scope = (f"searched {metric.describe(d_in, exact_k)} pairs of {searched.describe()}"
+             + (f" (datasets under {query.min_size} records left out)" if lo > space.min_size else "")
+             + f"; Hypothesis with seed={seed}, budget={budget:,}")
+
+    def violates(distance: Any) -> bool:
+        try:
+            return compare(value, distance) < 0
+        except Undecided:
+            return False  # not shown to exceed the claim: not a witness
+
+    corner_result = None
+    if enumerate_corner:
+        corner_space, corner_result = _corner(query, universe, lo, space.max_size, metric, d_in)
+        if corner_result is not None:
+            scope = f"enumerated {corner_result.scope.describe()}; then {scope}"
+            if corner_result.scope.pairs and violates(corner_result.value):
+                w = corner_result.witness
+                return SearchResult(text, value, SearchVerdict.VIOLATED, w, seed, 0, "corner",
+                                    corner_result, scope, params)
+
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    value_of = universe.value
+    evaluated = [0]
+
+    def condition(pair) -> bool:
+        evaluated[0] += 1
+        x, y = (tuple(value_of(i) for i in t) for t in pair)
+        return violates(_evaluate(query, x, y)[2])
+
+    run_settings = settings(
+        max_examples=budget, database=None, deadline=None,
+        phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+    )
+    try:
+        found = find(strategy, condition, settings=run_settings, random=random.Random(seed))
+    except (NoSuchExample, Unsatisfiable):
+        return SearchResult(text, value, SearchVerdict.NOT_FOUND, None, seed, evaluated[0], None,
+                            corner_result, scope, params)
+    x, y = (tuple(value_of(i) for i in t) for t in found)
+    fx, fy, dist = _evaluate(query, x, y)
+    witness = Witness(x, y, fx, fy, dist)
+    return SearchResult(text, value, SearchVerdict.VIOLATED, witness, seed, evaluated[0], "search",
+                        corner_result, scope, params)
