@@ -171,3 +171,18 @@ def test_bad_arguments_are_refused_at_the_call(call, message):
     with pytest.raises(InvalidArgument) as info:
         call()
     assert message.lower() in str(info.value).lower()
+
+
+def test_exactdp_imports_hypothesis_only_for_strategies():
+    import subprocess
+    import sys
+
+    code = ("import sys, exactdp, exactdp.checkers, exactdp.checkers.search; "
+            "assert 'hypothesis' not in sys.modules, 'imported hypothesis'; "
+            "import exactdp.strategies; assert 'hypothesis' in sys.modules")
+    from pathlib import Path
+
+    import exactdp
+
+    root = Path(exactdp.__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
