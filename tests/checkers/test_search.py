@@ -112,3 +112,13 @@ def test_bad_inputs_are_refused_before_any_work(change, error, message):
         search_claim(args.pop("claim"), args.pop("query"), args.pop("universe"), args.pop("sizes"), **args)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("corner", [True, False])
+def test_a_user_function_returning_a_float_is_named_with_the_fix(corner):
+    from exactdp.errors import InexactInput
+    from exactdp.queries.builtin import user_query
+
+    fsum = user_query(lambda xs: float(sum(xs)), name="fsum")
+    with pytest.raises(InexactInput, match="returned the float 0.0 .*return an int or a Fraction"):
+        search_claim("1", fsum, "0..1000", (0, 5), budget=50, enumerate_corner=corner)
