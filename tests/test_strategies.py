@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 import exactdp.strategies as strategies_module
 from exactdp import ChangeDistance, IntegerRange, Multisets, SubMultisets, SymmetricDistance
