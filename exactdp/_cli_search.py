@@ -6,16 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import to_exact
 
 _DESCRIPTION = """\
 Search neighbouring pairs of a domain too large to enumerate for one whose exact distance
 exceeds a claimed sensitivity: first the small corner (the smallest values and sizes)
 exactly, then a seeded Hypothesis search that evaluates every pair exactly and shrinks a
 violation to a small witness. 'not-found' is the result of a search, not a proof. Exit
-status: 1 when violated, 0 when not found, 2 on bad input. Needs Hypothesis
-(pip install 'exactdp[hypothesis]')."""
+status, as for every exactdp command: 1 when violated and also when nothing was found (a
+search never establishes a claim; read the verdict from --json), 2 on bad input. Needs
+Hypothesis (pip install 'exactdp[hypothesis]')."""
 
 _EPILOG = """\
 examples:
@@ -27,14 +26,9 @@ examples:
 
 def _run(args) -> int:
     from exactdp.checkers.search import search_claim
-    from exactdp.queries.builtin import clipped, parse_query
+    from exactdp.cli import _query
 
-    query = parse_query(args.query)
-    if args.clip is not None:
-        parts = args.clip.split(",")
-        if len(parts) != 2:
-            raise InvalidArgument(f"--clip={args.clip!r} is not 'L,U'; write e.g. --clip 0,10")
-        query = clipped(query, to_exact(parts[0].strip(), "clip L"), to_exact(parts[1].strip(), "clip U"))
+    query = _query(args)  # --query with --clip, as for exactdp sensitivity
     result = search_claim(args.claim, query, args.universe, args.sizes, args.neighbors, args.d_in,
                           exact_k=args.exact_k, budget=args.budget, seed=args.seed,
                           enumerate_corner=not args.no_corner)
@@ -42,7 +36,7 @@ def _run(args) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result)
-    return 0 if result.ok else 1
+    return 1  # violated, or not-found: a search never establishes a claim
 
 
 def register(subparsers) -> None:

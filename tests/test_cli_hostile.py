@@ -69,6 +69,12 @@ COMMANDS = {
         "--universe": SMALL, "--sizes": SIZES, "--d-in": ["1", "0", "x"],
         "--epsilon": HOSTILE, "--delta": HOSTILE, "--rho": ["1"], "--json": None,
     },
+    "search": {
+        "--query": ["sum", "mean", "nope"], "--clip": ["10,20", "a,b"],
+        "--universe": ["0..1000000", "0..3", "x"], "--sizes": ["0..10000", "0..2", "-1..2"],
+        "--claim": HOSTILE, "--budget": ["20", "0", "-1", "99999999999"], "--seed": ["0", "x"],
+        "--json": None,
+    },
     "account": {
         "--mechanism": ["discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "nope"],
         "--param": ["scale=10", "p=3/4", "sigma=10", "sigma=0", "x"],

@@ -28,7 +28,7 @@ def test_a_violation_exits_1_with_the_witness_and_seed(capsys):
 
 
 def test_not_found_exits_0_and_says_it_is_no_proof(capsys):
-    assert _run(BASE + ["--claim", "d_in*U", "--seed", "5"]) == 0
+    assert _run(BASE + ["--claim", "d_in*U", "--seed", "5"]) == 1  # not-found: never a proof
     out = capsys.readouterr().out
     assert out.startswith("not-found") and "not a proof" in out and "seed=5" in out
 

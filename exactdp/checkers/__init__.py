@@ -4,6 +4,7 @@ float witnesses (neighbouring datasets whose float sum moves more than a claim).
 from exactdp.checkers.float_witness import (
     FloatVerdict, FloatWitness, FloatWitnessResult, naive_sum_claim, search_float_witness,
 )
+from exactdp.checkers.search import SearchResult, SearchVerdict, search_claim
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Verdict, Witness
 from exactdp.checkers.sensitivity import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, SensitivityCurve, assert_claim, claim_parameters,
@@ -15,4 +16,5 @@ __all__ = [
     "ClaimResult", "Scope", "SensitivityResult", "Verdict", "Witness", "DEFAULT_MAX_DATASETS",
     "DEFAULT_MAX_PAIRS", "SensitivityCurve", "assert_claim", "claim_parameters",
     "local_sensitivity", "sensitivity", "sensitivity_curve", "verify_claim",
+    "SearchResult", "SearchVerdict", "search_claim",
 ]
