@@ -1,0 +1,204 @@
+"""exactdp's pytest plugin: state a sensitivity claim in a test, get the exact verdict.
+
+Registered under the ``pytest11`` entry point (load it by hand with
+``-p exactdp._pytestplugin``). It loads in every pytest run of every project that has
+exactdp installed, so at import it imports only ``pytest``; exactdp itself (SymPy,
+mpmath) is imported by the fixture and by hooks that meet an exactdp object.
+
+In a test::
+
+    def test_clipped_sum(exactdp_claim):
+        exactdp_claim("U - L", clipped(sum_, 0, 10), Multisets(IntegerRange(0, 10), sizes=(0, 3)))
+
+or, with the marker (checked when the test runs, before its body)::
+
+    @pytest.mark.exactdp_claim("U - L", clipped(sum_, 0, 10), space, id="clipped-sum")
+    def test_clipped_sum():
+        ...
+
+A claim that does not hold fails the test with :class:`exactdp.ClaimViolated` (an
+``AssertionError`` carrying ``.result``): the message gives the verdict, the claim
+against the exact value, the witness pair and the scope; the report gets an
+``exactdp`` section. ``expect="violated"`` keeps a known-wrong claim as a regression
+(the test fails if it ever holds). Options: ``--exactdp-max-pairs``,
+``--exactdp-max-datasets`` (enumeration budgets) and ``--exactdp-report PATH`` (a JSON
+file with one object per claim checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pytest
+
+__all__ = ["MARKER", "OPTIONS"]
+
+MARKER = "exactdp_claim"
+OPTIONS = ("--exactdp-max-pairs", "--exactdp-max-datasets", "--exactdp-report")
+_EXPECT = ("holds", "violated")
+
+_RECORDS = pytest.StashKey[list]()
+
+
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; write e.g. 1000000") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("exactdp", "exactdp: exact checks of sensitivity claims")
+    group.addoption("--exactdp-max-pairs", type=_budget, default=None, metavar="N",
+                    help="refuse to enumerate more than N neighbouring pairs per claim "
+                         "(default: exactdp's own budget)")
+    group.addoption("--exactdp-max-datasets", type=_budget, default=None, metavar="N",
+                    help="refuse to enumerate more than N datasets per claim (default: exactdp's own budget)")
+    group.addoption("--exactdp-report", default=None, metavar="PATH",
+                    help="write a JSON report: one object per claim checked (id, verdict, "
+                         "exact value, witness, scope)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(claim, query, space, metric='add-remove', d_in=1, *, id=None, expect='holds', "
+        "**options): check a sensitivity claim exactly with exactdp when the test runs",
+    )
+    config.stash[_RECORDS] = []
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    path = config.getoption("exactdp_report", None)
+    if not path or hasattr(config, "workerinput"):  # xdist workers leave the report to the controller
+        return
+    records = config.stash.get(_RECORDS, [])
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"exactdp_report": 1, "claims": records}, f, indent=2)
+        f.write("\n")
+
+
+def _budgets(config: pytest.Config) -> dict:
+    out = {}
+    for option, key in (("exactdp_max_pairs", "max_pairs"), ("exactdp_max_datasets", "max_datasets")):
+        value = config.getoption(option, None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def describe(result, expect: str = "holds") -> str:
+    """The failure text: verdict, claim against the exact value, witness and scope."""
+    from exactdp.checkers.results import Verdict, format_value
+
+    s = result.sensitivity
+    lines = [f"exactdp: claim {result.claim_shown} on {s.query.name}: {result.verdict.value.upper()}"
+             + ("" if expect == "holds" else f" (expected {expect})")]
+    rel = {Verdict.VIOLATED: "<", Verdict.HOLDS_TIGHT: "==", Verdict.HOLDS: ">"}.get(result.verdict, "?")
+    lines.append(f"  claim {format_value(result.claim)} {rel} exact sensitivity {format_value(s.value)}")
+    if s.witness is not None:
+        lines.append(f"  witness: {s.witness}")
+    if s.scope.pairs == 0:
+        lines.append(f"  nothing was checked: {s.scope.no_pairs_hint()}")
+    lines.append(f"  scope: {s.scope.describe()}")
+    return "\n".join(lines)
+
+
+def _passes(result, expect: str) -> bool:
+    from exactdp.checkers.results import Verdict
+
+    if expect == "violated":
+        return result.verdict is Verdict.VIOLATED
+    return result.ok
+
+
+def _record(config, nodeid: str, claim_id: str | None, result, expect: str) -> None:
+    records = config.stash.setdefault(_RECORDS, [])
+    n = sum(1 for r in records if r["test"] == nodeid)
+    out = {"id": claim_id or (nodeid if n == 0 else f"{nodeid}#{n + 1}"), "test": nodeid,
+           "expect": expect, "passed": _passes(result, expect)}
+    out.update(result.to_dict())
+    records.append(out)
+
+
+def _check(config, nodeid: str, claim, query, space, metric="add-remove", d_in=1, *, id=None,
+           expect="holds", **options):
+    __tracebackhide__ = True
+    from exactdp.checkers import verify_claim
+    from exactdp.errors import ClaimViolated, InvalidArgument
+    from exactdp.queries import Query, user_query
+
+    if expect not in _EXPECT:
+        raise InvalidArgument(f"expect={expect!r} is not one of {_EXPECT}; use 'violated' for a "
+                              f"known-wrong claim kept as a regression")
+    if callable(query) and not isinstance(query, (Query, str)):
+        query = user_query(query)
+    result = verify_claim(claim, query, space, metric, d_in, **{**_budgets(config), **options})
+    _record(config, nodeid, id, result, expect)
+    if not _passes(result, expect):
+        err = ClaimViolated(describe(result, expect), result)
+        err.exactdp_expect = expect
+        raise err
+    return result
+
+
+@pytest.fixture
+def exactdp_claim(request: pytest.FixtureRequest):
+    """``exactdp_claim(claim, query, space, metric="add-remove", d_in=1, *, id=None,
+    expect="holds", **options)``: check a sensitivity claim exactly (``exactdp.verify_claim``
+    with the budgets of ``--exactdp-max-pairs``/``--exactdp-max-datasets``) and return the
+    ``ClaimResult``; raise ``ClaimViolated`` (failing the test with the verdict, the exact
+    value, the witness and the scope) unless the verdict is what ``expect`` says. ``query``
+    may be a plain function of a sorted tuple of Fractions (wrapped by ``user_query``)."""
+
+    def check(claim, query, space, metric="add-remove", d_in=1, **options):
+        __tracebackhide__ = True
+        return _check(request.config, request.node.nodeid, claim, query, space, metric, d_in, **options)
+
+    return check
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    __tracebackhide__ = True
+    for mark in item.iter_markers(MARKER):
+        _check(item.config, item.nodeid, *mark.args, **mark.kwargs)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if call.excinfo is not None and "exactdp" in sys.modules:
+        from exactdp.errors import ClaimViolated
+
+        exc = call.excinfo.value
+        result = getattr(exc, "result", None)
+        if isinstance(exc, ClaimViolated) and hasattr(result, "sensitivity"):
+            report.sections.append(("exactdp", describe(result, getattr(exc, "exactdp_expect", "holds"))))
+    return report
+
+
+def _is_exactdp(obj, names: tuple[str, ...]) -> bool:
+    return type(obj).__module__.startswith("exactdp.") and type(obj).__name__ in names
+
+
+def pytest_assertrepr_compare(config, op: str, left, right):
+    """For a ``ClaimResult`` operand: the verdict, claim against the exact value, witness
+    and scope; for a ``Verdict``: what each verdict means."""
+    for obj in (left, right):
+        if _is_exactdp(obj, ("ClaimResult",)):
+            text = describe(obj).splitlines()
+            return [f"exactdp result {obj.verdict.value} {op} {(right if obj is left else left)!r}"] + text
+    if _is_exactdp(left, ("Verdict",)) or _is_exactdp(right, ("Verdict",)):
+        return [f"exactdp verdict {str(left)!r} {op} {str(right)!r}",
+                "  violated: the claim is below the exact sensitivity (the witness pair shows it); "
+                "holds / holds-tight: it is at least the exact value; vacuous: no pair was checked",
+                "  for the witness, check with assert_claim or the exactdp_claim fixture"]
+    return None
