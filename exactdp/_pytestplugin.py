@@ -198,7 +198,7 @@ def pytest_assertrepr_compare(config, op: str, left, right):
             return [f"exactdp result {obj.verdict.value} {op} {(right if obj is left else left)!r}"] + text
     if _is_exactdp(left, ("Verdict",)) or _is_exactdp(right, ("Verdict",)):
         return [f"exactdp verdict {str(left)!r} {op} {str(right)!r}",
-                "  violated: the claim is below the exact sensitivity (the witness pair shows it); "
-                "holds / holds-tight: it is at least the exact value; vacuous: no pair was checked",
+                ("  violated: the claim is below the exact sensitivity (the witness pair shows it); "
+                 "holds / holds-tight: it is at least the exact value; vacuous: no pair was checked"),
                 "  for the witness, check with assert_claim or the exactdp_claim fixture"]
     return None

@@ -46,8 +46,8 @@ def test_sample_project_planted_wrong_claim_fails_with_witness(sample: pytest.Py
         "E       exactdp.errors.ClaimViolated: exactdp: claim U - L = 60 on clipped_total: VIOLATED",
         "E         claim 60 < exact sensitivity 200",
         "E         witness: x=[], x'=[200]: f(x)=0, f(x')=200",
-        "E         scope: all 15 multisets of size 0..2 over {140, 150, 175, 200}; SymmetricDistance "
-        "<= 1 (add/remove); both datasets in the space; 20 unordered pairs examined",
+        ("E         scope: all 15 multisets of size 0..2 over {140, 150, 175, 200}; SymmetricDistance "
+         "<= 1 (add/remove); both datasets in the space; 20 unordered pairs examined"),
         "FAILED tests/test_heights_claims.py::test_clipped_total_add_remove_planted_wrong",
     ):
         assert line in out.splitlines(), line

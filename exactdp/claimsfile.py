@@ -1,0 +1,431 @@
+"""A project's sensitivity claims in a TOML file, checked exactly (``exactdp check``).
+
+::
+
+    [[claim]]
+    id = "clipped-mean"
+    function = "heights:clipped_mean"   # or query = "sum"; optional clip = [L, U]
+    min_size = 1                        # with function: smallest dataset it is defined on
+    universe = [140, 150, 175, 200]     # or "0..7"; or pool = [...] with size = N
+    sizes = "3"                         # or size = 3, or "0..3"
+    neighbors = "substitute"            # default "add-remove"
+    d_in = 1                            # or "1..3"
+    claim = "(U - L)/N"                 # a number or a formula of L, U, N, d_in, k
+    expect = "holds"                    # or "violated": a known-wrong claim kept as a regression
+    grid = [{clip = [0, 10]}, {clip = [5, 10]}]   # optional: one check per table of overrides
+
+Numbers are exact: write non-integers as strings (``"1/2"``, ``"0.5"``); a TOML float is
+refused. ``function`` is ``"package.module:callable"``, a function of a sorted tuple of
+``Fraction`` returning an ``int`` or ``Fraction`` (imported with the claims file's folder
+and the working directory on ``sys.path``). Every problem with the file is a
+:class:`ClaimsFileError` naming the line (where it can be found), the claim and the field.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from exactdp.errors import (
+    ExactDPError,
+    InexactInput,
+    InvalidArgument,
+    TooLarge,
+    UndefinedQuery,
+)
+
+__all__ = ["FIELDS", "CheckedClaim", "ClaimSpec", "ClaimsFileError", "check_claims", "load_claims"]
+
+FIELDS = ("id", "query", "function", "min_size", "clip", "universe", "pool", "sizes", "size",
+          "neighbors", "d_in", "exact_k", "undefined", "claim", "expect", "grid")
+_GRID_FIELDS = tuple(f for f in FIELDS if f not in ("id", "grid"))
+_EXPECT = ("holds", "violated")
+
+
+class ClaimsFileError(InvalidArgument):
+    """A claims file that cannot be checked: the message names the file, line, claim and field."""
+
+    def __init__(self, message: str, *, path: str = "", line: int | None = None,
+                 claim: str | None = None, field: str | None = None):
+        where = path + (f":{line}" if line else "")
+        who = f"claim {claim}" if claim else ""
+        what = f"field {field!r}" if field else ""
+        head = ", ".join(p for p in (who, what) if p)
+        super().__init__(f"{where}: {head}: {message}" if head else f"{where}: {message}")
+        self.path, self.line, self.claim, self.field = path, line, claim, field
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """One check to run: a claim on a query over a space at one ``d_in``."""
+
+    id: str
+    claim: Any
+    query: Any  # exactdp.queries.Query
+    space: Any  # exactdp.DatasetSpace
+    neighbors: str
+    d_in: int
+    expect: str = "holds"
+    options: dict = field(default_factory=dict)
+    line: int | None = None
+    index: int = 0
+    uses_function: bool = False
+    field_lines: dict = field(default_factory=dict)  # field name -> line, where found
+
+    def line_of(self, name: str) -> int | None:
+        return self.field_lines.get(name) or self.line
+
+
+@dataclass(frozen=True)
+class CheckedClaim:
+    spec: ClaimSpec
+    result: Any  # exactdp.ClaimResult
+
+    @property
+    def passed(self) -> bool:
+        """The verdict is what the file expects (``holds`` accepts a tight claim)."""
+        if self.spec.expect == "violated":
+            return self.result.verdict.value == "violated"
+        return self.result.ok
+
+    def to_dict(self) -> dict:
+        out = {"id": self.spec.id, "expect": self.spec.expect, "passed": self.passed}
+        out.update(self.result.to_dict())
+        return out
+
+    def line(self) -> str:
+        mark = "ok  " if self.passed else "FAIL"
+        expect = "" if self.spec.expect == "holds" else " (expected violated)"
+        text = f"{mark} {self.spec.id}{expect}: {self.result.sensitivity.query.name}: {self.result.summary()}"
+        return f"{text}\n     scope: {self.result.sensitivity.scope.describe()}"
+
+
+# -- reading -----------------------------------------------------------------------------
+
+def _toml():
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise InvalidArgument("reading a claims file on Python 3.10 needs tomli: pip install tomli") from None
+    return tomllib
+
+
+class _Lines:
+    """Best-effort line numbers: tomllib keeps none, so find ``[[claim]]`` headers and
+    ``field =`` keys in the text."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+        self.starts = [i + 1 for i, ln in enumerate(self.lines) if re.match(r"\s*\[\[\s*claim\s*\]\]", ln)]
+
+    def of(self, index: int, name: str | None = None) -> int | None:
+        if index >= len(self.starts):
+            return None
+        start = self.starts[index]
+        end = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.lines) + 1
+        if name:
+            key = re.compile(rf"(^|[\s{{,])\"?{re.escape(name)}\"?\s*=")
+            for n in range(start, end):
+                if key.search(self.lines[n - 1].split("#", 1)[0]):
+                    return n
+        return start
+
+
+def load_claims(path: str | Path) -> list[ClaimSpec]:
+    """Read and validate every claim of a claims file (nothing is enumerated yet).
+
+    Raises :class:`ClaimsFileError` on the first problem: a TOML syntax error, an unknown
+    or missing field, a value of the wrong kind, a query that is not known, a dotted path
+    that does not import."""
+    path = Path(path)
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ClaimsFileError(f"cannot read the file: {e.strerror or e}", path=shown) from None
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise ClaimsFileError(f"not valid TOML: {e}", path=shown, line=int(m.group(1)) if m else None) from None
+    lines = _Lines(text)
+    unknown = sorted(set(data) - {"claim"})
+    if unknown:
+        raise ClaimsFileError(f"unknown top-level key {unknown[0]!r}; a claims file holds [[claim]] tables",
+                              path=shown, field=unknown[0])
+    claims = data.get("claim")
+    if not isinstance(claims, list) or not claims or not all(isinstance(c, dict) for c in claims):
+        raise ClaimsFileError("no claims: add at least one [[claim]] table with id, query or function, "
+                              "universe or pool, sizes and claim", path=shown, field="claim")
+    specs: list[ClaimSpec] = []
+    seen: set[str] = set()
+    with _import_path(path):
+        for index, raw in enumerate(claims):
+            specs.extend(_claim_specs(raw, index, shown, lines, seen))
+    return specs
+
+
+class _import_path:
+    """The claims file's folder and the working directory on ``sys.path`` while importing."""
+
+    def __init__(self, path: Path):
+        self.dirs = [str(path.resolve().parent), str(Path.cwd())]
+
+    def __enter__(self):
+        self.added = [d for d in self.dirs if d not in sys.path]
+        sys.path[:0] = self.added
+
+    def __exit__(self, *exc):
+        for d in self.added:
+            if d in sys.path:
+                sys.path.remove(d)
+
+
+def _claim_specs(raw: dict, index: int, path: str, lines: _Lines, seen: set[str]) -> list[ClaimSpec]:
+    label = f"#{index + 1}" + (f" {raw['id']!r}" if isinstance(raw.get("id"), str) else "")
+
+    def fail(message: str, name: str | None) -> ClaimsFileError:
+        return ClaimsFileError(message, path=path, line=lines.of(index, name), claim=label, field=name)
+
+    for name in raw:
+        if name not in FIELDS:
+            raise fail(f"unknown field; the fields are {', '.join(FIELDS)}", name)
+    for name in ("id", "claim"):
+        if name not in raw:
+            raise fail("missing; every claim needs an id and a claim", name)
+    if not isinstance(raw["id"], str) or not raw["id"].strip():
+        raise fail(f"id={raw['id']!r} must be a non-empty string", "id")
+    if raw["id"] in seen:
+        raise fail(f"id={raw['id']!r} is used by an earlier claim; ids must be unique", "id")
+    seen.add(raw["id"])
+    grid = raw.get("grid", [{}])
+    if not isinstance(grid, list) or not grid or not all(isinstance(g, dict) for g in grid):
+        raise fail("grid must be a non-empty list of tables of overrides, e.g. "
+                   "grid = [{clip = [0, 10]}, {clip = [5, 10]}]", "grid")
+    base = {k: v for k, v in raw.items() if k != "grid"}
+    specs = []
+    for g in grid:
+        for name in g:
+            if name not in _GRID_FIELDS:
+                raise fail(f"grid overrides {name!r}, which is not a field a grid can set; "
+                           f"use one of {', '.join(_GRID_FIELDS)}", "grid")
+        merged = {**base, **g}
+        suffix = "" if "grid" not in raw else "[" + ", ".join(f"{k}={_shown(v)}" for k, v in g.items()) + "]"
+        specs.extend(_one(merged, raw["id"] + suffix, index, fail, lines, "grid" in raw and bool(g)))
+    return specs
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return str(value)
+
+
+def _exact(value: object, name: str, fail) -> Fraction:
+    from exactdp.numeric import to_exact
+
+    if isinstance(value, float):
+        raise fail(f"{value!r} is a TOML float, which is not exact; write it as a string ('{value!r}') "
+                   f"or as an integer", name)
+    try:
+        return to_exact(value, name)
+    except (InvalidArgument, InexactInput) as e:
+        raise fail(str(e), name) from None
+
+
+def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool) -> list[ClaimSpec]:
+    from exactdp.checkers.sensitivity import bind_claim, claim_parameters
+    from exactdp.queries import clipped, parse_query, user_query
+    from exactdp.spaces import ExactSet, Multisets, SubMultisets
+    from exactdp.spaces.metrics import parse_metric
+    from exactdp.spaces.universe import parse_universe
+
+    def bad(message: str, name: str):  # inside a grid entry, say so
+        return fail(message + (" (in a grid entry)" if in_grid else ""), name)
+
+    # the query
+    if ("query" in c) == ("function" in c):
+        raise bad("give exactly one of query (a built-in name such as 'sum') or function "
+                  "('package.module:callable')", "query" if "query" in c else "function")
+    uses_function = "function" in c
+    if uses_function:
+        query = user_query(_import(c["function"], bad), name=c["function"].rpartition(":")[2],
+                           min_size=_whole(c.get("min_size", 0), "min_size", bad))
+    else:
+        if "min_size" in c:
+            raise bad("min_size applies to a function; a built-in query knows its own", "min_size")
+        if not isinstance(c["query"], str):
+            raise bad(f"query={c['query']!r} must be a string such as 'sum' or 'percentile:90'", "query")
+        try:
+            query = parse_query(c["query"])
+        except InvalidArgument as e:
+            raise bad(str(e), "query") from None
+    if "clip" in c:
+        clip = c["clip"]
+        if not isinstance(clip, list) or len(clip) != 2:
+            raise bad(f"clip={clip!r} must be a pair [L, U], e.g. clip = [0, 10]", "clip")
+        lo, hi = (_exact(v, "clip", bad) for v in clip)
+        try:
+            query = clipped(query, lo, hi)
+        except InvalidArgument as e:
+            raise bad(str(e), "clip") from None
+    # the space
+    if ("universe" in c) == ("pool" in c):
+        raise bad("give exactly one of universe ('0..7' or a list of values) or pool (a list of records)",
+                  "universe" if "universe" in c else "pool")
+    if "size" in c and "sizes" in c:
+        raise bad("size and sizes both given; use one", "sizes")
+    if "size" not in c and "sizes" not in c:
+        raise bad("missing; give sizes = 'A..B' (or size = N)", "sizes")
+    size_field = "size" if "size" in c else "sizes"
+    sizes = c[size_field]
+    if isinstance(sizes, list):
+        sizes = tuple(_whole(v, size_field, bad) for v in sizes)
+    elif isinstance(sizes, int) and not isinstance(sizes, bool):
+        sizes = (sizes, sizes)
+    elif not isinstance(sizes, str):
+        raise bad(f"{size_field}={sizes!r} must be a whole number, 'A..B' or [A, B]", size_field)
+    space_field = "universe" if "universe" in c else "pool"
+    spec = c[space_field]
+    try:
+        if isinstance(spec, list):
+            values = [_exact(v, space_field, bad) for v in spec]
+        elif not isinstance(spec, str):
+            raise bad(f"{space_field}={spec!r} must be 'A..B' or a list of values", space_field)
+        if space_field == "universe":
+            universe = ExactSet(values) if isinstance(spec, list) else parse_universe(spec, "universe")
+        elif not isinstance(spec, list):
+            from exactdp.spaces.universe import parse_values
+            values = parse_values(spec, "pool")
+    except InvalidArgument as e:
+        if isinstance(e, ClaimsFileError):
+            raise
+        raise bad(str(e), space_field) from None
+    try:
+        space = (Multisets(universe, sizes=sizes) if space_field == "universe"
+                 else SubMultisets(values, sizes=sizes))
+    except InvalidArgument as e:
+        raise bad(str(e), size_field) from None
+    # the relation, d_in, options
+    neighbors = c.get("neighbors", "add-remove")
+    try:
+        if not isinstance(neighbors, str):
+            raise InvalidArgument(f"neighbors={neighbors!r} must be 'add-remove' or 'substitute'")
+        parse_metric(neighbors)
+    except InvalidArgument as e:
+        raise bad(str(e), "neighbors") from None
+    d_ins = _d_ins(c.get("d_in", 1), bad)
+    options: dict = {}
+    if "exact_k" in c:
+        if not isinstance(c["exact_k"], bool):
+            raise bad(f"exact_k={c['exact_k']!r} must be true or false", "exact_k")
+        options["exact_k"] = c["exact_k"]
+    if "undefined" in c:
+        u = c["undefined"]
+        options["undefined"] = u if u in ("error", "exclude") else _exact(u, "undefined", bad)
+    expect = c.get("expect", "holds")
+    if expect not in _EXPECT:
+        raise bad(f"expect={expect!r} must be 'holds' or 'violated' (a known-wrong claim kept "
+                  f"as a regression)", "expect")
+    claim = c["claim"]
+    if isinstance(claim, float):
+        raise bad(f"claim={claim!r} is a TOML float, which is not exact; write it as a string "
+                  f"('{claim!r}')", "claim")
+    if not isinstance(claim, (str, int)) or isinstance(claim, bool):
+        raise bad(f"claim={claim!r} must be a number or a formula string such as 'U - L'", "claim")
+    out = []
+    for d in d_ins:
+        try:
+            bind_claim(claim, claim_parameters(query, space, d))  # a bad formula is refused now
+        except InvalidArgument as e:
+            raise bad(str(e), "claim") from None
+        suffix = f"[d_in={d}]" if len(d_ins) > 1 else ""
+        out.append(ClaimSpec(cid + suffix, claim, query, space, neighbors, d, expect, options,
+                             lines.of(index), index, uses_function,
+                             {name: lines.of(index, name) for name in c}))
+    return out
+
+
+def _whole(value: object, name: str, bad) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise bad(f"{name}={value!r} must be a whole number >= 0", name)
+    return value
+
+
+def _d_ins(value: object, bad) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return [value]
+    if isinstance(value, str):
+        lo, sep, hi = value.strip().partition("..")
+        try:
+            a, b = int(lo), int(hi if sep else lo)
+        except ValueError:
+            a = b = 0
+        if 1 <= a <= b and b - a < 64:
+            return list(range(a, b + 1))
+    raise bad(f"d_in={value!r} must be a whole number >= 1 or a range 'A..B' (at most 64 values)", "d_in")
+
+
+def _import(target: object, bad):
+    if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
+        raise bad(f"function={target!r} must be 'package.module:callable'", "function")
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as e:  # noqa: BLE001 - the user's module: any error while importing it
+        raise bad(f"cannot import {module_name!r} ({type(e).__name__}: {e}); check the dotted path and that "
+                  f"the package is installed or beside the claims file", "function") from None
+    obj = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise bad(f"module {module_name!r} has no {attr!r}; check the name after ':'", "function") from None
+    if not callable(obj):
+        raise bad(f"{target!r} is not callable; point at a function of a sorted tuple of Fractions", "function")
+    return obj
+
+
+# -- checking ----------------------------------------------------------------------------
+
+def check_claims(specs: list[ClaimSpec], *, path: str = "", lines: _Lines | None = None,
+                 **budgets: Any) -> Iterator[CheckedClaim]:
+    """Check each claim exactly (``exactdp.verify_claim``), yielding as it goes. A user
+    function that raises or returns a float, or a space over the budget, raises
+    :class:`ClaimsFileError` naming the claim and the field to fix."""
+    from exactdp.checkers import verify_claim
+
+    budgets = {k: v for k, v in budgets.items() if v is not None}
+    for spec in specs:
+        label = f"#{spec.index + 1} {spec.id!r}"
+        source = "function" if spec.uses_function else "query"
+        try:
+            result = verify_claim(spec.claim, spec.query, spec.space, spec.neighbors, spec.d_in,
+                                  **spec.options, **budgets)
+        except TooLarge as e:
+            size = "size" if "size" in spec.field_lines else "sizes"
+            raise ClaimsFileError(f"{e} (--max-pairs/--max-datasets on the command line)", path=path,
+                                  line=spec.line_of(size), claim=label, field=size) from None
+        except UndefinedQuery as e:
+            raise ClaimsFileError(str(e), path=path, line=spec.line_of("undefined"), claim=label,
+                                  field="undefined") from None
+        except ExactDPError as e:  # InexactInput: a float returned
+            raise ClaimsFileError(str(e), path=path, line=spec.line_of(source), claim=label,
+                                  field=source) from None
+        except Exception as e:
+            if not spec.uses_function:
+                raise
+            raise ClaimsFileError(f"the function raised {type(e).__name__}: {e}; make it defined on "
+                                  f"every dataset of the space (or set min_size / undefined)",
+                                  path=path, line=spec.line_of("function"), claim=label, field="function") from None
+        yield CheckedClaim(spec, result)
