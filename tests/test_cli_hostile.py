@@ -75,6 +75,10 @@ COMMANDS = {
         "--claim": HOSTILE, "--budget": ["20", "0", "-1", "99999999999"], "--seed": ["0", "x"],
         "--json": None,
     },
+    "check": {
+        "": ["", "/nonexistent/claims.toml", "tests/sample_project/claims.toml", "README.md"],
+        "--json": None, "--max-pairs": ["10", "-1"], "--max-datasets": ["10", "-1"],
+    },
     "account": {
         "--mechanism": ["discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "nope"],
         "--param": ["scale=10", "p=3/4", "sigma=10", "sigma=0", "x"],
