@@ -23,7 +23,8 @@ from typing import Any
 
 from exactdp._budget import refuse_above
 from exactdp.checkers.results import SensitivityResult, Witness, format_value
-from exactdp.checkers.sensitivity import _metric, _query, bind_claim, claim_parameters, sensitivity
+from exactdp.checkers.sensitivity import _query, bind_claim, claim_parameters, sensitivity
+from exactdp.spaces.metrics import as_metric
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.decide import compare
 from exactdp.queries.base import Query, sqrt_value
@@ -220,7 +221,7 @@ def search_claim(
     query = _query(query)
     universe = _universe(universe)
     space = Multisets(universe, sizes=sizes)
-    metric = _metric(metric)
+    metric = as_metric(metric)
     d_in = check_d_in(d_in)
     if not isinstance(exact_k, bool):
         raise InvalidArgument(f"exact_k={exact_k!r} is not a bool; pass True or False")

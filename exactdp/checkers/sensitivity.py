@@ -46,8 +46,8 @@ from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import format_dataset, to_exact
 from exactdp.queries.base import Query, sqrt_value
 from exactdp.queries.builtin import parse_query
-from exactdp.spaces.datasets import DatasetSpace
-from exactdp.spaces.metrics import Metric, SymmetricDistance, check_d_in, parse_metric
+from exactdp.spaces.datasets import DatasetSpace, as_space
+from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.symbolic.parse import parse_expression, substitute
 
 __all__ = [
@@ -73,19 +73,6 @@ def _query(query: Query | str) -> Query:
     )
 
 
-def _metric(metric: Metric | str | None) -> Metric:
-    if metric is None:
-        return SymmetricDistance()
-    if isinstance(metric, Metric):
-        return metric
-    if isinstance(metric, str):
-        return parse_metric(metric)
-    raise InvalidArgument(
-        f"metric={metric!r} is not a metric; pass SymmetricDistance(), ChangeDistance(), "
-        f"'add-remove' or 'substitute'"
-    )
-
-
 def _scope(scope: str) -> str:
     aliases = {"release-centered": _engine.RELEASE_CENTRED, "release_centred": _engine.RELEASE_CENTRED}
     scope = aliases.get(scope, scope)
@@ -97,15 +84,6 @@ def _scope(scope: str) -> str:
     return scope
 
 
-def _space(space: DatasetSpace) -> DatasetSpace:
-    if not isinstance(space, DatasetSpace):
-        raise InvalidArgument(
-            f"space={space!r} is not a dataset space; build one with Multisets(universe, "
-            f"sizes=(A, B)) or SubMultisets(pool, size=N)"
-        )
-    return space
-
-
 def _ambient(space: DatasetSpace, metric: Metric, d_max: int, scope: str) -> DatasetSpace:
     if scope == _engine.STANDARD:
         return space
@@ -113,12 +91,6 @@ def _ambient(space: DatasetSpace, metric: Metric, d_max: int, scope: str) -> Dat
     if shift == 0:
         return space
     return space.with_sizes(max(0, space.min_size - shift), space.max_size + shift)
-
-
-def _flag(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidArgument(f"{name}={value!r} is not a bool; pass True or False")
-    return value
 
 
 @dataclass
@@ -149,10 +121,10 @@ def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pai
     ``local_at``: the sorted value indices of the one ``x`` of a local sensitivity.
     """
     query = _query(query)
-    space = _space(space)
-    metric = _metric(metric)
+    space = as_space(space)
+    metric = as_metric(metric)
     scope = _scope(scope)
-    exact_k = _flag(exact_k, "exact_k")
+    exact_k = check_flag(exact_k, "exact_k")
     max_datasets = check_budget(max_datasets, "max_datasets")
     max_pairs = check_budget(max_pairs, "max_pairs")
     d_list = [check_d_in(d) for d in d_list]
@@ -305,7 +277,7 @@ def local_sensitivity(
     ``x`` must lie in ``space``; its neighbours are taken from the space (standard
     scope) or from every dataset over the universe (release-centred).
     """
-    space = _space(space)
+    space = as_space(space)
     indices = space.to_indices(dataset, "dataset")
     if not space.contains_indices(indices):
         shown = format_dataset(space.universe.value(i) for i in indices)
@@ -490,7 +462,7 @@ def verify_claim(
     :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
     """
     query = _query(query)
-    params = claim_parameters(query, _space(space), check_d_in(d_in))
+    params = claim_parameters(query, as_space(space), check_d_in(d_in))
     text, value = bind_claim(claim, params)  # a bad claim is refused before any enumeration
     result = sensitivity(query, space, metric, d_in, **options)
     return judge(text, value, result, params)

@@ -26,7 +26,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.spaces.universe import ValueUniverse
 
-__all__ = ["DatasetSpace", "Multisets", "SubMultisets"]
+__all__ = ["DatasetSpace", "Multisets", "SubMultisets", "as_space"]
 
 
 def _check_size(value: object, name: str) -> int:
@@ -398,3 +398,13 @@ class SubMultisets(DatasetSpace):
     def __repr__(self) -> str:
         pool = ", ".join(repr(format_exact(v)) for v in self.pool)
         return f"SubMultisets([{pool}], sizes=({self.min_size}, {self.max_size}))"
+
+
+def as_space(space: object) -> DatasetSpace:
+    """``space`` if it is a dataset space, else one line saying how to build one."""
+    if not isinstance(space, DatasetSpace):
+        raise InvalidArgument(
+            f"space={space!r} is not a dataset space; build one with Multisets(universe, "
+            f"sizes=(A, B)) or SubMultisets(pool, size=N)"
+        )
+    return space

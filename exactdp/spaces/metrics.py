@@ -30,7 +30,8 @@ from typing import Iterator
 from exactdp._budget import comb_capped
 from exactdp.errors import InvalidArgument
 
-__all__ = ["Metric", "SymmetricDistance", "ChangeDistance", "check_d_in", "parse_metric"]
+__all__ = ["Metric", "SymmetricDistance", "ChangeDistance", "check_d_in", "check_flag",
+           "parse_metric", "as_metric"]
 
 Move = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -44,6 +45,13 @@ def check_d_in(d_in: object, name: str = "d_in") -> int:
     if d_in < 0:
         raise InvalidArgument(f"{name}={d_in!r} is negative; pass a distance of at least 0")
     return d_in
+
+
+def check_flag(value: object, name: str) -> bool:
+    """Validate a yes/no option such as ``exact_k``: a bool, nothing else (``'yes'`` is refused)."""
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{name}={value!r} is not a bool; pass True or False")
+    return value
 
 
 def _multisets(m: int, size: int) -> Iterator[tuple[int, ...]]:
@@ -246,4 +254,18 @@ def parse_metric(text: str) -> Metric:
     raise InvalidArgument(
         f"neighbors={text!r} is not a known relation; use 'add-remove' (SymmetricDistance) "
         f"or 'substitute' (ChangeDistance)"
+    )
+
+
+def as_metric(metric: object) -> Metric:
+    """A metric from a :class:`Metric`, its CLI name or ``None`` (add/remove)."""
+    if metric is None:
+        return SymmetricDistance()
+    if isinstance(metric, Metric):
+        return metric
+    if isinstance(metric, str):
+        return parse_metric(metric)
+    raise InvalidArgument(
+        f"metric={metric!r} is not a metric; pass SymmetricDistance(), ChangeDistance(), "
+        f"'add-remove' or 'substitute'"
     )

@@ -25,8 +25,10 @@ from hypothesis import strategies as st
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.floatformat import FloatFormat, exact_value, format_named
-from exactdp.spaces.datasets import DatasetSpace, Multisets
-from exactdp.spaces.metrics import ChangeDistance, Metric, SymmetricDistance, check_d_in, parse_metric
+from exactdp.spaces.datasets import DatasetSpace, Multisets, as_space
+from exactdp.spaces.metrics import (
+    ChangeDistance, Metric, SymmetricDistance, as_metric, check_d_in, check_flag,
+)
 from exactdp.spaces.universe import ValueUniverse
 
 __all__ = ["datasets", "neighbouring_pairs", "float_records", "index_pairs", "sparse_counts"]
@@ -35,32 +37,6 @@ IndexPair = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 # -- argument checks ------------------------------------------------------------------
-
-def _check_space(space: object) -> DatasetSpace:
-    if not isinstance(space, DatasetSpace):
-        raise InvalidArgument(
-            f"space={space!r} is not a dataset space; build one with Multisets(universe, "
-            f"sizes=(A, B)) or SubMultisets(pool, size=N)"
-        )
-    return space
-
-
-def _check_metric(metric: object) -> Metric:
-    if isinstance(metric, Metric):
-        return metric
-    if isinstance(metric, str):
-        return parse_metric(metric)
-    raise InvalidArgument(
-        f"metric={metric!r} is not a metric; pass SymmetricDistance(), ChangeDistance(), "
-        f"'add-remove' or 'substitute'"
-    )
-
-
-def _check_flag(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidArgument(f"{name}={value!r} is not a bool; pass True or False")
-    return value
-
 
 class _Layout:
     """How records are drawn from a space: plain indices, or positions in a capped pool."""
@@ -125,7 +101,7 @@ def _space_of(space, universe, min_size, max_size) -> DatasetSpace:
                 f"space={space!r} given with universe=/min_size=/max_size=; pass either a "
                 f"space or a universe with sizes, not both"
             )
-        return _check_space(space)
+        return as_space(space)
     if universe is None:
         raise InvalidArgument(
             "neither space= nor universe= given; pass datasets(Multisets(...)) or "
@@ -174,10 +150,10 @@ def sparse_counts(x: Sequence[int], y: Sequence[int]) -> tuple[tuple[int, ...], 
 
 def index_pairs(space: DatasetSpace, metric: Metric | str, d_in: int, exact_k: bool = False) -> st.SearchStrategy[IndexPair]:
     """:func:`neighbouring_pairs` in sparse form (sorted value-index tuples)."""
-    space = _check_space(space)
-    metric = _check_metric(metric)
+    space = as_space(space)
+    metric = _metric_not_none(metric)
     d_in = check_d_in(d_in)
-    exact_k = _check_flag(exact_k, "exact_k")
+    exact_k = check_flag(exact_k, "exact_k")
     if d_in == 0:
         raise InvalidArgument(
             "d_in=0 relates no two distinct datasets; pass d_in >= 1"
@@ -437,3 +413,11 @@ def _any_value(fmt: FloatFormat, lo: Fraction, hi: Fraction) -> st.SearchStrateg
         st.integers(emin - 1, e_hi),
         st.integers(0, 2 ** (p - 1) - 1),
     ).map(build)
+
+
+def _metric_not_none(metric: object) -> Metric:
+    """A metric: ``None`` is refused here (a pair needs a stated relation)."""
+    if metric is None:
+        raise InvalidArgument("metric=None; pass SymmetricDistance(), ChangeDistance(), "
+                              "'add-remove' or 'substitute'")
+    return as_metric(metric)
