@@ -135,8 +135,7 @@ class Distribution:
                 raise InvalidArgument("every weight is 0; at least one output needs a positive weight")
             return cls({o: w / total for o, w in ws.items()}, name=name)
         total = sympy.Add(*[to_sympy(w) for w in ws.values()])
-        return cls({o: _simplify_ratio(to_sympy(w), total) for o, w in ws.items()}, name=name,
-                   _normalised=True)
+        return cls({o: to_sympy(w) / total for o, w in ws.items()}, name=name, _normalised=True)
 
     # -- access ----------------------------------------------------------------------
     @property
@@ -169,10 +168,6 @@ class Distribution:
         inner = ", ".join(f"{o!r}: {_text(v)}" for o, v in list(self.items())[:6])
         more = ", ..." if len(self._p) > 6 else ""
         return f"Distribution({{{inner}{more}}})"
-
-
-def _simplify_ratio(w: sympy.Expr, total: sympy.Expr) -> sympy.Expr:
-    return w / total
 
 
 def _text(v) -> str:
