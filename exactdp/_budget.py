@@ -28,7 +28,7 @@ from exactdp.errors import InvalidArgument, TooLarge
 
 __all__ = [
     "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS", "MAX_LISTED_VALUES",
-    "refuse_above", "check_budget", "comb_capped", "show_count",
+    "refuse_above", "check_budget", "budget_argument", "comb_capped", "show_count",
 ]
 
 DEFAULT_MAX_DATASETS = 3_000_000
@@ -103,6 +103,19 @@ def check_budget(value: object, name: str) -> int | None:
         )
     if value < 0:
         raise InvalidArgument(f"{name}={value!r} is negative; a budget is at least 0")
+    return value
+
+
+def budget_argument(text: str) -> int:
+    """An argparse ``type`` for a budget option: a whole number of at least 1."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; write e.g. 1000000") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from exactdp._budget import budget_argument
+
 __all__ = ["register"]
 
 _DESCRIPTION = """\
@@ -43,14 +45,6 @@ examples:
   exactdp check claims.toml --json --max-pairs 1000000"""
 
 
-def _budget(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
 
 
 def register(subparsers) -> None:
@@ -60,9 +54,9 @@ def register(subparsers) -> None:
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("claims_file", metavar="CLAIMS.toml", help="the claims file")
-    p.add_argument("--max-pairs", type=_budget, default=None,
+    p.add_argument("--max-pairs", type=budget_argument, default=None,
                    help="refuse a claim whose enumeration has more neighbouring pairs (default: exactdp's budget)")
-    p.add_argument("--max-datasets", type=_budget, default=None,
+    p.add_argument("--max-datasets", type=budget_argument, default=None,
                    help="refuse a claim whose space has more datasets (default: exactdp's budget)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=_run)

@@ -27,7 +27,6 @@ file with one object per claim checked).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -42,22 +41,14 @@ _EXPECT = ("holds", "violated")
 _RECORDS = pytest.StashKey[list]()
 
 
-def _budget(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; write e.g. 1000000") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from exactdp._budget import budget_argument
+
     group = parser.getgroup("exactdp", "exactdp: exact checks of sensitivity claims")
-    group.addoption("--exactdp-max-pairs", type=_budget, default=None, metavar="N",
+    group.addoption("--exactdp-max-pairs", type=budget_argument, default=None, metavar="N",
                     help="refuse to enumerate more than N neighbouring pairs per claim "
                          "(default: exactdp's own budget)")
-    group.addoption("--exactdp-max-datasets", type=_budget, default=None, metavar="N",
+    group.addoption("--exactdp-max-datasets", type=budget_argument, default=None, metavar="N",
                     help="refuse to enumerate more than N datasets per claim (default: exactdp's own budget)")
     group.addoption("--exactdp-report", default=None, metavar="PATH",
                     help="write a JSON report: one object per claim checked (id, verdict, "

@@ -510,6 +510,15 @@ class SparseNeighbours:
         raise AssertionError("witness lost")  # pragma: no cover
 
 
+def _undefined_policy(table: Table, sources: Sequence[int], neighbours, policy: object) -> int:
+    """How many undefined datasets the pairs touch; raise under the "error" policy."""
+    halved = getattr(neighbours, "halve", False)
+    excluded, example = undefined_reached(table, sources, neighbours, halved)
+    if policy == "error" and example is not None:
+        _raise_undefined(table, *example)
+    return excluded
+
+
 def run(
     table: Table,
     sources: Sequence[int],
@@ -518,10 +527,7 @@ def run(
     progress: Progress,
 ) -> RawResult:
     """Enumerate every pair (source, neighbour) present in the table."""
-    halved = getattr(neighbours, "halve", False)
-    excluded, example = undefined_reached(table, sources, neighbours, halved)
-    if policy == "error" and example is not None:
-        _raise_undefined(table, *example)
+    excluded = _undefined_policy(table, sources, neighbours, policy)
     kind = table.query.output
     if kind == "scalar":
         return _run_scalar(table, sources, neighbours, progress, excluded)
@@ -544,10 +550,7 @@ def run_pairs(table: Table, sources: Sequence[int], neighbours, policy: object,
               progress: Progress) -> RawPairs:
     """Collect the distinct (unordered) pairs of query values of neighbouring datasets:
     a mechanism's output depends on the query value only, so each is checked once."""
-    halved = getattr(neighbours, "halve", False)
-    excluded, example = undefined_reached(table, sources, neighbours, halved)
-    if policy == "error" and example is not None:
-        _raise_undefined(table, *example)
+    excluded = _undefined_policy(table, sources, neighbours, policy)
     get = table.values.get
     keys = neighbours.keys
     found: dict = {}
