@@ -306,7 +306,8 @@ def _parser() -> argparse.ArgumentParser:
 
 _EXTRA_COMMAND_MODULES = ("exactdp._cli_calibrate", "exactdp._cli_compose",
                           "exactdp._cli_floatsum", "exactdp._cli_catalog", "exactdp._cli_privacy",
-                          "exactdp._cli_account", "exactdp._cli_search", "exactdp._cli_check")
+                          "exactdp._cli_account", "exactdp._cli_search", "exactdp._cli_check",
+                          "exactdp._cli_audit")
 
 
 def _extra_commands():

@@ -16,6 +16,8 @@ __all__ = [
     "TooLarge",
     "Undecided",
     "ClaimViolated",
+    "MissingDependency",
+    "LibraryCallFailed",
 ]
 
 
@@ -62,3 +64,21 @@ class ClaimViolated(ExactDPError, AssertionError):
     def __init__(self, message: str, result: object):
         super().__init__(message)
         self.result = result
+
+
+class MissingDependency(ExactDPError, ImportError):
+    """An optional library is not installed; the message names the extra that installs it."""
+
+    def __init__(self, library: str, extra: str, detail: str = ""):
+        why = f" ({detail})" if detail else ""
+        super().__init__(f"{library} is not installed{why}: install it with "
+                         f"pip install 'exactdp[{extra}]'")
+        self.library = library
+        self.extra = extra
+
+
+class LibraryCallFailed(ExactDPError):
+    """An audited library raised, or did not return within the time limit.
+
+    Never turned into a verdict: the audit that called it reports an error.
+    """

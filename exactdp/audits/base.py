@@ -1,0 +1,203 @@
+"""What an audit of a real DP library is, and what it answers.
+
+An :class:`Audit` names one claim a library makes about one of its components (a
+sensitivity, a scale, a privacy bound) and holds the function that checks it: the function
+runs the library's own code, takes every float the library stores at its exact binary
+value, computes the exact truth with exactdp, and returns a :class:`Finding`. The runner
+(:mod:`exactdp.audits.runner`) adds the library, its installed version and the time it took,
+and turns the finding into an :class:`AuditResult`.
+
+Two rules are enforced here, not left to each audit:
+
+* **No "holds" without a model.** A finding may say ``holds`` or ``holds-tight`` only when
+  its truth was computed on arithmetic that matches the library bit for bit
+  (``modelled=True``: the library's own exact values, or a float model verified against the
+  library). Otherwise the verdict becomes ``undecided`` and the result says why.
+* **Every witness is replayed.** A ``violated`` finding carries ``replay``: ``confirmed``
+  when the witness, fed back through the library, moves the library's own statistic by more
+  than it claims; ``model-mismatch`` when it does not (the verdict is then ``undecided``:
+  exactdp's model was wrong, not the library).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from exactdp.checkers.results import Verdict
+
+__all__ = ["Replay", "Finding", "Audit", "AuditResult", "version_applies"]
+
+
+class Replay(str, enum.Enum):
+    """What feeding a witness back through the library showed."""
+
+    CONFIRMED = "confirmed"  # the library's own output moves by more than it claims
+    MODEL_MISMATCH = "model-mismatch"  # it does not: exactdp's model of the library is wrong
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one audit function found (the runner adds who and when).
+
+    ``claim`` and ``truth`` are short exact texts (``"1"``, ``"2**-52 * 7"``, ``"[0.49, 0.51]"``);
+    ``witness`` is a JSON-ready mapping (for a sensitivity: ``x``, ``x_prime``, ``fx``,
+    ``fx_prime``), or None.
+    """
+
+    claim: str
+    truth: str
+    verdict: Verdict
+    witness: dict[str, Any] | None = None
+    replay: Replay | None = None
+    modelled: bool = True  # the truth comes from arithmetic that matches the library bit for bit
+    scope: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.replay is not None:
+            object.__setattr__(self, "replay", Replay(self.replay))
+
+    def enforced(self) -> "Finding":
+        """The finding with the two rules of this module applied."""
+        f = self
+        if f.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT) and not f.modelled:
+            f = replace(f, verdict=Verdict.UNDECIDED,
+                        note=_join(f.note, "no bit-exact model of the library's arithmetic: "
+                                           "'holds' withheld"))
+        if f.verdict is Verdict.VIOLATED and f.replay is Replay.MODEL_MISMATCH:
+            f = replace(f, verdict=Verdict.UNDECIDED,
+                        note=_join(f.note, "the witness did not reproduce in the library "
+                                           "(model mismatch): no verdict"))
+        if f.verdict is Verdict.VIOLATED and f.replay is None and f.witness is not None:
+            f = replace(f, note=_join(f.note, "witness not replayed through the library"))
+        return f
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}; {b}" if a else b
+
+
+@dataclass(frozen=True)
+class Audit:
+    """One checkable claim of a library component.
+
+    ``versions`` is a specifier such as ``">=0.10"``, ``">=0.6,<0.7"`` or ``""`` (any); the
+    runner skips an audit whose range excludes the installed version and says so.
+    ``expect`` maps a version specifier to the verdict the suite expects there (how the bug
+    corpus pins "violated before the fix, holds after"); ``source`` cites where the claim or
+    the bug report is.
+    """
+
+    id: str
+    library: str
+    component: str
+    claim: str
+    check: Callable[[], Finding] = field(repr=False)
+    versions: str = ""
+    source: str = ""
+    expect: dict[str, str] = field(default_factory=dict)
+    corpus: bool = False  # a regression audit from the corpus of publicly reported bugs
+
+    def expected(self, version: str) -> str | None:
+        """The verdict this audit is expected to give on ``version``, if the suite says."""
+        for spec, verdict in self.expect.items():
+            if version_applies(version, spec):
+                return verdict
+        return None
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """An audit's answer, as ``exactdp audit`` prints it and its ``--json`` lists it."""
+
+    id: str
+    library: str
+    version: str
+    component: str
+    claim: str
+    truth: str | None
+    verdict: str  # a Verdict value, or "skipped" / "error"
+    witness: dict[str, Any] | None = None
+    replay: str | None = None
+    scope: str = ""
+    note: str = ""
+    source: str = ""
+    expected: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def violated(self) -> bool:
+        return self.verdict == Verdict.VIOLATED.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "library": self.library, "version": self.version,
+                "component": self.component, "claim": self.claim, "truth": self.truth,
+                "verdict": self.verdict, "witness": self.witness, "replay": self.replay,
+                "scope": self.scope, "note": self.note, "source": self.source,
+                "expected": self.expected, "seconds": round(self.seconds, 3)}
+
+    def __str__(self) -> str:
+        head = f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}"
+        lines = [head, f"  claim: {self.claim}"]
+        if self.truth is not None:
+            lines.append(f"  truth: {self.truth}")
+        if self.witness:
+            lines.append("  witness: " + ", ".join(f"{k}={_short(v)}" for k, v in self.witness.items()))
+        if self.replay:
+            lines.append(f"  replay: {self.replay}")
+        if self.scope:
+            lines.append(f"  scope: {self.scope}")
+        if self.note:
+            lines.append(f"  note: {self.note}")
+        if self.expected and self.expected != self.verdict and self.verdict not in ("skipped", "error"):
+            lines.append(f"  (the suite expected {self.expected} on this version)")
+        return "\n".join(lines)
+
+
+def _short(value: Any, keep: int = 200) -> str:
+    text = str(value)
+    return text if len(text) <= keep else text[: keep - 3] + "..."
+
+
+_VERSION_PART = re.compile(r"(\d+)")
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    release = re.split(r"[^0-9.]", version.strip(), maxsplit=1)[0]
+    return tuple(int(p) for p in release.split(".") if p.isdigit())
+
+
+def version_applies(version: str, spec: str) -> bool:
+    """Whether ``version`` satisfies a simple comma-separated specifier (``>=0.6,<0.7``).
+
+    Only release numbers are compared (``0.16.0.dev3`` counts as ``0.16.0``); operators
+    ``>=``, ``>``, ``<=``, ``<``, ``==``, ``!=``.
+
+    >>> version_applies("0.16.0", ">=0.10,<0.17")
+    True
+    >>> version_applies("0.6.6", "<0.6.5")
+    False
+    >>> version_applies("1.2", "")
+    True
+    """
+    have = _version_key(version)
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        m = re.fullmatch(r"(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)", part)
+        if m is None:
+            from exactdp.errors import InvalidArgument
+            raise InvalidArgument(f"version specifier {part!r}: expected an operator "
+                                  "(>=, >, <=, <, ==, !=) and a release number such as '>=0.6'")
+        op, want = m.group(1), _version_key(m.group(2))
+        width = max(len(have), len(want))
+        a, b = have + (0,) * (width - len(have)), want + (0,) * (width - len(want))
+        ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b}[op]
+        if not ok:
+            return False
+    return True

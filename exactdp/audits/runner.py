@@ -1,0 +1,154 @@
+"""Run the audit suite of one installed library (``exactdp audit LIBRARY``).
+
+The suites live one module per library (:data:`SUITES`); each defines ``DISTRIBUTION``
+(the name pip knows), ``EXTRA`` (exactdp's extra that installs it) and ``audits()``, a
+function returning its :class:`~exactdp.audits.base.Audit` list, so that importing the
+suite module costs nothing and the library itself is imported only inside the checks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import signal
+
+import threading
+import time
+from contextlib import contextmanager
+from importlib import metadata
+from typing import Callable, Iterator
+
+from exactdp.audits.base import Audit, AuditResult, version_applies
+from exactdp.errors import InvalidArgument, LibraryCallFailed, MissingDependency
+
+__all__ = ["SUITES", "DEFAULT_TIME_LIMIT", "installed_version", "suite", "run_one", "run_audits", "call_library"]
+
+SUITES = {
+    "opendp": "exactdp.audits.suite_opendp",
+    "diffprivlib": "exactdp.audits.suite_diffprivlib",
+    "tumult": "exactdp.audits.suite_tumult",
+}
+"""Library name (as typed after ``exactdp audit``) -> the module holding its suite."""
+
+DEFAULT_TIME_LIMIT = 120.0
+"""Seconds one audit may take before it is stopped and reported as an error."""
+
+
+def _suite_module(library: str):
+    if library not in SUITES:
+        raise InvalidArgument(f"library {library!r}: expected one of {', '.join(SUITES)}")
+    return importlib.import_module(SUITES[library])
+
+
+def installed_version(library: str) -> str:
+    """The installed version of ``library``, or :class:`MissingDependency` naming the extra."""
+    module = _suite_module(library)
+    try:
+        return metadata.version(module.DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise MissingDependency(module.DISTRIBUTION, module.EXTRA) from None
+
+
+def suite(library: str) -> list[Audit]:
+    """Every audit of ``library``'s suite (whatever the installed version)."""
+    audits = list(_suite_module(library).audits())
+    seen: set[str] = set()
+    for a in audits:
+        if a.id in seen:  # pragma: no cover - a suite-authoring error
+            raise InvalidArgument(f"audit id {a.id!r} appears twice in the {library} suite")
+        seen.add(a.id)
+    return audits
+
+
+class _TimeLimit(BaseException):
+    """Raised inside an audit by the alarm; a BaseException so no audit swallows it."""
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def _alarm(signum, frame):
+        raise _TimeLimit()
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _error(audit: Audit, version: str, note: str, seconds: float) -> AuditResult:
+    return AuditResult(audit.id, audit.library, version, audit.component, audit.claim, None,
+                       "error", note=note, source=audit.source, expected=audit.expected(version),
+                       seconds=seconds)
+
+
+def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_LIMIT) -> AuditResult:
+    """Run one audit; a library error or a time-out is an ``error`` result, never a verdict."""
+    if audit.versions and not version_applies(version, audit.versions):
+        return AuditResult(audit.id, audit.library, version, audit.component, audit.claim, None,
+                           "skipped", note=f"applies to {audit.library} {audit.versions}, "
+                                           f"not to the installed {version}",
+                           source=audit.source, expected=audit.expected(version))
+    start = time.perf_counter()
+    try:
+        with _time_limit(time_limit):
+            finding = audit.check().enforced()
+    except _TimeLimit:
+        return _error(audit, version, f"stopped after the time limit of {time_limit:g} s "
+                                      "(--time-limit raises it)", time.perf_counter() - start)
+    except LibraryCallFailed as e:
+        return _error(audit, version, str(e), time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return AuditResult(audit.id, audit.library, version, audit.component, audit.claim,
+                       finding.truth, finding.verdict.value, finding.witness,
+                       finding.replay.value if finding.replay else None, finding.scope,
+                       finding.note, audit.source, audit.expected(version), seconds)
+
+
+def run_audits(library: str, only: list[str] | None = None, *,
+               time_limit: float | None = DEFAULT_TIME_LIMIT,
+               progress: Callable[[AuditResult], None] | None = None) -> list[AuditResult]:
+    """Run ``library``'s suite against its installed version (``only``: these ids)."""
+    version = installed_version(library)
+    audits = suite(library)
+    if only:
+        known = {a.id for a in audits}
+        unknown = [i for i in only if i not in known]
+        if unknown:
+            raise InvalidArgument(f"audit id {unknown[0]!r} is not in the {library} suite: "
+                                  f"'exactdp audit {library} --list' shows the {len(known)} ids")
+        audits = [a for a in audits if a.id in set(only)]
+    results = []
+    for audit in audits:
+        result = run_one(audit, version, time_limit)
+        results.append(result)
+        if progress is not None:
+            progress(result)
+    return results
+
+
+def call_library(what: str, fn: Callable, *args, **kwargs):
+    """Call the audited library; anything it raises becomes :class:`LibraryCallFailed`.
+
+    The audit then reports an error that names the call, never a verdict.
+    """
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # the library's own exception: keep it as the cause
+        variant = getattr(e, "variant", None)
+        kind = f"{type(e).__name__}{f' ({variant})' if variant else ''}"
+        raise LibraryCallFailed(f"{what} raised {kind}: {_first_line(e)}") from e
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:300] if text else ""
+
+
