@@ -60,6 +60,16 @@ def _run(args) -> int:
     return 1 if counts.get("violated") or counts.get("undecided") else 0
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds, such as 60")
+    return value
+
+
 def register(subparsers) -> None:
     """Add ``exactdp audit`` to the ``exactdp`` command."""
     from exactdp.audits.runner import DEFAULT_TIME_LIMIT, SUITES
@@ -71,7 +81,7 @@ def register(subparsers) -> None:
     p.add_argument("--only", action="append", metavar="ID",
                    help="run only this audit (repeatable; --list shows the ids)")
     p.add_argument("--list", action="store_true", help="list the suite's audits and the installed version")
-    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+    p.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="S",
                    help=f"seconds one audit may take (default {DEFAULT_TIME_LIMIT:g})")
     p.add_argument("--json", action="store_true", help="a JSON list instead of text")
     p.set_defaults(run=_run)

@@ -79,6 +79,10 @@ COMMANDS = {
         "": ["", "/nonexistent/claims.toml", "tests/sample_project/claims.toml", "README.md"],
         "--json": None, "--max-pairs": ["10", "-1"], "--max-datasets": ["10", "-1"],
     },
+    "audit": {  # no real library here: the suites are exercised in tests/audits
+        "": ["nope", "", "tumult"], "--only": ["nope", ""], "--list": None,
+        "--time-limit": HOSTILE, "--json": None,
+    },
     "account": {
         "--mechanism": ["discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "nope"],
         "--param": ["scale=10", "p=3/4", "sigma=10", "sigma=0", "x"],

@@ -1,0 +1,142 @@
+"""The audit frame: the rules a finding obeys, the runner's skips, errors and time limit,
+and ``exactdp audit``'s exit codes, on a small fake suite (the real suites have their own tests)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import types
+
+import pytest
+
+from exactdp.audits import Audit, Finding, Replay, run_audits, run_one, suite, version_applies
+from exactdp.audits import runner
+from exactdp.audits.runner import call_library
+from exactdp.checkers.results import Verdict
+from exactdp.cli import main
+from exactdp.errors import InvalidArgument, LibraryCallFailed, MissingDependency
+
+
+def _sum_truth() -> Finding:
+    # a real (tiny) check: the claim "1" against the exact largest move of a count
+    truth = max(abs(len(a) - len(b)) for a in ([], [1]) for b in ([], [1]))
+    return Finding(claim="1", truth=str(truth), verdict=Verdict.HOLDS_TIGHT if truth == 1 else Verdict.VIOLATED)
+
+
+def _violated() -> Finding:
+    return Finding("1", "2", Verdict.VIOLATED, witness={"x": [], "x_prime": ["2"]}, replay=Replay.CONFIRMED)
+
+
+def _raises() -> Finding:
+    call_library("fake.tool(0)", lambda: 1 / 0)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _hangs() -> Finding:
+    while True:
+        time.sleep(0.01)
+
+
+FAKE = [
+    Audit("fake/count", "fake", "count", "sensitivity 1", _sum_truth),
+    Audit("fake/sum", "fake", "sum", "sensitivity 1", _violated, expect={">=1": "violated"}),
+    Audit("fake/old", "fake", "old", "only before 1.0", _sum_truth, versions="<1.0"),
+    Audit("fake/raises", "fake", "tool", "anything", _raises),
+    Audit("fake/hangs", "fake", "loop", "anything", _hangs),
+]
+
+
+@pytest.fixture
+def fake_suite(monkeypatch):
+    module = types.ModuleType("exactdp_fake_suite")
+    module.DISTRIBUTION, module.EXTRA = "pytest", "fake"  # pytest is installed: a real version
+    module.audits = lambda: list(FAKE)
+    monkeypatch.setitem(sys.modules, "exactdp_fake_suite", module)
+    monkeypatch.setitem(runner.SUITES, "fake", "exactdp_fake_suite")
+    return module
+
+
+def test_no_holds_without_a_model_and_no_violation_without_a_replay():
+    unmodelled = Finding("1", "1", Verdict.HOLDS_TIGHT, modelled=False).enforced()
+    assert unmodelled.verdict is Verdict.UNDECIDED and "no bit-exact model" in unmodelled.note
+    mismatch = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}, replay="model-mismatch").enforced()
+    assert mismatch.verdict is Verdict.UNDECIDED and "model mismatch" in mismatch.note
+    confirmed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}, replay="confirmed").enforced()
+    assert confirmed.verdict is Verdict.VIOLATED and confirmed.note == ""
+    unreplayed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}).enforced()
+    assert unreplayed.verdict is Verdict.VIOLATED and "not replayed" in unreplayed.note
+
+
+def test_version_specifiers():
+    assert version_applies("0.16.0", ">=0.14,<0.17") and not version_applies("0.17.1", ">=0.14,<0.17")
+    assert version_applies("0.6.6", "==0.6.6") and version_applies("1.0.0rc1", ">=1.0")
+    with pytest.raises(InvalidArgument, match="'~=1.0'"):
+        version_applies("1.0", "~=1.0")
+
+
+def test_runner_verdicts_skips_errors_and_time_limit(fake_suite):
+    import importlib.metadata
+    version = importlib.metadata.version("pytest")
+    results = {r.id: r for r in run_audits("fake", time_limit=0.5)}
+    assert results["fake/count"].verdict == "holds-tight" and results["fake/count"].truth == "1"
+    assert results["fake/sum"].verdict == "violated" and results["fake/sum"].replay == "confirmed"
+    assert results["fake/sum"].expected == "violated" and results["fake/sum"].version == version
+    assert results["fake/old"].verdict == "skipped" and f"not to the installed {version}" in results["fake/old"].note
+    assert results["fake/raises"].verdict == "error"
+    assert results["fake/raises"].note == "fake.tool(0) raised ZeroDivisionError: division by zero"
+    assert results["fake/hangs"].verdict == "error" and "time limit of 0.5 s" in results["fake/hangs"].note
+    assert results["fake/hangs"].truth is None
+
+
+def test_only_and_unknown_ids(fake_suite):
+    assert [r.id for r in run_audits("fake", ["fake/count"])] == ["fake/count"]
+    with pytest.raises(InvalidArgument, match="'fake/nope' is not in the fake suite"):
+        run_audits("fake", ["fake/nope"])
+    with pytest.raises(InvalidArgument, match="library 'nope'"):
+        suite("nope")
+
+
+def test_missing_library_names_the_extra(fake_suite):
+    fake_suite.DISTRIBUTION = "surely-not-installed-dp-library"
+    with pytest.raises(MissingDependency) as e:
+        run_audits("fake")
+    assert str(e.value) == ("surely-not-installed-dp-library is not installed: install it with "
+                            "pip install 'exactdp[fake]'")
+
+
+def test_library_exceptions_keep_opendp_variant():
+    class OpenDPException(Exception):
+        variant = "FailedFunction"
+
+    def boom():
+        raise OpenDPException("bad\nsecond line")
+
+    with pytest.raises(LibraryCallFailed, match=r"^make_sum raised OpenDPException \(FailedFunction\): bad$"):
+        call_library("make_sum", boom)
+
+
+def test_cli_exit_codes_and_json(fake_suite, capsys, monkeypatch):
+    assert main(["audit", "fake", "--only", "fake/count"]) == 0
+    assert "fake/count [fake " in capsys.readouterr().out
+    assert main(["audit", "fake", "--only", "fake/sum", "--json"]) == 1
+    (row,) = json.loads(capsys.readouterr().out)
+    assert {k: row[k] for k in ("id", "library", "component", "claim", "truth", "verdict", "replay")} == {
+        "id": "fake/sum", "library": "fake", "component": "sum", "claim": "sensitivity 1",
+        "truth": "2", "verdict": "violated", "replay": "confirmed"}
+    assert row["witness"] == {"x": [], "x_prime": ["2"]}
+    assert main(["audit", "fake", "--only", "fake/raises"]) == 2
+    assert main(["audit", "fake", "--only", "fake/nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].startswith("exactdp: error: audit id 'fake/nope'")
+    assert main(["audit", "fake", "--list"]) == 0
+    assert "fake/old: old: only before 1.0 (fake <1.0)" in capsys.readouterr().out
+
+
+def test_run_one_outside_the_main_thread_runs_without_an_alarm():
+    import threading
+    box = []
+    t = threading.Thread(target=lambda: box.append(run_one(FAKE[0], "1.0", time_limit=1)))
+    t.start()
+    t.join()
+    assert box[0].verdict == "holds-tight"
