@@ -97,7 +97,43 @@ def _undefined(text: str | None):
     return to_exact(text, "--undefined")
 
 
-def _cmd_sensitivity(args) -> int:
+def _cmd_sensitivity_many(args) -> int:
+    """Several --query: each computed and printed as if alone (with --json, one list of
+    their outputs); the exit status is the worst of them. With --plot their curves share
+    one figure (:func:`exactdp.plotting.plot_sensitivity_curves`). Every query and claim is
+    checked, and the plot target too, before anything is enumerated."""
+    if args.plot:
+        if args.local is not None:
+            raise InvalidArgument("--plot draws sensitivity against d_in; it does not apply to "
+                                  "--local (drop one of them)")
+        check_plot_target(args.plot)
+    each = [argparse.Namespace(**dict(vars(args), query=text, plot=None)) for text in args.query]
+    for one in each:
+        query, space = _query(one), _space(one)
+        for d in (_d_in_values(one.d_in) if one.claim is not None else ()):
+            bind_claim(one.claim, claim_parameters(query, space, d))
+    collect: dict = {"curves": {}, "json": []}
+    status = 0
+    for i, one in enumerate(each):
+        if i and not args.json:
+            print()
+        status = max(status, _cmd_sensitivity(one, collect))
+    if args.plot:
+        from exactdp.plotting import plot_sensitivity_curves
+
+        plot_sensitivity_curves(collect["curves"], args.plot)
+    if args.json:
+        print(json.dumps(collect["json"], indent=2))
+    elif args.plot:
+        print(f"plot written to {args.plot}")
+    return status
+
+
+def _cmd_sensitivity(args, _collect: dict | None = None) -> int:
+    if isinstance(args.query, list):  # --query is repeatable
+        if len(args.query) > 1:
+            return _cmd_sensitivity_many(args)
+        args = argparse.Namespace(**dict(vars(args), query=args.query[0]))
     space = _space(args)
     query = _query(args)
     metric = parse_metric(args.neighbors)
@@ -125,6 +161,9 @@ def _cmd_sensitivity(args) -> int:
         curve = sensitivity_curve(query, space, metric, d_ins, max_pairs=args.max_pairs,
                                   max_datasets=args.max_datasets, progress=None, **opts)
         results = list(curve.results)
+        if _collect is not None:
+            _collect["curves"][f"{args.query} ({len(_collect['curves']) + 1})"
+                               if args.query in _collect["curves"] else args.query] = curve
         if args.plot:
             curve.plot(args.plot)
     claims = [judge(text, value, r, params) for r, (params, text, value) in zip(results, bound)]
@@ -133,7 +172,10 @@ def _cmd_sensitivity(args) -> int:
         for i, r in enumerate(results):
             obj = claims[i].to_dict() if claims else dict(r.to_dict(), claim=None, verdict=None)
             objs.append(obj)
-        print(json.dumps(objs[0] if len(objs) == 1 else objs, indent=2))
+        if _collect is not None:
+            _collect["json"].append(objs[0] if len(objs) == 1 else objs)
+        else:
+            print(json.dumps(objs[0] if len(objs) == 1 else objs, indent=2))
     else:
         if len(results) > 1:
             print(curve.table())
@@ -275,7 +317,9 @@ def _parser() -> argparse.ArgumentParser:
         "  exactdp sensitivity --query mean --universe 0..7 --sizes 1..8 --d-in 1..4\n"
         "  exactdp sensitivity --query median --pool 1,2,2,2,5,5,7,8,9,9 --size 6 "
         "--neighbors substitute --json"))
-    s.add_argument("--query", required=True, help="count|sum|mean|median|percentile:P[:METHOD]|quantile:Q|var|var:1|std|std:1")
+    s.add_argument("--query", required=True, action="append",
+                   help="count|sum|mean|median|percentile:P[:METHOD]|quantile:Q|var|var:1|std|std:1; "
+                        "repeat it for several queries (each printed; with --plot, one figure)")
     s.add_argument("--universe", metavar="SPEC", help="values: 'A..B' (integers) or '1,5/2,0.25'")
     s.add_argument("--sizes", metavar="A..B", help="dataset sizes with --universe (inclusive)")
     s.add_argument("--pool", metavar="SPEC", help="a record pool such as '1,2,2,2,5,5,7,8,9,9'")
@@ -296,7 +340,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"refuse above N datasets in the value table (default {DEFAULT_MAX_DATASETS:,})")
     s.add_argument("--plot", metavar="FILE",
                    help="write sensitivity against d_in to FILE (.png, .pdf or .svg; needs the plot "
-                        "extra: pip install 'exactdp[plot]')")
+                        "extra: pip install 'exactdp[plot]'); several --query share the figure")
     s.add_argument("--json", action="store_true", help="a JSON object instead of text")
     s.set_defaults(run=_cmd_sensitivity)
     for register in _extra_commands():
