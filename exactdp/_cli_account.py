@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accountant import (
@@ -27,7 +28,8 @@ each --param applying to the --mechanism before it):
   randomized-response  p=P (truth probability) or epsilon=E, k_values=2
   gaussian             sigma=S, sensitivity=1
   discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
-Numbers are exact: 0.1 is one tenth.
+Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
+for 0.1, at its exact value: the parameter a library holds).
 
 --check X compares another accountant's number for the same quantity with the enclosure:
 below the certified lower bound it UNDERESTIMATES (violated), at or above the upper bound
@@ -79,8 +81,9 @@ def register(subparsers) -> None:
                    help=f"refuse k above N (default {DEFAULT_MAX_K:,})")
     p.add_argument("--max-slots", type=int, default=DEFAULT_MAX_SLOTS, metavar="N",
                    help=f"refuse a privacy-loss lattice above N points (default {DEFAULT_MAX_SLOTS:,})")
+    add_floats_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
-    p.set_defaults(run=_run, mechanisms=None)
+    p.set_defaults(run=with_floats(_run), mechanisms=None)
 
 
 def _mechanisms(args) -> list:
@@ -114,8 +117,12 @@ def _run(args) -> int:
         out = result.to_dict()
         if checked is not None:
             out["check"] = checked.to_dict()
+        if floats_note(args) is not None:
+            out["floats"] = args.floats
         print(json.dumps(out, indent=2))
     else:
+        if floats_note(args) is not None:
+            print(floats_note(args))
         print(result)
         if checked is not None:
             print(f"  check: {checked.message()}")

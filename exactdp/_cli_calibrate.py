@@ -5,14 +5,15 @@
     exactdp calibrate gaussian-analytic --epsilon 0.5 --delta 1e-5 --json
     exactdp calibrate zcdp-to-approx --rho 0.5 --delta 1e-6 [--method cks|bun-steinke]
 
-Numbers are exact (``0.1`` is one tenth). ``laplace`` gives the scale ``b = Δ/ε``;
+Numbers are exact (``0.1`` is one tenth; with ``--floats binary`` the float64 Python
+stores, at its exact value). ``laplace`` gives the scale ``b = Δ/ε``;
 ``gaussian`` the classic σ (ε < 1 only); ``gaussian-analytic`` the smallest float σ
 whose δ is certified ≤ the target (Balle & Wang 2018); ``zcdp-to-approx`` the ε of
 ρ-zCDP at δ. Every float printed is rounded toward the safe side (never below the exact
 value). The JSON object has ``mechanism``, ``scale`` (``epsilon`` for zcdp-to-approx:
 the safe float as its ``repr``), ``exact`` (an exact string, or ``[lo, hi]`` for an
 enclosure), the inputs as given and, where they apply, ``method``, ``alpha`` and
-``smallest``.
+``smallest``, and ``floats`` under ``--floats binary``.
 
 Exit status: 0 done; 2 bad input.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._calibration import Calibration
 
@@ -59,14 +61,16 @@ def register(subparsers) -> None:
     p.add_argument("--rho", help="zCDP parameter rho (zcdp-to-approx)")
     p.add_argument("--method", choices=("cks", "bun-steinke"),
                    help="zcdp-to-approx conversion: cks (Canonne-Kamath-Steinke 2020, default) or bun-steinke")
+    add_floats_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=_run)
+    p.set_defaults(run=with_floats(_run))
 
 
 _DESCRIPTION = """\
 Calibrate a mechanism exactly: the exact noise scale, sigma or epsilon (a number, a
 formula or an enclosure), and the float that is safe to use, rounded toward the safe
-side (never below the exact value). Numbers are exact: 0.1 is one tenth.
+side (never below the exact value). Numbers are exact: 0.1 is one tenth (with
+--floats binary, the float64 Python stores for 0.1, at its exact value).
 
 Exit status: 0 done; 2 bad input (one line on stderr)."""
 
@@ -122,6 +126,8 @@ def _payload(args, result: Calibration) -> dict:
             out["alpha"] = result.to_dict()["extra"]["alpha"]
     if args.mechanism == "gaussian-analytic":
         out["smallest"] = result.extra["smallest"]
+    if floats_note(args) is not None:
+        out["floats"] = args.floats
     return out
 
 
@@ -156,6 +162,8 @@ def _text(args, result: Calibration, payload: dict) -> str:
     elif args.mechanism == "zcdp-to-approx":
         note = "Bun-Steinke bound, rounded up"
     lines.append(f"  safe float {payload[key]}  ({note})")
+    if floats_note(args) is not None:
+        lines.append(f"  {floats_note(args)}")
     return "\n".join(lines)
 
 

@@ -5,7 +5,9 @@
     exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6
 
 A spend is ``EPS[,DELTA][xK]`` (``K`` identical copies); ``--rho R[xK]`` is a zCDP spend.
-Numbers are exact (``0.1`` is one tenth). ``(epsilon, delta)`` spends are charged to
+Numbers are exact (``0.1`` is one tenth); with ``--floats binary`` each is the float64 a
+Python library holds (``0.1`` is ``0x1.999999999999ap-4``, a little more than one tenth, so
+ten of them overspend a budget of 1). ``(epsilon, delta)`` spends are charged to
 ``--budget``, ``rho`` spends to ``--rho-budget`` (two separate accounts, as in
 :class:`~exactdp.mechanisms.ledger.BudgetLedger`).
 
@@ -31,11 +33,12 @@ import json
 import re
 from fractions import Fraction
 
+from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
 from exactdp.mechanisms.composition import advanced_composition, compose_zcdp
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
-from exactdp.numeric.exact import format_exact, show_exact, to_exact
+from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_exact
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
@@ -49,7 +52,8 @@ _COPIES = re.compile(r"\A(?P<body>.*?)\s*[xX]\s*(?P<k>\d+)\s*\Z")
 _DESCRIPTION = """\
 Add up privacy spends exactly and check them against a budget: (epsilon, delta)
 spends by sequential or advanced composition, rho (zCDP) spends in their own
-account. Numbers are exact: 0.1 is one tenth.
+account. Numbers are exact: 0.1 is one tenth; with --floats binary, 0.1 is the
+float64 a Python library spends (0x1.999999999999ap-4), at its exact value.
 
 Exit status: 0 everything fits; 1 something overspends, or the comparison could
 not be decided (which is not a fit); 2 bad input (one line on stderr)."""
@@ -57,8 +61,8 @@ not be decided (which is not a fit); 2 bad input (one line on stderr)."""
 _EPILOG = """\
 examples:
   exactdp compose --spend 0.1 --spend 0.9 --budget 1
-  exactdp compose --spend 0.5,1e-6 --rho 1/8x4 --budget 1,1e-5 --rho-budget 1/2 --json
-  exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6"""
+  exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6
+  exactdp compose --floats binary --spend 0.1x10 --budget 1"""
 
 
 def register(subparsers) -> None:
@@ -76,8 +80,9 @@ def register(subparsers) -> None:
     c.add_argument("--method", choices=("sequential", "advanced"), default="sequential",
                    help="how (epsilon, delta) spends compose (default: sequential)")
     c.add_argument("--delta-prime", metavar="D", help="the slack delta' of --method advanced, e.g. 1e-6")
+    add_floats_option(c)
     c.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    c.set_defaults(run=_cmd_compose)
+    c.set_defaults(run=with_floats(_cmd_compose))
 
 
 # --- parsing -------------------------------------------------------------------------
@@ -207,6 +212,10 @@ def _cmd_compose(args) -> int:
                  "remaining": {"epsilon": None, "delta": None, "rho": None},
                  "fits": True, "overspend": [], "undecided": None}
     lines: list[str] = []
+    note = floats_note(args)
+    if note is not None:
+        out["floats"] = args.floats
+        lines.append(note)
     if spends or args.budget is not None:
         if args.budget is None:
             raise InvalidArgument("--spend needs --budget EPS[,DELTA] to be checked against")
@@ -214,6 +223,8 @@ def _cmd_compose(args) -> int:
         out["budget"].update(epsilon=format_exact(budget_eps), delta=format_exact(budget_delta))
         if args.method == "sequential":
             _sequential(spends, budget_eps, budget_delta, out, lines)
+            if args.floats == "binary":
+                _decimal_reading(args, out, lines)
         else:
             _advanced(spends, budget_eps, budget_delta, _delta_prime(args.delta_prime), out, lines)
     if rhos or args.rho_budget is not None:
@@ -253,6 +264,26 @@ def _sequential(spends, budget_eps, budget_delta, out, lines) -> None:
         f"  budget:    epsilon = {format_exact(budget_eps)}, delta = {format_exact(budget_delta)}",
         f"  remaining: epsilon = {_show(left_eps, False)}, delta = {_show(left_delta, False)}",
     ]
+    excess = [f"{key} by {show_exact(-left)}" + (f" (~{float(-left):.3g})" if -left <= _FLOAT_MAX else "")
+              for key, left in (("epsilon", left_eps), ("delta", left_delta)) if left < 0]
+    if excess:
+        out["excess"] = {key: format_exact(max(-left, Fraction(0)))
+                         for key, left in (("epsilon", left_eps), ("delta", left_delta))}
+        lines.append(f"  excess:    the spends exceed the budget: {', '.join(excess)}")
+
+
+def _decimal_reading(args, out, lines) -> None:
+    """Under ``--floats binary``: the verdict the decimal reading gives, when it differs
+    (ten spends of ``0.1`` fit a budget of 1 as decimals, and overspend it as floats)."""
+    with float_reading("decimal"):
+        spends, _ = _spends(args)
+        budget_eps, budget_delta = _pair(args.budget, "--budget")
+    eps, delta = _total(spends, "epsilon"), _total(spends, "delta")
+    fits = eps <= budget_eps and delta <= budget_delta
+    out["decimal_reading"] = {"epsilon": format_exact(eps), "delta": format_exact(delta), "fits": fits}
+    if fits != (not out["overspend"]):
+        lines.append(f"  read as decimals (--floats decimal): epsilon = {format_exact(eps)}, "
+                     f"delta = {format_exact(delta)}, which {'fits' if fits else 'overspends'}")
 
 
 def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None:

@@ -15,13 +15,12 @@ any work.
 
 from __future__ import annotations
 
-import json
-
 import argparse
-import re
+import json
 from fractions import Fraction
 
 from exactdp._budget import check_budget, refuse_above
+from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp._progress import Progress
 from exactdp.checkers.float_witness import (
     DEFAULT_BUDGET, MAX_BUDGET, NEIGHBORS, SLOWEST_RATE, search_float_witness,
@@ -42,27 +41,12 @@ class _SearchProgress(Progress):
         self.show(f"{done:,} of {total:,} evaluations")
 
 
-_HEX = re.compile(r"\A\s*([+-]?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?p([+-]?\d{1,5})\s*\Z", re.IGNORECASE)
-
-
-def _bound_value(text: str, name: str) -> Fraction:
-    """An exact number, or a float written as ``float.hex`` prints it (``0x1.8p+1``), exactly."""
-    m = _HEX.match(text)
-    if m is None:
-        return to_exact(text.strip(), name)
-    sign, whole, frac, exp = m.groups()
-    frac = frac or ""
-    if not whole and not frac:
-        raise InvalidArgument(f"{name}={text!r} has no hex digits; write e.g. 0x1.8p+1 (= 3)")
-    value = Fraction(int(whole + frac, 16), 16 ** len(frac)) * Fraction(2) ** int(exp)
-    return -value if sign == "-" else value
-
-
 def _parse_bounds(text: str, fmt) -> tuple:
     parts = text.split(",")
     if len(parts) != 2:
         raise InvalidArgument(f"--bounds={text!r} is not 'L,U'; write e.g. --bounds 0,1")
-    lo, hi = _bound_value(parts[0], "--bounds L"), _bound_value(parts[1], "--bounds U")
+    # exact numbers, or floats as float.hex prints them (0x1.8p+1), read by to_exact
+    lo, hi = to_exact(parts[0].strip(), "--bounds L"), to_exact(parts[1].strip(), "--bounds U")
     if hi < lo:
         raise InvalidArgument(f"Cannot have U={show_exact(hi)} < L={show_exact(lo)}; write --bounds L,U with L <= U")
     for name, b in (("L", lo), ("U", hi)):
@@ -146,8 +130,10 @@ def _run(args) -> int:
     else:
         verdict = "not-found"
     w = result.witness
+    note = floats_note(args)
     if args.json:
         print(json.dumps({
+            **({"floats": args.floats} if note else {}),
             "model": args.model,
             "dtype": fmt.name,
             "bounds": [format_exact(b) for b in bounds],
@@ -165,6 +151,8 @@ def _run(args) -> int:
         }, indent=2))
     else:
         lo, hi = bounds
+        if note:
+            print(note)
         print(f"{args.model} sum in {fmt.name}, records in [{format_exact(lo)}, {format_exact(hi)}], "
               f"at most {args.max_n:,} records, {args.neighbors} neighbours (d_in={args.d_in})")
         if bound is None:
@@ -196,7 +184,11 @@ then sequential); sorted-magnitude (ascending |x|, then sequential).
 
 Exit status: 0 the claim holds (it is at least the sound bound); 1 it is violated
 (a witness) or not established (not-found: a search that found nothing is not a
-proof); 2 bad input."""
+proof); 2 bad input.
+
+Bounds and claim are exact numbers (0.5, 1/4) or floats as float.hex prints them
+(0x1.999999999999ap-4); with --floats binary a decimal such as 0.1 is the float64
+Python stores (so --bounds 0,0.1 means [0, 0x1.999999999999ap-4])."""
 
 _EPILOG = """\
 examples:
@@ -228,5 +220,6 @@ def register(subparsers) -> None:
                    help=f"refuse a --budget above this (default {MAX_BUDGET:,}: up to about "
                         f"{MAX_BUDGET // SLOWEST_RATE // 60} minutes in the slowest case)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomized search (default 0)")
+    add_floats_option(p)
     p.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    p.set_defaults(run=_run)
+    p.set_defaults(run=with_floats(_run))

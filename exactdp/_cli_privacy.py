@@ -7,6 +7,7 @@ import json
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS
 from exactdp.checkers.privacy import MAX_VALUE_PAIRS, check_mechanism
+from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names, parse_params
 from exactdp.spaces.metrics import parse_metric
@@ -17,7 +18,8 @@ The exact privacy loss of a mechanism applied to a query, over every neighbourin
 a small space of datasets (or on two query values given by --values): the worst pure
 epsilon with the pair and the output that attain it, or with --delta the tight
 delta(epsilon), and a verdict on the claim. Probabilities are exact (Fractions or exact
-reals), never sampled.
+reals), never sampled. Numbers are exact (0.1 is one tenth); with --floats binary each
+number (parameters, values, claims) is the float64 Python stores, at its exact value.
 
 Mechanisms (--mechanism NAME, parameters as --param KEY=VALUE, exact values):
 {names}
@@ -63,8 +65,13 @@ def _run(args) -> int:
             max_datasets=args.max_datasets, max_value_pairs=args.max_value_pairs, progress=None,
         )
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        out = result.to_dict()
+        if floats_note(args) is not None:
+            out["floats"] = args.floats
+        print(json.dumps(out, indent=2))
     else:
+        if floats_note(args) is not None:
+            print(floats_note(args))
         print(result)
     if result.verdict is None:
         return 0
@@ -101,5 +108,6 @@ def register(subparsers) -> None:
                    help=f"refuse above N datasets (default {DEFAULT_MAX_DATASETS:,})")
     p.add_argument("--max-value-pairs", type=int, default=MAX_VALUE_PAIRS, metavar="N",
                    help=f"refuse above N distinct pairs of query values (default {MAX_VALUE_PAIRS:,})")
+    add_floats_option(p)
     p.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    p.set_defaults(run=_run)
+    p.set_defaults(run=with_floats(_run))

@@ -3,9 +3,17 @@
 :func:`to_exact` is the one door through which user-supplied numbers enter the exact
 path. It accepts ``int``, :class:`~fractions.Fraction`, :class:`~decimal.Decimal`,
 SymPy rationals and strings written exactly (``"5/2"``, ``"-3"``, ``"0.25"``,
-``"1e-5"``). A ``float`` is refused, because ``0.1`` is not one tenth; the message
-says how to pass the number meant. :func:`from_float` is the explicit door for a
-float's exact binary value.
+``"1e-5"``, and hexadecimal floats as :meth:`float.hex` prints them, with the binary
+exponent ``p``: ``"0x1.999999999999ap-4"``, read exactly). A ``float`` is refused, because ``0.1`` is
+not one tenth; the message says how to pass the number meant. :func:`from_float` is
+the explicit door for a float's exact binary value.
+
+How floats are read is one choice, ``floats="decimal"`` (the default: ``"0.1"`` is one
+tenth, a ``float`` is refused) or ``floats="binary"`` (a number is what Python stores for
+it: ``"0.1"`` and ``"1/3"`` are the float64 values Python computes for those
+expressions, a ``float`` its exact binary value; integers stay integers). Pass it to
+:func:`to_exact` or set it for a block of code with :func:`float_reading`, which every
+function that reads numbers through :func:`to_exact` then follows.
 
 >>> to_exact("0.1")
 Fraction(1, 10)
@@ -13,25 +21,33 @@ Fraction(1, 10)
 Fraction(5, 2)
 >>> from_float(0.1)
 Fraction(3602879701896397, 36028797018963968)
+>>> to_exact("0x1.999999999999ap-4") == to_exact("0.1", floats="binary") == from_float(0.1)
+True
+>>> with float_reading("binary"):
+...     to_exact(0.5), to_exact("1/3") == Fraction(1 / 3)
+(Fraction(1, 2), True)
 >>> format_exact(Fraction(7, 2))
 '7/2'
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import re
 import sys
 from decimal import Decimal
 from fractions import Fraction
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from exactdp.errors import InexactInput, InvalidArgument
 
 __all__ = [
     "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
-    "show_exact", "MAX_DECIMAL_EXPONENT", "MAX_DIGITS", "MAX_FORMATTED_BITS",
+    "show_exact", "float_reading", "current_float_reading", "FLOAT_READINGS",
+    "MAX_DECIMAL_EXPONENT", "MAX_BINARY_EXPONENT", "MAX_DIGITS", "MAX_FORMATTED_BITS",
 ]
 
 MAX_DECIMAL_EXPONENT = 4000
@@ -47,8 +63,55 @@ _EXACT_STRING = re.compile(
 )
 
 
+MAX_BINARY_EXPONENT = 13_288
+"""Largest ``|e|`` accepted in a hexadecimal float such as ``'0x1p-1074'`` (as far as
+:data:`MAX_DECIMAL_EXPONENT` reaches: ``2**13288`` is about ``10**4000``)."""
+
+_HEX_STRING = re.compile(
+    r"""\A\s*(?P<sign>[-+]?)0[xX]
+        (?P<whole>[0-9a-fA-F]*)(?:\.(?P<frac>[0-9a-fA-F]*))?   # hex digits, at least one
+        (?:[pP](?P<exp>[-+]?\d+))?                             # a power of two
+        \s*\Z""",
+    re.VERBOSE,
+)
+_LOOKS_HEX = re.compile(r"\A\s*[-+]?0[xX]")
+
 MAX_DIGITS = 4000
 """Longest string ``to_exact`` reads (Python refuses to convert ints of over 4,300 digits)."""
+
+FLOAT_READINGS = ("decimal", "binary")
+"""How numbers are read: ``decimal`` (``'0.1'`` is one tenth; a ``float`` is refused) or
+``binary`` (the float64 Python stores for the text; a ``float`` at its exact value)."""
+
+_READING: contextvars.ContextVar[str] = contextvars.ContextVar("exactdp_float_reading", default="decimal")
+
+
+def _check_reading(floats: object) -> str:
+    if floats not in FLOAT_READINGS:
+        raise InvalidArgument(f"floats={floats!r} is not 'decimal' or 'binary'; pass floats='decimal' "
+                              f"('0.1' is one tenth) or floats='binary' (the float64 Python stores)")
+    return floats  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def float_reading(floats: str) -> Iterator[str]:
+    """Read numbers the ``floats`` way (``"decimal"`` or ``"binary"``) inside a ``with``
+    block: every :func:`to_exact` call without its own ``floats=`` follows it.
+
+    >>> with float_reading("binary"):
+    ...     to_exact("0.1") - Fraction(1, 10)
+    Fraction(1, 180143985094819840)
+    """
+    token = _READING.set(_check_reading(floats))
+    try:
+        yield floats
+    finally:
+        _READING.reset(token)
+
+
+def current_float_reading() -> str:
+    """``"decimal"`` or ``"binary"``: how :func:`to_exact` reads numbers here."""
+    return _READING.get()
 
 
 def _clip(text: str, keep: int = 40) -> str:
@@ -58,12 +121,15 @@ def _clip(text: str, keep: int = 40) -> str:
     return repr(text[: keep // 2] + "..." + text[-keep // 2:])
 
 
-def to_exact(value: object, name: str = "value") -> Fraction:
+def to_exact(value: object, name: str = "value", *, floats: str | None = None) -> Fraction:
     """Convert ``value`` to a :class:`~fractions.Fraction` without any rounding.
 
     ``name`` is used in error messages, e.g. ``to_exact(0.1, "lower")`` raises
-    ``InexactInput: lower=0.1 is a float; ...``.
+    ``InexactInput: lower=0.1 is a float; ...``. ``floats`` is ``"decimal"`` or
+    ``"binary"`` (see the module's docstring); ``None`` follows :func:`float_reading`
+    (``"decimal"`` unless a ``with float_reading("binary")`` block is active).
     """
+    floats = _READING.get() if floats is None else _check_reading(floats)
     if isinstance(value, bool):
         raise InvalidArgument(f"{name}={value!r} is a bool; pass a number such as 0 or 1")
     if isinstance(value, Fraction):
@@ -71,10 +137,14 @@ def to_exact(value: object, name: str = "value") -> Fraction:
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
+        if floats == "binary" and math.isfinite(value):
+            return Fraction(value)
+        if floats == "binary":
+            raise InvalidArgument(f"{name}={value!r} is not finite; pass a finite number")
         raise InexactInput(
             f"{name}={value!r} is a float, which is not exact; pass the number you mean "
             f"as a string ({str(value)!r}), an int or a Fraction, or use "
-            f"exactdp.from_float({value!r}) for the float's exact binary value"
+            f"exactdp.from_float({value!r}) (or floats='binary') for the float's exact binary value"
         )
     if isinstance(value, Decimal):
         if not value.is_finite():
@@ -91,10 +161,13 @@ def to_exact(value: object, name: str = "value") -> Fraction:
                 f"{name}={_clip(value)} has {len(value):,} characters, more than "
                 f"{MAX_DIGITS:,}; write a number of reasonable size"
             )
+        if _LOOKS_HEX.match(value):
+            x = _hex_value(value, name)
+            return _as_float64(x, value, name) if floats == "binary" else x
         if not _EXACT_STRING.match(value):
             raise InvalidArgument(
                 f"{name}={value!r} is not an exact number; write an integer ('-3'), "
-                f"a ratio ('5/2') or a decimal ('0.25', '1e-5')"
+                f"a ratio ('5/2'), a decimal ('0.25', '1e-5') or a hexadecimal float ('0x1.8p+1')"
             )
         text = "".join(value.split())
         mantissa, _, exponent = text.lower().partition("e")
@@ -104,9 +177,12 @@ def to_exact(value: object, name: str = "value") -> Fraction:
                 f"write a number of reasonable size"
             )
         try:
-            return Fraction(text)
+            x = Fraction(text)
         except ZeroDivisionError:
             raise InvalidArgument(f"{name}={value!r} divides by zero; write a nonzero denominator") from None
+        if floats == "binary" and not text.lstrip("+-").isdigit():
+            return _as_float64(x, value, name)  # a float literal or p/q: a float in Python
+        return x
     # SymPy Integer/Rational (and any exact numbers.Rational) without importing SymPy.
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
@@ -116,6 +192,42 @@ def to_exact(value: object, name: str = "value") -> Fraction:
         f"{name}={value!r} (type {type(value).__name__}) is not an exact number; pass an "
         f"int, a Fraction, a Decimal or a string such as '5/2'"
     )
+
+
+def _hex_value(text: str, name: str) -> Fraction:
+    """A hexadecimal float (what :meth:`float.fromhex` reads), exactly: never via a float."""
+    m = _HEX_STRING.match(text)
+    if m is None or not (m.group("whole") or m.group("frac")):
+        raise InvalidArgument(
+            f"{name}={_clip(text)} is not a hexadecimal float; write one as float.hex prints it, "
+            f"e.g. '0x1.999999999999ap-4' (the float64 nearest 0.1) or '-0x1p-1074'")
+    whole, frac, exp = m.group("whole"), m.group("frac") or "", m.group("exp")
+    if exp is None:  # float.fromhex reads '0x10' as 16; as text, 0x10 looks like an int: ask
+        raise InvalidArgument(
+            f"{name}={_clip(text)} has no binary exponent; write a hexadecimal float as "
+            f"float.hex prints it, with p: {_clip(text.strip() + 'p+0')}")
+    digits = exp.lstrip("+-").lstrip("0")
+    if len(digits) > 6 or abs(int(exp)) > MAX_BINARY_EXPONENT:
+        raise InvalidArgument(
+            f"{name}={_clip(text)} has the binary exponent {_clip(exp, 12)[1:-1]}, beyond "
+            f"+-{MAX_BINARY_EXPONENT:,}; write a number of reasonable size")
+    e = int(exp) - 4 * len(frac)
+    mantissa = int(whole + frac, 16)
+    x = Fraction(mantissa << e) if e >= 0 else Fraction(mantissa, 1 << -e)
+    return -x if m.group("sign") == "-" else x
+
+
+def _as_float64(x: Fraction, text: str, name: str) -> Fraction:
+    """The float64 nearest ``x`` (ties to even), as Python stores ``float(text)``, exactly."""
+    try:
+        f = x.numerator / x.denominator  # correctly rounded, like float('0.1') and 1/3
+    except OverflowError:
+        f = math.inf
+    if math.isinf(f):
+        raise InvalidArgument(
+            f"{name}={_clip(text)} is beyond the largest float64 ({sys.float_info.max!r}); "
+            f"read as a float (floats='binary') it is infinite: write a smaller number")
+    return Fraction(f)
 
 
 def from_float(value: float) -> Fraction:
