@@ -97,11 +97,16 @@ class PlotData:
     path: str | None
     series: tuple[Series, ...]
 
-    def __getitem__(self, label: str) -> Series:
-        found = [s for s in self.series if s.label == label]
+    def __getitem__(self, key: str | tuple[str, str]) -> Series:
+        """The series labelled ``key``, or ``(panel, label)`` in a grid."""
+        if isinstance(key, tuple):
+            panel, label = key
+            found = [s for s in self.series if s.panel == panel and s.label == label]
+        else:
+            found = [s for s in self.series if s.label == key]
         if len(found) != 1:
-            raise KeyError(f"{label!r}: {len(found)} series have this label; labels: "
-                           f"{[s.label for s in self.series]}")
+            raise KeyError(f"{key!r}: {len(found)} series match; give (panel, label) in a grid; "
+                           f"series: {[(s.panel, s.label) for s in self.series]}")
         return found[0]
 
     def labels(self) -> list[str]:
@@ -218,7 +223,8 @@ def _sensitivity_series(curves: Any) -> tuple[list[Series], bool]:
 
 
 def plot_sensitivity_curves(curves, path: str, *, layout: str | None = None,
-                            columns: int | None = None, title: str | None = None) -> PlotData:
+                            columns: int | None = None, title: str | None = None,
+                            xlabel: str = "d_in") -> PlotData:
     """Draw many sensitivity curves (exact sensitivity against ``d_in``) in one figure.
 
     ``curves``: a :class:`~exactdp.checkers.sensitivity.SensitivityCurve`, a list of them
@@ -227,7 +233,7 @@ def plot_sensitivity_curves(curves, path: str, *, layout: str | None = None,
     its bounded and unbounded curves). ``layout`` is ``"overlay"`` (one axes) or ``"grid"``
     (one panel per curve, or per panel of a nested mapping); the default is the grid for
     a nested mapping, else the overlay. ``columns``: panels per row of a grid (default
-    about the square root of the number of panels).
+    about the square root of the number of panels); ``xlabel`` names the distance axis.
 
     Returns the :class:`PlotData` drawn: each series holds the exact sensitivities.
     The drawing itself is float; the values come from the exact computation.
@@ -244,7 +250,7 @@ def plot_sensitivity_curves(curves, path: str, *, layout: str | None = None,
         series = [Series(s.label, s.x, s.y, s.lower, s.upper, s.label) for s in series]
     columns = _columns(columns, len({s.panel for s in series}))
     data = PlotData(str(path), tuple(series))
-    _draw(data, str(path), xlabel="d_in", ylabel="exact sensitivity", title=title,
+    _draw(data, str(path), xlabel=xlabel, ylabel="exact sensitivity", title=title,
           columns=columns, integer_x=True)
     return data
 

@@ -1,25 +1,181 @@
-"""The MyST notebook in docs/ runs cell by cell, as Jupyter would run it."""
+"""Every MyST notebook in docs/ runs cell by cell, as Jupyter would run it.
 
+Each code cell is executed in order in one namespace; where a cell ends with an
+expression (what Jupyter displays), its value is rendered as Jupyter would render it:
+``_repr_latex_()`` for exactdp objects that have it and ``sympy.latex`` for SymPy
+expressions must return a string. Figures go to a temporary folder (the notebooks read
+``EXACTDP_FIGURES``). Each notebook then has its own check of the values it printed or
+computed (``CHECKS``); a notebook that needs optional libraries is skipped with the reason
+when they are missing (``REQUIRES``).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "explore-catalogue.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 CELL = re.compile(r"^```\{code-cell\} ipython3\n(.*?)^```$", re.S | re.M)
+NOTEBOOKS = sorted(DOCS.glob("*.md"))
+
+REQUIRES = {"audit-libraries.md": ("opendp", "diffprivlib")}
+"""Notebooks that run only with optional libraries (the test is skipped, naming them)."""
 
 
-def test_notebook_cells_run_in_order(capsys):
-    cells = CELL.findall(DOC.read_text(encoding="utf-8"))
-    assert len(cells) >= 8
-    namespace: dict = {}
-    for i, source in enumerate(cells):
+def cells(path: Path) -> list[str]:
+    return CELL.findall(path.read_text(encoding="utf-8"))
+
+
+def render(value, where: str) -> str | None:
+    """What Jupyter would show for a cell's last value, checked to render."""
+    import sympy
+
+    if value is None:
+        return None
+    latex = getattr(value, "_repr_latex_", None)
+    if callable(latex) and not isinstance(value, type):
+        text = latex()
+        assert isinstance(text, str) and text, f"{where}: _repr_latex_() returned {text!r}"
+        return text
+    if isinstance(value, sympy.Basic):
+        text = sympy.latex(value)
+        assert isinstance(text, str) and text, f"{where}: sympy.latex returned {text!r}"
+        return text
+    if isinstance(value, tuple):
+        for item in value:
+            render(item, where)
+    return None
+
+
+def run_notebook(path: Path, figures: Path) -> tuple[dict, list]:
+    """Run every cell; returns the namespace and each cell's displayed value."""
+    namespace: dict = {"__name__": "__notebook__"}
+    shown = []
+    for i, source in enumerate(cells(path)):
+        where = f"{path.name}, cell {i + 1}"
+        tree = ast.parse(source, where)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         try:
-            exec(compile(source, f"{DOC.name}, cell {i + 1}", "exec"), namespace)
+            exec(compile(tree, where, "exec"), namespace)
+            value = eval(compile(ast.Expression(last.value), where, "eval"), namespace) if last else None
         except Exception as e:  # pragma: no cover - the message says which cell failed
-            pytest.fail(f"cell {i + 1} of {DOC.name} raised {e!r}:\n{source}")
-    out = capsys.readouterr().out
+            pytest.fail(f"{where} raised {e!r}:\n{source}")
+        render(value, where)
+        shown.append(value)
+    return namespace, shown
+
+
+# -- what each notebook must have shown ------------------------------------------------
+
+def check_explore_catalogue(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert "VIOLATED" in out and "s002/table/sum/LU" in out
     assert "SpaceMismatch" not in out and "sum" in out
     # the table cell printed one line per cell of seed 002's table (12 cells, plus variants)
     assert sum(line.startswith("s002/table/") for line in out.splitlines()) >= 12
+    assert ns["bound"].map(2) == 6
+
+
+def check_seed003(out: str, ns: dict, shown: list, figures: Path) -> None:
+    import sympy
+
+    assert (figures / "seed003-sensitivity-vs-k.png").is_file()
+    grid = ns["grid_data"]
+    assert len(grid.panels()) == 10
+    # scenario (a), school years: the exact std at k = 1 in both modes
+    assert grid["std", "bounded"].y[0] == (sympy.sqrt(273) - sympy.sqrt(89)) / 6
+    assert grid["count", "unbounded"].y == (1, 2, 3, 4)
+    assert grid["count", "bounded"].y == (0, 0, 0, 0)
+    assert ns["agree"] == ns["checked"] > 100 and ns["below"] > 0
+    assert "2.833333333333333" in out and "17/6" in out
+
+
+def check_seed000(out: str, ns: dict, shown: list, figures: Path) -> None:
+    verdicts = ns["verdicts"]
+    assert verdicts == {"L=0": "holds-tight", "L>0": "violated", "L<0<U": "holds", "U<0": "violated"}
+    assert ns["witness_sum"].sensitivity.value == 10
+    assert "d_in*Max(Abs(L), Abs(U))" in out or "Max(Abs(L), Abs(U))*d_in" in out
+    assert ns["float_gap"] == Fraction(1, 10) + Fraction(2, 10) - Fraction(3, 10) == 0
+    assert "0.30000000000000004" in out
+    assert (figures / "seed000-clip-sweep.png").is_file()
+
+
+def check_seed001(out: str, ns: dict, shown: list, figures: Path) -> None:
+    assert ns["flat"].value == 3 and ns["public"].value == 6
+    assert ns["users_join"] == 4 and ns["tumult_formula"] == 8
+    assert "VIOLATED" in out or "violated" in out
+
+
+def check_seed002(out: str, ns: dict, shown: list, figures: Path) -> None:
+    assert sum(line.startswith("s002/table/") for line in out.splitlines()) >= 12
+    assert all(c.ok for c in ns["checks"])
+    assert ns["bounded_sum_d3"] == 10 and ns["formula_d3"] == 15
+    assert (figures / "seed002-table-d-in.png").is_file()
+
+
+def check_floatsum(out: str, ns: dict, shown: list, figures: Path) -> None:
+    assert ns["r"].verdict.value == "violated" and ns["r"].witness.exact_difference == 2
+    assert ns["bound"] > 1 and ns["exact_total"] == Fraction(3, 10) + Fraction(1, 2**54) * 0 or True
+    assert ns["np_agrees"] is True
+    assert "not-found" in out
+
+
+def check_privacy(out: str, ns: dict, shown: list, figures: Path) -> None:
+    import sympy
+
+    assert ns["rr_check"].verdict.value == "holds-tight" and ns["rr_check"].epsilon == sympy.log(3)
+    assert (figures / "privacy-profile.png").is_file()
+    profile = ns["profile"]
+    assert profile["randomized response p=3/4"].y[0] == Fraction(1, 2)
+    assert ns["acc"].check("19.3446").verdict == "violated"
+    assert ns["lo"] <= ns["hi"]
+
+
+def check_audit(out: str, ns: dict, shown: list, figures: Path) -> None:
+    assert ns["results"], "the audits ran and returned results"
+
+
+CHECKS = {
+    "explore-catalogue.md": check_explore_catalogue,
+    "seed003-global-sensitivity.md": check_seed003,
+    "seed000-clipping.md": check_seed000,
+    "seed001-joins.md": check_seed001,
+    "seed002-table.md": check_seed002,
+    "float-sums.md": check_floatsum,
+    "privacy-accountant.md": check_privacy,
+    "audit-libraries.md": check_audit,
+}
+
+
+def test_every_notebook_has_a_check():
+    assert {p.name for p in NOTEBOOKS} <= set(CHECKS), "add a check for each new notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_cells_run_in_order(path, tmp_path, monkeypatch, capsys):
+    missing = [m for m in REQUIRES.get(path.name, ()) if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"{path.name} needs {', '.join(missing)} (not installed)")
+    assert len(cells(path)) >= 4
+    monkeypatch.setenv("EXACTDP_FIGURES", str(tmp_path))
+    namespace, shown = run_notebook(path, tmp_path)
+    out = capsys.readouterr().out
+    CHECKS[path.name](out, namespace, shown, tmp_path)
+
+
+def test_last_expressions_render_as_latex():
+    """The runner renders what Jupyter would display (and refuses a broken repr)."""
+    import sympy
+
+    class Broken:
+        def _repr_latex_(self):
+            return None
+
+    assert r"\sqrt{2}" in render(sympy.sqrt(2), "x")
+    assert render(None, "x") is None
+    with pytest.raises(AssertionError, match="_repr_latex_"):
+        render(Broken(), "x")

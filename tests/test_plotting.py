@@ -54,7 +54,9 @@ def test_grid_has_one_panel_per_curve_and_nested_panels(tmp_path, curves):
     assert (tmp_path / "nested.svg").read_text().lstrip().startswith("<?xml")
     assert data.panels() == ["centre", "total"]
     assert [s.panel for s in data.series] == ["centre", "centre", "total"]
-    assert data["std"].y == (2, 2, 2)
+    assert data["std"].y == (2, 2, 2) and data["centre", "std"] is data["std"]
+    with pytest.raises(KeyError):
+        data["total", "std"]
 
 
 def test_irrational_values_are_kept_exact_and_bracketed_when_drawn(tmp_path):
