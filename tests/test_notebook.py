@@ -95,13 +95,17 @@ def check_seed003(out: str, ns: dict, shown: list, figures: Path) -> None:
 
 
 def check_seed000(out: str, ns: dict, shown: list, figures: Path) -> None:
+    assert "add/remove: 1\n" in out and "one record changed, size known: 0\n" in out
     verdicts = ns["verdicts"]
     assert verdicts == {"L=0": "holds-tight", "L>0": "violated", "L<0<U": "holds", "U<0": "violated"}
-    assert ns["witness_sum"].sensitivity.value == 10
-    assert "d_in*Max(Abs(L), Abs(U))" in out or "Max(Abs(L), Abs(U))*d_in" in out
-    assert ns["float_gap"] == Fraction(1, 10) + Fraction(2, 10) - Fraction(3, 10) == 0
-    assert "0.30000000000000004" in out
+    w = ns["witness_sum"].sensitivity
+    assert w.value == 10 and w.witness.x == () and w.witness.x_prime == (10,)
+    assert "d_in*Max(Abs(L), Abs(U))" in out
+    assert ns["ledger"].spent()["epsilon"] == 1 and "1.0000000000000007" in out and "refused: spend #101" in out
+    assert [ns["sweep_data"][f"clip [0, {u}]"].y for u in (3, 12)] == [(3, 6, 9), (12, 24, 36)]
     assert (figures / "seed000-clip-sweep.png").is_file()
+    assert ns["float_gap"] == 0 and "0.30000000000000004" in out
+    assert shown[-1] == Fraction(3602879701896397, 36028797018963968)  # from_float(0.1)
 
 
 def check_seed001(out: str, ns: dict, shown: list, figures: Path) -> None:
