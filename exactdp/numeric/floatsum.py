@@ -19,6 +19,16 @@ intermediate ``+`` and ``-`` rounded to nearest, ties to even. The models:
 ``sorted-magnitude`` ascending ``(|x|, x)`` (so ``-a`` before ``a``), then ``sequential``
 ==================== ==========================================================================
 
+Models of one library's own summation live in :data:`LIBRARY_MODELS`; ``float_sum`` takes
+their names too, but the searches and the CLI iterate over :data:`MODEL_NAMES` only:
+
+==================== ==========================================================================
+``opendp-pairwise``  OpenDP's ``Pairwise<T>`` (``transformations/sum/float``): no value ->
+                     0, one value -> itself, else split at ``m = n // 2`` and add the
+                     recursive sums of ``x[:m]`` and ``x[m:]`` (no blocks, no accumulators:
+                     not NumPy's ``pairwise``). OpenDP's ``Sequential<T>`` is ``sequential``.
+==================== ==========================================================================
+
 Two computation paths give the same answers (a property test checks this):
 
 * the general path: exact :class:`~fractions.Fraction` arithmetic followed by
@@ -69,6 +79,7 @@ from exactdp.numeric.floatformat import (
 )
 
 __all__ = [
+    "LIBRARY_MODELS",
     "MODELS",
     "MODEL_NAMES",
     "PAIRWISE_BLOCKSIZE",
@@ -230,6 +241,22 @@ def _pairwise(values: Sequence, ar: _Arith):
     return ar.add(ar.zero, _pairwise_block(values, 0, len(values), ar))
 
 
+def _opendp_pairwise_range(values: Sequence, lo: int, n: int, ar: _Arith):
+    if n == 0:
+        return ar.zero
+    if n == 1:
+        return values[lo]
+    m = n // 2
+    return ar.add(_opendp_pairwise_range(values, lo, m, ar),
+                  _opendp_pairwise_range(values, lo + m, n - m, ar))
+
+
+def _opendp_pairwise(values: Sequence, ar: _Arith):
+    # OpenDP's Pairwise<T>::unchecked_sum: [] -> 0, [a] -> a, else sum(x[..m]) + sum(x[m..])
+    # with m = n / 2 (Rust's integer division).
+    return _opendp_pairwise_range(values, 0, len(values), ar)
+
+
 def _kahan(values: Sequence, ar: _Arith):
     add = ar.add
     s = c = ar.zero
@@ -299,14 +326,24 @@ MODELS: dict[str, SumModel] = {m.name: m for m in (
 
 MODEL_NAMES = tuple(MODELS)
 
+LIBRARY_MODELS: dict[str, SumModel] = {m.name: m for m in (
+    SumModel("opendp-pairwise", "OpenDP's Pairwise<T>: split at n // 2, add the recursive "
+             "sums of the two halves (not NumPy's blocked pairwise sum)", False,
+             _opendp_pairwise),
+)}
+"""Bit-exact models of one library's own summation, by name (``float_sum`` takes them;
+the witness searches and ``exactdp floatsum`` cover :data:`MODEL_NAMES` only)."""
+
 
 def _model(model: object) -> SumModel:
     if isinstance(model, SumModel):
         return model
     if isinstance(model, str) and model in MODELS:
         return MODELS[model]
+    if isinstance(model, str) and model in LIBRARY_MODELS:
+        return LIBRARY_MODELS[model]
     raise InvalidArgument(f"model={model!r} is not a known summation model; pass one of "
-                          f"{', '.join(MODEL_NAMES)}")
+                          f"{', '.join(MODEL_NAMES + tuple(LIBRARY_MODELS))}")
 
 
 def to_format_values(values: Iterable[object], fmt: FloatFormat | str = "float64") -> list[Fraction]:

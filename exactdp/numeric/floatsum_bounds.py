@@ -36,7 +36,7 @@ import sympy
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat, _pow2, floor_log2, format_named
-from exactdp.numeric.floatsum import MODEL_NAMES, PAIRWISE_BLOCKSIZE
+from exactdp.numeric.floatsum import LIBRARY_MODELS, MODEL_NAMES, PAIRWISE_BLOCKSIZE
 
 __all__ = [
     "NEIGHBORS",
@@ -45,6 +45,8 @@ __all__ = [
     "kahan_bound",
     "neumaier_bound",
     "numpy_pairwise_depths",
+    "opendp_pairwise_bound",
+    "opendp_pairwise_depths",
     "opendp_relaxation",
     "opendp_stability_map",
     "pairwise_bound",
@@ -323,11 +325,58 @@ _BOUNDS = {
 assert set(_BOUNDS) == set(MODEL_NAMES)
 
 
+@functools.lru_cache(maxsize=4096)
+def opendp_pairwise_depths(n: int) -> tuple[int, int]:
+    """``(total, deepest)`` for OpenDP's ``Pairwise<T>`` sum of ``n`` values (the model
+    ``opendp-pairwise``): ``T(n) = n + T(n // 2) + T(n - n // 2)``, ``T(0) = T(1) = 0``;
+    the deepest path has ``ceil(log2 n)`` roundings. Both are non-decreasing in ``n``
+    (by induction: the two halves of ``n + 1`` are each at least those of ``n``), so the
+    values at ``n`` also bound every smaller size.
+
+    >>> opendp_pairwise_depths(8), opendp_pairwise_depths(5), opendp_pairwise_depths(1000)
+    ((24, 3), (12, 3), (9976, 10))
+    """
+    _count(n, "n", 0)
+    if n <= 1:
+        return 0, 0
+    m = n // 2
+    t1, d1 = opendp_pairwise_depths(m)
+    t2, d2 = opendp_pairwise_depths(n - m)
+    return t1 + t2 + n, 1 + max(d1, d2)
+
+
+def opendp_pairwise_bound(fmt: FloatFormat | str, magnitude: object, n: int, *,
+                          exact_size: bool = False) -> Fraction:
+    """Rounding-error bound of OpenDP's ``Pairwise<T>`` sum over at most ``n`` values:
+    ``M * u * T(n) / (1 - D(n)*u)`` (:func:`opendp_pairwise_depths`). Each input ``x_i``
+    reaches the result multiplied by ``prod (1 + d_j)`` over the ``D_i`` roundings on its
+    path, ``|d_j| <= u`` (gradual underflow included: sums landing below ``2**emin`` are
+    exact), so its error is at most ``|x_i| * gamma(D_i) <= M * u * D_i / (1 - D u)``;
+    summing over the inputs gives the bound. ``T`` and ``D`` are non-decreasing, so the
+    same value holds for every size up to ``n`` (``exact_size`` changes nothing).
+
+    >>> opendp_pairwise_bound("float64", 1, 8) == Fraction(24, 2**53) / (1 - Fraction(3, 2**53))
+    True
+    """
+    fmt, m, n = format_named(fmt), _magnitude(magnitude), _count(n, "n", 0)
+    total, deepest = opendp_pairwise_depths(n)
+    if total == 0 or m == 0:
+        return Fraction(0)
+    den = _gamma_denominator(fmt, deepest, "opendp-pairwise")
+    err = m * fmt.unit_roundoff * total / den
+    _no_overflow(fmt, n * m + err, "opendp-pairwise")
+    return err
+
+
+_LIBRARY_BOUNDS = {"opendp-pairwise": opendp_pairwise_bound}
+assert set(_LIBRARY_BOUNDS) == set(LIBRARY_MODELS)
+
+
 def _model_name(model: object) -> str:
     name = getattr(model, "name", model)
-    if not isinstance(name, str) or name not in _BOUNDS:
+    if not isinstance(name, str) or (name not in _BOUNDS and name not in _LIBRARY_BOUNDS):
         raise InvalidArgument(f"model={model!r} is not a known summation model; pass one of "
-                              f"{', '.join(MODEL_NAMES)}")
+                              f"{', '.join(MODEL_NAMES + tuple(LIBRARY_MODELS))}")
     return name
 
 
@@ -343,6 +392,8 @@ def rounding_error_bound(model: str, fmt: FloatFormat | str, magnitude: object, 
     name = _model_name(model)
     if name == "pairwise":
         return pairwise_bound(fmt, magnitude, n, exact_size=exact_size)
+    if name in _LIBRARY_BOUNDS:
+        return _LIBRARY_BOUNDS[name](fmt, magnitude, n, exact_size=exact_size)
     return _BOUNDS[name](fmt, magnitude, n)
 
 
@@ -437,7 +488,7 @@ def _opendp_error(model: str, fmt: FloatFormat, lower: Fraction, upper: Fraction
     two_k = sympy.Integer(2) ** k
     if model == "sequential":
         return sympy.Integer(n) ** 2 / two_k * m
-    if model == "pairwise":
+    if model in ("pairwise", "opendp-pairwise"):
         uk = sympy.log(sympy.Integer(n), 2) / two_k
         return uk / (1 - uk) * n * m
     raise InvalidArgument(f"model={model!r}: OpenDP has relaxations for 'sequential' and "
