@@ -109,9 +109,18 @@ def check_seed000(out: str, ns: dict, shown: list, figures: Path) -> None:
 
 
 def check_seed001(out: str, ns: dict, shown: list, figures: Path) -> None:
-    assert ns["flat"].value == 3 and ns["public"].value == 6
+    import sympy
+
+    assert ns["flat"].value == 3 and ns["public"].value == 2
+    for line in ("DropExcess(2), DropExcess(2)   formula 8  exact 8",
+                 "DropNonUnique, DropExcess(2)   formula 4  exact 4",
+                 "DropExcess(1), DropExcess(2)   formula 6  exact 6"):
+        assert line in out
     assert ns["users_join"] == 4 and ns["tumult_formula"] == 8
-    assert "VIOLATED" in out or "violated" in out
+    assert ns["l1"].value == 4 and ns["l2"].value == 2 * sympy.sqrt(2)
+    assert ns["checks"]["s001/private-join/docstring-swapped"].published_verdict.value == "violated"
+    assert all(c.ok for c in ns["checks"].values())
+    assert "formula 8 vs exact 10" in out
 
 
 def check_seed002(out: str, ns: dict, shown: list, figures: Path) -> None:
