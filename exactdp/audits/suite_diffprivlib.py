@@ -1,0 +1,648 @@
+"""The audit suite of IBM's diffprivlib (``exactdp audit diffprivlib``).
+
+Every audit runs diffprivlib's own code through :mod:`exactdp.adapters.diffprivlib`:
+tools run with their mechanism spied out (the noiseless statistic and the sensitivity the
+tool claims for it), mechanisms are read at their exact binary values, samplers are counted
+exactly over the ``2**-53`` grid of ``random()``, and every violation is replayed through the
+library. Written against diffprivlib 0.6.6; the corpus audits (``corpus=True``) are publicly
+reported bugs pinned to the versions where they apply.
+
+The library is imported only inside the checks, so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Sequence
+
+from exactdp.audits.base import Audit, Finding, Replay
+from exactdp.checkers.results import Verdict
+from exactdp.numeric.exact import format_exact, from_float
+
+__all__ = ["DISTRIBUTION", "EXTRA", "audits"]
+
+DISTRIBUTION = "diffprivlib"
+EXTRA = "diffprivlib"
+
+_REPO = "https://github.com/IBM/differential-privacy-library"
+
+
+def _A():
+    from exactdp.adapters import diffprivlib as adapter
+
+    adapter.require()
+    return adapter
+
+
+def _q(value: Fraction | int) -> str:
+    return format_exact(Fraction(value))
+
+
+def _f(value: Any) -> float | int:
+    """A value for a JSON witness (floats keep their repr, which round-trips)."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, int) or type(value).__name__.startswith("int"):
+        return int(value)
+    return float(value)
+
+
+def _sens_verdict(truth: Fraction, claim: Fraction) -> Verdict:
+    if truth > claim:
+        return Verdict.VIOLATED
+    return Verdict.HOLDS_TIGHT if truth == claim else Verdict.HOLDS
+
+
+def _substitute_pairs(space: Sequence[tuple]) -> Iterable[tuple[tuple, tuple]]:
+    """Every ordered pair of arrays of ``space`` (all of one length) differing in one place."""
+    members = set(space)
+    for x in space:
+        for i in range(len(x)):
+            for v in {y[i] for y in space}:
+                if v != x[i]:
+                    xp = x[:i] + (v,) + x[i + 1:]
+                    if xp in members and x < xp:
+                        yield x, xp
+
+
+def _enumerate_tool(tool: str, values: Sequence, n: int, **kwargs) -> Finding:
+    """The tool's own noiseless statistic on every array of ``n`` values from ``values``,
+    against the sensitivity it claims, over all pairs differing in one record."""
+    A = _A()
+    space = list(itertools.product(values, repeat=n))
+    stat, claims = {}, set()
+    for x in space:
+        call = A.tool_release(tool, list(x), **kwargs)
+        stat[x] = A.exact(call.value)
+        claims.add(call.sensitivity)
+    if len(claims) != 1:  # pragma: no cover - the tools claim one sensitivity per size
+        return Finding(claim="?", truth="?", verdict=Verdict.UNDECIDED,
+                       note=f"the tool claimed {len(claims)} different sensitivities")
+    claim = claims.pop()
+    best, pair = Fraction(-1), None
+    for x, xp in _substitute_pairs(space):
+        d = abs(stat[xp] - stat[x])
+        if d > best:
+            best, pair = d, (x, xp)
+    verdict = _sens_verdict(best, claim)
+    x, xp = pair
+    witness = {"x": [_f(v) for v in x], "x_prime": [_f(v) for v in xp],
+               "fx": _q(stat[x]), "fx_prime": _q(stat[xp])}
+    replay = None
+    if verdict is Verdict.VIOLATED:
+        replay = _replay_tool(tool, x, xp, stat[x], stat[xp], claim, **kwargs)
+    return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, witness=witness, replay=replay,
+                   scope=f"every pair of length-{n} arrays over {list(values)} differing in one "
+                         f"record ({len(space)} arrays, the library's own outputs)")
+
+
+def _replay_tool(tool: str, x, xp, fx: Fraction, fxp: Fraction, claim: Fraction, **kwargs) -> Replay:
+    """Feed x and x' to the library's tool again (noise spied out): confirmed when its own
+    statistics are the values the model predicted and move by more than it claims."""
+    A = _A()
+    a, b = A.tool_release(tool, list(x), **kwargs), A.tool_release(tool, list(xp), **kwargs)
+    ok = (A.exact(a.value) == fx and A.exact(b.value) == fxp and abs(fxp - fx) > claim
+          and a.sensitivity == claim == b.sensitivity)
+    return Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH
+
+
+# --- tools ------------------------------------------------------------------------------
+
+
+def _check_sum_float() -> Finding:
+    from exactdp.checkers.float_witness import search_float_witness
+
+    A = _A()
+    bounds, n = (0.0, 1.0), 8
+    claim = A.tool_release("sum", [0.0] * n, bounds=bounds).sensitivity
+    res = search_float_witness("pairwise", "float64", (0, 1), n, claim, neighbors="substitute",
+                               same_order=True, budget=2000, seed=0)
+    scope = (f"float64 arrays of at most {n} values in [0, 1], one value substituted; "
+             "np.sum modelled bit for bit (pairwise)")
+    if res.witness is None:
+        return Finding(claim=_q(claim), truth="no witness found", verdict=Verdict.UNDECIDED,
+                       scope=scope, note="a search that finds nothing proves nothing")
+    x, xp = (list(map(float, v)) for v in res.witness.expand())
+    fx, fxp = Fraction(A.np_sum_model(x)), Fraction(A.np_sum_model(xp))
+    replay = _replay_tool("sum", x, xp, fx, fxp, claim, bounds=bounds)
+    return Finding(claim=_q(claim), truth=f">= {_q(abs(fxp - fx))}", verdict=Verdict.VIOLATED,
+                   witness={"x": x, "x_prime": xp, "fx": _q(fx), "fx_prime": _q(fxp)},
+                   replay=replay, scope=scope,
+                   note="the sensitivity U - L ignores np.sum's rounding")
+
+
+def _check_sum_int() -> Finding:
+    return _enumerate_tool("sum", (-2, 0, 1, 3, 5), 3, bounds=(0, 3), dtype=int)
+
+
+def _check_count_nonzero() -> Finding:
+    return _enumerate_tool("count_nonzero", (0, 1, -2, 0.5), 3)
+
+
+def _search_pairs(model: Callable[[list], float], grid: Sequence[float], n: int):
+    """The pair (x, x') over ``grid`` (length ``n``, one record substituted) whose model
+    outputs differ the most, exactly: ``(difference, x, x', f(x), f(x'))``."""
+    space = list(itertools.product(grid, repeat=n))
+    out = {x: Fraction(model(list(x))) for x in space}
+    best = None
+    for x, xp in _substitute_pairs(space):
+        d = abs(out[xp] - out[x])
+        if best is None or d > best[0]:
+            best = (d, x, xp, out[x], out[xp])
+    return best
+
+
+def _check_model_tool(tool: str, model_name: str, grid: Sequence[float], n: int,
+                      also: Sequence[str] = ()) -> Finding:
+    A = _A()
+    bounds = (0.0, 1.0)
+    model = getattr(A, model_name)
+    claim = A.tool_release(tool, [0.0] * n, bounds=bounds).sensitivity
+    d, x, xp, fx, fxp = _search_pairs(model, grid, n)
+    scope = (f"every pair of length-{n} arrays over {list(grid)} differing in one record; "
+             f"{model_name.replace('_model', '').replace('np_', 'np.')} modelled bit for bit")
+    witness = {"x": list(x), "x_prime": list(xp), "fx": _q(fx), "fx_prime": _q(fxp)}
+    verdict = _sens_verdict(d, claim)
+    replay = None
+    if verdict is Verdict.VIOLATED:
+        replay = _replay_tool(tool, x, xp, fx, fxp, claim, bounds=bounds)
+        for other in also:  # the same mechanism input, released by another tool
+            if _replay_tool(other, x, xp, fx, fxp, claim, bounds=bounds) is not Replay.CONFIRMED:
+                replay = Replay.MODEL_MISMATCH
+    return Finding(claim=_q(claim), truth=f">= {_q(d)}", verdict=verdict, witness=witness,
+                   replay=replay, scope=scope)
+
+
+def _check_mean() -> Finding:
+    f = _check_model_tool("mean", "np_mean_model", (0.0, 0.1, 0.3, 0.7, 1.0), 3)
+    return _with_note(f, "the sensitivity fl((U - L)/n) ignores np.mean's rounding (and is itself "
+                         "rounded to nearest, possibly down)")
+
+
+def _check_var() -> Finding:
+    f = _check_model_tool("var", "np_var_model", (0.0, 0.5, 1.0), 3, also=("std",))
+    exact_claim = Fraction(2, 9)  # (U - L)^2 (n - 1) / n^2 at n = 3, in real arithmetic
+    return _with_note(f, f"the claim fl(fl((U - L)/n)**2 * (n - 1)) rounds below the real-arithmetic "
+                         f"value {_q(exact_claim)} at n = 3, and np.var rounds above it; std releases "
+                         "sqrt of the same noisy variance (replayed through tools.std too)")
+
+
+def _with_note(f: Finding, note: str) -> Finding:
+    from dataclasses import replace
+
+    return replace(f, note=f"{f.note}; {note}" if f.note else note)
+
+
+def _check_quantile() -> Finding:
+    """The utility tools.quantile hands to its Exponential mechanism, as a function of the
+    output point y, moves by at most the claimed sensitivity between neighbours."""
+    A = _A()
+    bounds, grid, n = (0.0, 1.0), (0.0, 0.2, 0.5, 0.9), 3
+    claim, best, wit = None, Fraction(-1), None
+    for quant in (0.5, 0.3, 0.1):
+        space = list(itertools.product(grid, repeat=n))
+        util = {}
+        for x in space:
+            call = A.tool_release("quantile", list(x), quant=quant, bounds=bounds)
+            c = A.exact(call.params["sensitivity"])
+            if claim is None:
+                claim = c
+            points = sorted(list(x) + list(bounds))
+            util[x] = (points, [A.exact(u) for u in call.params["utility"]])
+        for x, xp in _substitute_pairs(space):
+            (px, ux), (pp, up) = util[x], util[xp]
+            cuts = sorted({Fraction(v) for v in px + pp})
+            for lo, hi in zip(cuts, cuts[1:]):
+                y = (lo + hi) / 2
+                d = abs(_score(px, ux, y) - _score(pp, up, y))
+                if d > best:
+                    best, wit = d, (quant, x, xp, y, _score(px, ux, y), _score(pp, up, y))
+    quant, x, xp, y, sx, sxp = wit
+    verdict = _sens_verdict(best, claim)
+    witness = {"quant": quant, "x": list(x), "x_prime": list(xp), "y": _q(y),
+               "utility_x": _q(sx), "utility_x_prime": _q(sxp)}
+    replay = None
+    if verdict is Verdict.VIOLATED:
+        again = [A.tool_release("quantile", list(v), quant=quant, bounds=bounds) for v in (x, xp)]
+        ok = all(_score(sorted(list(v) + list(bounds)), [A.exact(u) for u in c.params["utility"]], y) == s
+                 for v, c, s in zip((x, xp), again, (sx, sxp)))
+        replay = Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH
+    return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, witness=witness, replay=replay,
+                   scope=f"quantiles 0.5, 0.3, 0.1 of every length-{n} array over {list(grid)} in "
+                         "bounds (0, 1), one record substituted, every output point; the library's own "
+                         "float utilities at their exact values",
+                   note="checks the utility's sensitivity only; the privacy loss of the continuous "
+                        "output (float interval widths, random() * width) is not modelled")
+
+
+def _score(points: list, utility: list[Fraction], y: Fraction) -> Fraction:
+    """The utility of the interval [points[i], points[i+1]] that contains y."""
+    for i in range(len(points) - 1):
+        if Fraction(points[i]) <= y <= Fraction(points[i + 1]):
+            return utility[i]
+    raise AssertionError(f"y={y} is outside the bounds")  # pragma: no cover
+
+
+def _check_clip() -> Finding:
+    A = _A()
+    from exactdp.audits.runner import call_library
+    import numpy as np
+    from diffprivlib.validation import clip_to_bounds
+
+    L, U = -1.5, 2.0
+    grid = [-math.inf, -1e308, -1.5000000000000002, -1.5, -1.4999999999999998, 0.0, -0.0, 1.0,
+            1.9999999999999998, 2.0, 2.0000000000000004, 1e308, math.inf]
+    out = call_library("diffprivlib.validation.clip_to_bounds", clip_to_bounds, np.array(grid), (L, U))
+    bad = [(v, float(o)) for v, o in zip(grid, out)
+           if not (L <= o <= U) or (L <= v <= U and o != v) or (v < L and o != L) or (v > U and o != U)]
+    if bad:
+        v, o = bad[0]
+        return Finding(claim=f"clip into [{L}, {U}]", truth=f"{o!r} from {v!r}", verdict=Verdict.VIOLATED,
+                       witness={"x": v, "clipped": o}, replay=Replay.CONFIRMED)
+    return Finding(claim=f"values clipped into [{_q(from_float(L))}, {_q(from_float(U))}]",
+                   truth="every output in the bounds; in-range values unchanged",
+                   verdict=Verdict.HOLDS, scope=f"{len(grid)} values around and beyond the bounds",
+                   note="NaN is passed through unclipped (np.clip), not checked here")
+
+
+# --- calibrations -----------------------------------------------------------------------
+
+
+_LAPLACE_TABLE = ((1.0, 0.0, 1.0), (0.1, 0.0, 1.0), (3.0, 0.0, 1.0), (0.7, 0.0, 2.0),
+                  (0.5, 1e-6, 2.0), (3.0, 1e-3, 1.0))
+
+
+def _check_laplace() -> Finding:
+    """Laplace noise of the library's float scale b and sensitivity D is eps'-DP with eps'
+    = D/b; with delta > 0 its tight delta at eps is 1 - exp((eps - eps')/2)."""
+    import sympy
+    from exactdp.numeric.decide import compare
+
+    A = _A()
+    worst = None
+    for eps, dlt, sens in _LAPLACE_TABLE:
+        b = A.laplace_scale(eps, dlt, sens)
+        e, d, s = from_float(eps), from_float(dlt), from_float(sens)
+        eps_true = s / b
+        if eps_true <= e:
+            ok = True
+        elif d == 0:
+            ok = False
+        else:  # delta(eps) = 1 - exp((eps - eps')/2) <= delta  <=>  (eps - eps')/2 >= log(1 - delta)
+            ok = compare(sympy.Rational((e - eps_true).numerator, (e - eps_true).denominator) / 2,
+                         sympy.log(sympy.Rational((1 - d).numerator, (1 - d).denominator))) >= 0
+        row = {"epsilon": eps, "delta": dlt, "sensitivity": sens, "scale": _q(b),
+               "scale_float": float(b), "epsilon_of_scale": _q(eps_true)}
+        if worst is None or (not ok and worst[0]) or (ok == worst[0] and eps_true / e > worst[2]):
+            worst = (ok, row, eps_true / e, (eps, dlt, sens, b, e))
+    ok, row, ratio, (eps, dlt, sens, b, e) = worst
+    scope = (f"{len(_LAPLACE_TABLE)} (epsilon, delta, sensitivity) settings; the ideal Laplace "
+             "distribution at the library's float scale (its 4-uniform float sampler is not modelled)")
+    if ok:
+        return Finding(claim="scale >= sensitivity/epsilon (delta = 0); (epsilon, delta) for delta > 0",
+                       truth=f"largest eps'/eps = {_q(ratio)}", verdict=Verdict.HOLDS, witness=row,
+                       scope=scope)
+    again = A.laplace_scale(eps, dlt, sens)
+    replay = Replay.CONFIRMED if again == b and from_float(sens) / again > e else Replay.MODEL_MISMATCH
+    return Finding(claim=f"epsilon = {_q(e)}", truth=f"epsilon' = sensitivity/scale = {_q(from_float(sens) / b)}",
+                   verdict=Verdict.VIOLATED, witness=row, replay=replay, scope=scope,
+                   note="scale = sensitivity/(epsilon - log(1 - delta)) is rounded to nearest, "
+                        "here below the exact quotient: the noise is slightly too small "
+                        f"(eps'/eps - 1 = {float(ratio - 1):.3g})")
+
+
+_GAUSS_TABLE = ((1.0, 1e-5, 1.0), (0.5, 1e-6, 1.0), (0.1, 1e-3, 2.0), (0.9, 0.1, 0.5))
+
+
+def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
+    def check() -> Finding:
+        A = _A()
+        from exactdp.audits.runner import call_library
+        from exactdp.mechanisms.gaussian import check_sigma
+        import diffprivlib.mechanisms as mechs
+
+        cls = getattr(mechs, cls_name)
+        bad, rows = None, []
+        for eps, dlt, sens in table:
+            mech = call_library(f"diffprivlib {cls_name}(...)", cls, epsilon=eps, delta=dlt, sensitivity=sens)
+            sigma = A.exact(mech._scale)
+            ok = check_sigma(sigma, from_float(eps), from_float(dlt), from_float(sens))
+            row = {"epsilon": eps, "delta": dlt, "sensitivity": sens, "sigma": float(sigma)}
+            rows.append(row)
+            if not ok and bad is None:
+                bad = (row, cls, sigma)
+        scope = (f"{len(table)} (epsilon, delta, sensitivity) settings; (epsilon, delta) of the ideal "
+                 "Gaussian at the library's float sigma (Balle & Wang's exact delta, intervals); the "
+                 "float sampler (normalvariate) is not modelled")
+        if bad is None:
+            return Finding(claim="(epsilon, delta)-DP", truth="delta(sigma) <= delta in every setting",
+                           verdict=Verdict.HOLDS, witness={"settings": rows}, scope=scope)
+        row, cls, sigma = bad
+        from exactdp.mechanisms.gaussian import delta_of_sigma
+
+        lo, hi = delta_of_sigma(sigma, from_float(row["epsilon"]), from_float(row["sensitivity"])).exact
+        row = {**row, "sigma_exact": _q(sigma), "delta_of_sigma": [float(lo), float(hi)]}
+        again = A.exact(cls(epsilon=row["epsilon"], delta=row["delta"], sensitivity=row["sensitivity"])._scale)
+        return Finding(claim=f"(epsilon, delta) = ({row['epsilon']}, {row['delta']})",
+                       truth=f"delta(sigma) in [{float(lo)!r}, {float(hi)!r}] > delta = {row['delta']!r}",
+                       verdict=Verdict.VIOLATED, witness=row,
+                       replay=Replay.CONFIRMED if again == sigma else Replay.MODEL_MISMATCH, scope=scope)
+    return check
+
+
+# --- samplers ---------------------------------------------------------------------------
+
+
+_BINARY_EPS = (0.1, 0.5, 1.0, 2.0, 5.0)
+
+
+def _check_binary() -> Finding:
+    from exactdp.mechanisms.distribution import pure_epsilon, shown
+    from exactdp.numeric.decide import compare
+
+    A = _A()
+    import diffprivlib.mechanisms as mechs
+
+    worst = None
+    for eps in _BINARY_EPS:
+        P, Q = A.binary_distribution(eps, 0), A.binary_distribution(eps, 1)
+        loss = pure_epsilon(P, Q).value
+        excess = compare(loss, from_float(eps))
+        if worst is None or excess > worst[0]:
+            worst = (excess, eps, loss, P)
+        if not _binary_replays(mechs.Binary, eps, A):
+            return Finding(claim=f"epsilon = {eps}", truth="?", verdict=Verdict.UNDECIDED,
+                           replay=Replay.MODEL_MISMATCH, modelled=False,
+                           note="the library's Binary did not keep/flip at the modelled boundary draws")
+    excess, eps, loss, P = worst
+    keep = A.binary_keep_count(eps)
+    witness = {"epsilon": eps, "keep_draws": keep, "P_keep": _q(P.p(0)), "epsilon_exact": shown(loss)}
+    scope = (f"epsilon in {list(_BINARY_EPS)}; every draw k/2**53 counted exactly, the boundary "
+             "draws replayed through Binary.randomise")
+    if excess > 0:
+        return Finding(claim=f"epsilon = {eps}", truth=f"log(K/(2**53 - K)) = {shown(loss)}",
+                       verdict=Verdict.VIOLATED, witness=witness, replay=Replay.CONFIRMED, scope=scope,
+                       note="the float threshold exp(eps) and the product random()*(exp(eps)+1) round "
+                            "towards keeping the true label")
+    return Finding(claim="epsilon-DP", truth=f"largest exact epsilon {shown(loss)} at epsilon = {eps}",
+                   verdict=Verdict.HOLDS, witness=witness, scope=scope)
+
+
+def _binary_replays(Binary, eps: float, A) -> bool:
+    keep = A.binary_keep_count(eps)
+    mech = Binary(epsilon=eps, value0="a", value1="b")
+    outs = []
+    for k in (keep - 1, keep):
+        mech._rng = A.FixedDraws([k])
+        outs.append(mech.randomise("a"))
+    return outs == ["a", "b"]
+
+
+def _exp_pairs():
+    """Neighbouring utility vectors (each coordinate moves by at most the sensitivity 1)."""
+    for t in range(60, 90):
+        yield [0.0, -float(t)], [0.0, -float(t + 1)]
+    yield [0.0, -1.0, -2.0], [-1.0, -1.0, -1.0]
+    yield [0.0, 0.0], [0.0, -1.0]
+
+
+def _check_exponential() -> Finding:
+    from exactdp.mechanisms.distribution import Distribution, pure_epsilon, shown
+    from exactdp.numeric.decide import compare
+
+    A = _A()
+    from exactdp.audits.runner import call_library
+    import diffprivlib.mechanisms as mechs
+
+    eps, sens = 1.0, 1.0
+    worst = None
+    for u, up in _exp_pairs():
+        ms = [call_library("diffprivlib Exponential(...)", mechs.Exponential, epsilon=eps, sensitivity=sens,
+                           utility=v) for v in (u, up)]
+        counts = [A.exponential_counts(list(m._probabilities)) for m in ms]
+        P, Q = (Distribution({o: Fraction(c, 1 << 53) for o, c in cs.items()}) for cs in counts)
+        div = pure_epsilon(P, Q)
+        if worst is None or div.infinite or compare(div.value, worst[0].value) > 0:
+            worst = (div, u, up, counts, ms)
+        if div.infinite:
+            break
+    div, u, up, counts, ms = worst
+    witness = {"utility": u, "utility_prime": up, "output": _f(div.output) if div.output != "error" else "error",
+               "draws_x": counts[0].get(div.output, 0), "draws_x_prime": counts[1].get(div.output, 0),
+               "cumulative_x": [float(c) for c in ms[0]._probabilities],
+               "cumulative_x_prime": [float(c) for c in ms[1]._probabilities]}
+    scope = ("epsilon = 1, sensitivity 1, utility pairs [0, -t] / [0, -t-1] (t = 60..89) and two small "
+             "ones; the library's own float cumulative probabilities, every draw counted exactly")
+    if not (div.infinite or compare(div.value, from_float(eps)) > 0):
+        return Finding(claim=f"epsilon = {eps}", truth=shown(div.value), verdict=Verdict.HOLDS,
+                       witness=witness, scope=scope)
+    # replay: the top draw picks the witness output on one side and not on the other;
+    # the sampler returns the first i with random() <= cumulative[i], monotone in the draw.
+    top = (1 << 53) - 1
+    outs = []
+    for m in ms:
+        m._rng = A.FixedDraws([top])
+        outs.append(call_library("diffprivlib Exponential.randomise", m.randomise))
+    predicted = [max(i for i in cs if i != "error") for cs in counts]
+    replay = Replay.CONFIRMED if outs == predicted and outs[0] != outs[1] else Replay.MODEL_MISMATCH
+    truth = "inf" if div.infinite else shown(div.value)
+    return Finding(claim=f"epsilon = {eps}", truth=truth, verdict=Verdict.VIOLATED, witness=witness,
+                   replay=replay, scope=scope,
+                   note="a candidate whose float probability falls below the cumulative sum's last "
+                        "ulp gets no draw at all, while next door it gets 2**-53: infinite privacy loss")
+
+
+def _check_geometric() -> Finding:
+    A = _A()
+    from exactdp.audits.runner import call_library
+    import numpy as np
+    from diffprivlib.mechanisms import Geometric
+
+    eps, x, xp = 1.0, 0, 1
+    mech = call_library("diffprivlib Geometric(...)", Geometric, epsilon=eps, sensitivity=1)
+    lo, hi = A.geometric_extremes(mech, x)
+    lo_p, hi_p = A.geometric_extremes(mech, xp)
+    half = 1 << 52
+    # spot check of monotonicity near the extreme draws: nothing on x goes beyond [lo, hi]
+    seen = []
+    for k in list(range(half - 200, half)) + list(range(half + 1, half + 201)):
+        mech._rng = A.FixedDraws([k])
+        seen.append(int(mech.randomise(x)))
+    crashes = True
+    try:
+        mech._rng = A.FixedDraws([half])
+        with np.errstate(divide="ignore"):
+            mech.randomise(x)
+        crashes = False
+    except (OverflowError, ValueError):
+        pass
+    witness = {"x": x, "x_prime": xp, "output": hi_p, "support_x": [lo, hi], "support_x_prime": [lo_p, hi_p],
+               "draw_k": half + 1}
+    note = ("the two-sided geometric sampler's support ends where random() - 1/2 is smallest: "
+            f"[{lo}, {hi}] on x = {x}; the output {hi_p} is reachable from x' = {xp} (draw "
+            "k = 2**52 + 1) but not from x: infinite privacy loss")
+    if crashes:
+        note += "; the draw k = 2**52 (random() = 1/2) makes Geometric.randomise raise (log(0))"
+    if hi_p <= hi:
+        return Finding(claim=f"epsilon = {eps}", truth="supports agree at the extremes", verdict=Verdict.UNDECIDED,
+                       witness=witness, modelled=False, note="only the support extremes are modelled")
+    ok = max(seen) <= hi and min(seen) >= lo and hi_p == hi + 1
+    return Finding(claim=f"epsilon = {eps}", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
+                   replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH,
+                   scope="Geometric(epsilon=1, sensitivity=1) on 0 and 1; extremes read from the library "
+                         "at the extreme draws, 400 draws around them spot-checked", note=note)
+
+
+# --- composition ------------------------------------------------------------------------
+
+
+def _check_accountant() -> Finding:
+    A = _A()
+    budget, spends = 1.0, [0.1] * 10
+    accepted = A.accountant_accepts(budget, spends)
+    total = sum((from_float(e) for e in spends[:accepted]), Fraction(0))
+    claim = f"total epsilon of accepted spends <= budget {_q(from_float(budget))}"
+    witness = {"budget": budget, "spends": spends[:accepted], "accepted": accepted,
+               "exact_total": _q(total), "float_total": float(sum(spends[:accepted]))}
+    if total > from_float(budget):
+        again = A.accountant_accepts(budget, spends)
+        return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.VIOLATED,
+                       witness=witness, replay=Replay.CONFIRMED if again == accepted else Replay.MODEL_MISMATCH,
+                       scope="BudgetAccountant(epsilon=1.0, delta=0), ten spends of 0.1, slack 0",
+                       note="check() compares a float running sum with the budget; ten 0.1s sum to "
+                            "0.9999999999999999 in floats but exceed 1 at their exact values")
+    return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.HOLDS, witness=witness)
+
+
+# --- corpus of reported bugs ------------------------------------------------------------
+
+
+def _check_regression_diagonal() -> Finding:
+    """#105: the sensitivity of sum(x_j**2) uses the lower bound twice."""
+    A = _A()
+    from exactdp.audits.runner import call_library
+    import numpy as np
+    import warnings
+    import diffprivlib
+    from diffprivlib.models import LinearRegression
+
+    def diag(col):
+        X = np.array([[v] for v in col], dtype=float)
+        y = np.array([0.5] * len(col))
+        with A.spy("Laplace", "LaplaceFolded") as log, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = LinearRegression(epsilon=1.0, bounds_X=(0.0, 100.0), bounds_y=(0.0, 1.0),
+                                     fit_intercept=False, accountant=diffprivlib.BudgetAccountant())
+            call_library("diffprivlib LinearRegression.fit", model.fit, X, y)
+        folded = [c for c in log if c.mechanism == "LaplaceFolded"]
+        return folded[-1]  # 0.6.6: y**2 first, then each X diagonal
+
+    space = list(itertools.product((0.0, 50.0, 100.0), repeat=2))
+    calls = {x: diag(x) for x in space}
+    claim = calls[space[0]].sensitivity
+    best, pair = Fraction(-1), None
+    for x, xp in _substitute_pairs(space):
+        d = abs(A.exact(calls[xp].value) - A.exact(calls[x].value))
+        if d > best:
+            best, pair = d, (x, xp)
+    x, xp = pair
+    fx, fxp = A.exact(calls[x].value), A.exact(calls[xp].value)
+    verdict = _sens_verdict(best, claim)
+    replay = None
+    if verdict is Verdict.VIOLATED:
+        a, b = diag(x), diag(xp)
+        replay = (Replay.CONFIRMED if (A.exact(a.value), A.exact(b.value)) == (fx, fxp) and a.sensitivity == claim
+                  else Replay.MODEL_MISMATCH)
+    return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, replay=replay,
+                   witness={"bounds_X": [0.0, 100.0], "x": list(x), "x_prime": list(xp),
+                            "fx": _q(fx), "fx_prime": _q(fxp)},
+                   scope="LinearRegression(bounds_X=(0, 100), fit_intercept=False), one feature, two rows "
+                         "over {0, 50, 100}; the X'X diagonal the library randomises",
+                   note="the diagonal's sensitivity is max(|lower|, |lower|)**2: 0 for bounds (0, 100)")
+
+
+def _check_nb_labels() -> Finding:
+    """#106: GaussianNB infers its classes from the private labels (np.unique)."""
+    A = _A()
+    from exactdp.audits.runner import call_library
+    import numpy as np
+    import warnings
+    import diffprivlib
+    from diffprivlib.models import GaussianNB
+
+    X = np.array([[0.2], [0.4], [0.6], [0.8]])
+
+    def classes(y):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = GaussianNB(epsilon=1.0, bounds=([0.0], [1.0]), accountant=diffprivlib.BudgetAccountant())
+            call_library("diffprivlib GaussianNB.fit", m.fit, X, np.array(y))
+        return [int(c) for c in m.classes_]
+
+    y, yp = [0, 0, 1, 1], [0, 0, 1, 2]
+    cx, cxp = classes(y), classes(yp)
+    if cx == cxp:
+        return Finding(claim="epsilon = 1.0", truth="classes_ do not depend on the labels here",
+                       verdict=Verdict.HOLDS, scope="one neighbouring pair of label vectors")
+    again = (classes(y), classes(yp))
+    return Finding(claim="epsilon = 1.0", truth="inf", verdict=Verdict.VIOLATED,
+                   witness={"y": y, "y_prime": yp, "classes_x": cx, "classes_x_prime": cxp},
+                   replay=Replay.CONFIRMED if again == (cx, cxp) else Replay.MODEL_MISMATCH,
+                   scope="GaussianNB(bounds=([0], [1])) fitted without classes=, labels differing in one record",
+                   note="the released classes_ is np.unique(y) of the private labels, with no warning: "
+                        "the output [0, 1, 2] is impossible next door (LogisticRegression does the same)")
+
+
+def audits() -> list[Audit]:
+    """Every audit of the diffprivlib suite (the library is imported only when one runs)."""
+    lib = "diffprivlib"
+    v = ">=0.6,<0.7"
+
+    def a(id_, component, claim, check, **kw) -> Audit:
+        return Audit(id=f"diffprivlib/{id_}", library=lib, component=component, claim=claim,
+                     check=check, versions=kw.pop("versions", v), **kw)
+
+    tools = f"{_REPO}/blob/0.6.6/diffprivlib/tools/utils.py"
+    mechs = f"{_REPO}/blob/0.6.6/diffprivlib/mechanisms"
+    return [
+        a("tools/sum/float-rounding", "tools.sum (float)", "sensitivity U - L for arrays in [L, U]",
+          _check_sum_float, source=tools, expect={v: "violated"}),
+        a("tools/sum/integer-clamped", "tools.sum (dtype=int, clipping)",
+          "sensitivity U - L after clipping into [L, U]", _check_sum_int, source=tools,
+          expect={v: "holds-tight"}),
+        a("tools/count_nonzero", "tools.count_nonzero", "sensitivity 1", _check_count_nonzero,
+          source=tools, expect={v: "holds-tight"}),
+        a("tools/mean/float-rounding", "tools.mean", "sensitivity (U - L)/n", _check_mean,
+          source=tools, expect={v: "violated"}),
+        a("tools/var/float-rounding", "tools.var and tools.std", "sensitivity (U - L)**2 (n - 1)/n**2",
+          _check_var, source=tools, expect={v: "violated"}),
+        a("tools/quantile/utility-sensitivity", "tools.quantile / median (Exponential utility)",
+          "utility sensitivity 1", _check_quantile,
+          source=f"{_REPO}/blob/0.6.6/diffprivlib/tools/quantiles.py", expect={v: "violated"}),
+        a("validation/clip_to_bounds", "validation.clip_to_bounds", "outputs lie in [L, U]",
+          _check_clip, source=f"{_REPO}/blob/0.6.6/diffprivlib/validation.py", expect={v: "holds"}),
+        a("mechanisms/laplace/scale", "mechanisms.Laplace", "scale sensitivity/(epsilon - log(1 - delta)) "
+          "gives (epsilon, delta)-DP", _check_laplace, source=f"{mechs}/laplace.py", expect={v: "violated"}),
+        a("mechanisms/gaussian/sigma", "mechanisms.Gaussian", "classic sigma gives (epsilon, delta)-DP",
+          _check_gaussian("Gaussian", _GAUSS_TABLE), source=f"{mechs}/gaussian.py", expect={v: "holds"}),
+        a("mechanisms/gaussian-analytic/sigma", "mechanisms.GaussianAnalytic",
+          "analytic sigma gives (epsilon, delta)-DP",
+          _check_gaussian("GaussianAnalytic", _GAUSS_TABLE + ((2.0, 1e-5, 1.0), (8.0, 1e-9, 3.0))),
+          source=f"{mechs}/gaussian.py", expect={v: "violated"}),
+        a("mechanisms/binary/sampler", "mechanisms.Binary (randomized response)", "epsilon-DP",
+          _check_binary, source=f"{mechs}/binary.py", expect={v: "violated"}),
+        a("mechanisms/exponential/sampler", "mechanisms.Exponential", "epsilon-DP", _check_exponential,
+          source=f"{mechs}/exponential.py", expect={v: "violated"}),
+        a("mechanisms/geometric/sampler-tail", "mechanisms.Geometric", "epsilon-DP", _check_geometric,
+          source=f"{mechs}/geometric.py", expect={v: "violated"}),
+        a("accountant/budget-check", "BudgetAccountant", "spends are refused beyond the epsilon budget",
+          _check_accountant, source=f"{_REPO}/blob/0.6.6/diffprivlib/accountant.py", expect={v: "violated"}),
+        a("models/linear-regression/diagonal-sensitivity", "models.LinearRegression",
+          "sensitivity of the X'X diagonal", _check_regression_diagonal, corpus=True, versions="<=0.6.6",
+          source=f"{_REPO}/issues/105", expect={"<=0.6.6": "violated"}),
+        a("models/gaussian-nb/labels-from-data", "models.GaussianNB", "epsilon-DP fit",
+          _check_nb_labels, corpus=True, versions="<=0.6.6", source=f"{_REPO}/issues/106",
+          expect={"<=0.6.6": "violated"}),
+    ]
