@@ -38,7 +38,7 @@ from exactdp.numeric.floatsum import float_sum
 __all__ = [
     "DISTRIBUTION", "EXTRA", "require", "version", "exact", "spark_session", "stop_spark",
     "float_domain", "integer_domain", "run_on_rows", "spark_sum_model", "wrap_int64",
-    "check_spark_sum_model", "library_values",
+    "check_spark_sum_model", "library_values", "sum_call_model", "enumerate_library",
 ]
 
 DISTRIBUTION = "tmlt.core"
@@ -99,6 +99,7 @@ def spark_session():
 
     spark = (SparkSession.builder.master("local[1]").appName("exactdp-audit-tumult")
              .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "1")
              .config("spark.default.parallelism", "1")
              .getOrCreate())
@@ -280,3 +281,24 @@ def enumerate_library(transformation: Any, universe: Sequence[Any], sizes: tuple
     query = Query(f"tumult {what}", prepare)
     space = Multisets(ExactSet(exact_universe), sizes=sizes)
     return sensitivity(query, space, SymmetricDistance(), d_in, progress=False), answers
+
+
+def sum_call_model(sum_transformation: Any, partitions: Sequence[Sequence[Any]], kind: str = "float") -> Fraction:
+    """What Tumult's ``Sum.__call__`` returns, exactly: each value clamped to the library's
+    own float bounds (``lower.to_float(round_up=True)``; ``upper.to_float(round_up=False)``,
+    or the lower one when ``lower == upper``), then :func:`spark_sum_model`."""
+    from exactdp.audits.runner import call_library
+
+    lo = call_library("Sum.lower.to_float", sum_transformation.lower.to_float, round_up=True)
+    hi = lo if sum_transformation.lower == sum_transformation.upper else call_library(
+        "Sum.upper.to_float", sum_transformation.upper.to_float, round_up=False)
+    lo_x = from_float(lo) if isinstance(lo, float) else Fraction(lo)
+    hi_x = from_float(hi) if isinstance(hi, float) else Fraction(hi)
+
+    def clamp(v: Fraction) -> Fraction:
+        return lo_x if v < lo_x else hi_x if v > hi_x else v
+
+    cast = float if kind == "float" else int
+    clamped = [[cast(clamp(from_float(v) if isinstance(v, float) else Fraction(v))) for v in p]
+               for p in partitions]
+    return spark_sum_model(clamped, kind)
