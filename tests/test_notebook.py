@@ -126,8 +126,14 @@ def check_seed001(out: str, ns: dict, shown: list, figures: Path) -> None:
 def check_seed002(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert sum(line.startswith("s002/table/") for line in out.splitlines()) >= 12
     assert all(c.ok for c in ns["checks"])
-    assert ns["bounded_sum_d3"] == 10 and ns["formula_d3"] == 15
+    assert any(c.published_verdict is not None and c.published_verdict.value == "holds"
+               for c in ns["checks"])  # the population variance's cell: loose
+    assert ns["bounded_sum_d3"] == 4 and ns["formula_d3"] == 6
+    fig = ns["figure"]
+    assert fig["sum", "L, U, N"].y == (0, 4, 4, 8) and fig["sum", "L, U"].y == (4, 8, 8, 12)
+    assert fig["count", "L, U, N"].y == (0, 0, 0, 0)
     assert (figures / "seed002-table-d-in.png").is_file()
+    assert "s002/quantile-score/formula/substitute       violated" in out
 
 
 def check_floatsum(out: str, ns: dict, shown: list, figures: Path) -> None:
