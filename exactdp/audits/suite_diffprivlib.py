@@ -595,6 +595,20 @@ def _check_nb_labels() -> Finding:
                         "the output [0, 1, 2] is impossible next door (LogisticRegression does the same)")
 
 
+def _showing_claim(check: Callable[[], Finding]) -> Callable[[], Finding]:
+    """The check, with the exact value the library claimed appended to ``truth`` (an
+    :class:`~exactdp.audits.base.AuditResult` shows the audit's claim text, not the
+    finding's exact one)."""
+    from dataclasses import replace
+
+    def run() -> Finding:
+        f = check()
+        return replace(f, truth=f"{f.truth} (library's claim: {f.claim})")
+
+    run.__doc__ = check.__doc__
+    return run
+
+
 def audits() -> list[Audit]:
     """Every audit of the diffprivlib suite (the library is imported only when one runs)."""
     lib = "diffprivlib"
@@ -602,7 +616,7 @@ def audits() -> list[Audit]:
 
     def a(id_, component, claim, check, **kw) -> Audit:
         return Audit(id=f"diffprivlib/{id_}", library=lib, component=component, claim=claim,
-                     check=check, versions=kw.pop("versions", v), **kw)
+                     check=_showing_claim(check), versions=kw.pop("versions", v), **kw)
 
     tools = f"{_REPO}/blob/0.6.6/diffprivlib/tools/utils.py"
     mechs = f"{_REPO}/blob/0.6.6/diffprivlib/mechanisms"
