@@ -120,7 +120,8 @@ def _run(args) -> int:
         result = search_float_witness(args.model, fmt, bounds, args.max_n, claim,
                                       neighbors=args.neighbors, d_in=args.d_in,
                                       budget=args.budget, max_budget=max_budget, seed=args.seed,
-                                      progress=progress if progress.enabled else None)
+                                      progress=progress if progress.enabled else None,
+                                      maximize=args.maximize)
     finally:
         progress.close()
     if result.violated:
@@ -141,6 +142,8 @@ def _run(args) -> int:
             "bound": None if bound is None else format_exact(bound),
             "claim": format_exact(claim),
             "verdict": verdict,
+            **({"maximize": True, "first_difference": None if result.first is None
+                else format_exact(result.first.exact_difference)} if args.maximize else {}),
             "witness": None if w is None else {
                 "x": [[float(v).hex(), c] for v, c in w.x],
                 "x_prime": [[float(v).hex(), c] for v, c in w.x_prime],
@@ -194,7 +197,7 @@ _EPILOG = """\
 examples:
   exactdp floatsum --model sequential --dtype float32 --bounds 0,1 --max-n 10000
   exactdp floatsum --model pairwise --bounds -1,1 --max-n 100000 --claim 2 --json
-  exactdp floatsum --model kahan --bounds 0,1 --max-n 1000 --neighbors substitute --budget 500"""
+  exactdp floatsum --model pairwise --dtype float32 --bounds 0,1 --max-n 10000 --maximize --budget 300"""
 
 
 def register(subparsers) -> None:
@@ -220,6 +223,9 @@ def register(subparsers) -> None:
                    help=f"refuse a --budget above this (default {MAX_BUDGET:,}: up to about "
                         f"{MAX_BUDGET // SLOWEST_RATE // 60} minutes in the slowest case)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomized search (default 0)")
+    p.add_argument("--maximize", action="store_true",
+                   help="spend the whole --budget and report the largest violation found (with its "
+                        "witness), not the first")
     add_floats_option(p)
     p.add_argument("--json", action="store_true", help="a JSON object instead of text")
     p.set_defaults(run=with_floats(_run))

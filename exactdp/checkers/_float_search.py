@@ -12,11 +12,12 @@ The search (:func:`run_search`) evaluates the constructions first, each derived 
 docstring: :func:`cascade` (doubles the gap between the partial sums of ``x`` and ``x'``
 in every binade: sequential sums), :func:`straddle` (one binade crossing with a few
 records; NumPy's 8 accumulators), :func:`filled_straddle` (the crossing at a large
-partial sum: compensated and pairwise sums) and :func:`reorder` (large records first in
-one dataset, last in the other). Then :func:`climb`: seeded hill climbing on the exact
-difference from the five best constructions and from random starts, mixing random
-mutations, coordinate sweeps (:func:`sweep`) and a few downhill moves, until a violation
-or the end of the budget.
+partial sum: compensated and pairwise sums), :func:`reorder` (large records first in
+one dataset, last in the other) and :func:`lanes` (NumPy's eight accumulators under
+reordering). Then :func:`climb`: seeded hill climbing on the exact difference from the
+five best constructions and from random starts, mixing random mutations, coordinate
+sweeps (:func:`sweep`) and a few downhill moves, until a violation or the end of the
+budget; with ``maximize`` the whole budget is spent and the largest difference kept.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ import random
 from fractions import Fraction
 from typing import Callable, Iterator, Sequence
 
-from exactdp.checkers._float_sim import ORDER_INDEPENDENT, Counter, Grid, StepLimit, seq_run, simulate
+from exactdp.checkers._float_sim import (
+    ORDER_INDEPENDENT, PAIRWISE_BLOCKSIZE, Counter, Grid, StepLimit, seq_run, simulate,
+)
 from exactdp.errors import ExactDPError
 
 Runs = tuple[tuple[int, int], ...]
@@ -93,10 +96,12 @@ class Context:
     budget: int
     allow_reorder: bool
     progress: Callable[[int, int], None] | None = None
+    maximize: bool = False
     evaluations: int = 0
     skipped: int = 0
     invalid: int = 0
     best: tuple[int, Candidate, int, int] | None = None  # (diff, cand, fx, fx')
+    first: tuple[int, Candidate, int, int] | None = None  # the first violation seen
 
     def valid(self, cand: Candidate) -> bool:
         for runs in (cand.x, cand.x_prime):
@@ -126,6 +131,8 @@ class Context:
             self.skipped += 1
             return None
         diff = abs(fy - fx)
+        if self.first is None and diff > self.claim_units:
+            self.first = (diff, cand, fx, fy)
         if self.best is None or diff > self.best[0] or (
                 diff == self.best[0] and _cost(cand) < _cost(self.best[1])):
             self.best = (diff, cand, fx, fy)
@@ -133,6 +140,10 @@ class Context:
 
     def violated(self) -> bool:
         return self.best is not None and self.best[0] > self.claim_units
+
+    def done(self) -> bool:
+        """Stop searching: a violation was found and the search does not maximize."""
+        return not self.maximize and self.violated()
 
 
 def _cost(cand: Candidate) -> tuple[int, int]:
@@ -339,6 +350,70 @@ def reorder(ctx: Context) -> Iterator[Candidate]:
             yield Candidate(x, y, False, f"reorder (large first vs small first, N={N})")
 
 
+MAX_LANE_BLOCKS = 1 << 13
+"""Most blocks of 128 the eight-accumulator construction builds (about a million records,
+16,384 runs per dataset)."""
+
+
+def lanes(ctx: Context) -> Iterator[Candidate]:
+    """NumPy's eight accumulators under reordering (pairwise, when orders may differ).
+
+    NumPy's pairwise sum cuts an array of ``n = 128 K`` values (``K`` a power of two) into
+    ``K`` aligned blocks of 128 and sums each with 8 interleaved accumulators:
+    accumulator ``i`` adds the values at positions ``i, i + 8, ..., i + 120`` in turn,
+    16 values. Take ``B`` the largest power of two ``<= U``, ``u`` its spacing, and
+    ``j = 8``: every block of ``x`` holds ``8 j`` copies of ``B`` and then ``8 (16 - j)``
+    copies of ``w = j u / 2``, half a spacing of ``j B``. Each accumulator of ``x`` reaches
+    ``j B`` and then absorbs its ``16 - j`` copies of ``w`` (ties to ``j B``'s even
+    mantissa), so the block sums to ``8 j B`` and every ``w`` is lost. ``x'`` holds the same
+    records, each block reordered to the ``w`` first, then the ``B`` (plus the neighbouring
+    record, ``U``, at the very end, where it does not shift the blocks): each accumulator sums its
+    ``w`` exactly to ``(16 - j) j u / 2`` (``32 u``), and adding the ``B`` one by one keeps
+    that remainder exactly, because it is a multiple of the spacing at every partial sum
+    up to ``j B``. So each block of ``x'`` exceeds its twin in ``x`` by exactly
+    ``8 (16 - j) j u / 2 = 256 u`` (the largest over ``j``), the exact tree above adds the
+    blocks without loss, and the difference is ``256 K u`` on top of the neighbouring
+    record: it grows with the number of blocks, beyond any claim that ignores the order of
+    the data. ``j = 1`` (one ``B`` per accumulator, then ``w`` half a spacing of ``B``, or
+    just below) is tried too, with ``B = U`` when ``U`` is not a power of two. With fewer
+    than 128 records to spare, one block of ``8 m`` values (``m`` per accumulator) is
+    used; at most :data:`MAX_LANE_BLOCKS` blocks.
+    """
+    g = ctx.grid
+    if ctx.model != "pairwise" or not ctx.allow_reorder or ctx.hi <= 0:
+        return
+    room = ctx.max_n - ctx.d_in
+    if room >= PAIRWISE_BLOCKSIZE:
+        m = PAIRWISE_BLOCKSIZE // 8
+        counts = sorted({1, _pow2_at_most(min(room // PAIRWISE_BLOCKSIZE, MAX_LANE_BLOCKS))}, reverse=True)
+    elif room >= 16:
+        m, counts = room // 8, [1]
+    else:
+        return
+    F = _pow2_at_most(ctx.hi)
+    shapes = [(F, _pow2_at_most(m // 2))] + [(B, 1) for B in sorted({F, ctx.hi}, reverse=True)]
+    seen = set()
+    for B, j in shapes:
+        u = g.ulp(B)
+        if u < 4 or (B, j) in seen:
+            continue
+        seen.add((B, j))
+        half = j * u // 2
+        for w in (half, half - g.ulp(half - 1)):
+            if w <= 0 or not (ctx.lo <= w <= ctx.hi) or g.round(w) != w:
+                continue
+            slot_a, slot_b = _slots(ctx, ctx.hi, ctx.d_in)
+            for K in counts:
+                absorb = ((B, 8 * j), (w, 8 * (m - j))) * K
+                exact = ((w, 8 * (m - j)), (B, 8 * j)) * K
+                yield Candidate(_compact(absorb + slot_a), _compact(exact + slot_b), False,
+                                f"eight accumulators reordered ({K:,} block{'s' if K > 1 else ''} of "
+                                f"{8 * m}, {j} B={ctx_value(ctx, B)} per accumulator first vs "
+                                f"w={ctx_value(ctx, w)} first)")
+            if j > 1:
+                break  # the tie is the construction; the value below it is for j = 1
+
+
 # -- randomized hill climbing ---------------------------------------------------------------------
 
 def palette(ctx: Context) -> list[int]:
@@ -500,16 +575,16 @@ def sweep(ctx: Context, cur: Slotted, rng: random.Random, pal: list[int]) -> tup
 
 def climb(ctx: Context, seeds: Sequence[Slotted], rng: random.Random) -> None:
     """Hill climbing on ``|f(x') - f(x)|`` from the given starts, then from random ones,
-    until a violation is found or the budget is spent."""
+    until a violation is found (unless ``ctx.maximize``) or the budget is spent."""
     pal = palette(ctx)
     starts = list(seeds)
-    while not ctx.violated():
+    while not ctx.done():
         cur = starts.pop(0) if starts else random_start(ctx, rng, pal)
         cur_val = ctx.evaluate(cur.candidate())
         if cur_val is None:
             cur_val = -1
         stale = 0
-        while stale < STALE_LIMIT and not ctx.violated():
+        while stale < STALE_LIMIT and not ctx.done():
             if rng.random() < SWEEPS:
                 nxt, val = sweep(ctx, cur, rng, pal)
             else:
@@ -528,12 +603,12 @@ def _negated(runs: Runs) -> Runs:
     return tuple((-v, c) for v, c in runs)
 
 
-def _families(ctx: Context) -> Iterator[Slotted | Candidate]:
+def _families(ctx: Context, families=None) -> Iterator[Slotted | Candidate]:
     """The constructions, for the sign of the larger bound (all models treat ``-x`` as
     the mirror image of ``x``, except the sorted ones, which are evaluated anyway)."""
     mirror = -ctx.lo > ctx.hi
     view = dataclasses.replace(ctx, lo=-ctx.hi, hi=-ctx.lo) if mirror else ctx
-    for family in (cascade, straddle, filled_straddle, reorder):
+    for family in families or (cascade, straddle, filled_straddle, reorder):
         for item in family(view):
             if not mirror:
                 yield item
@@ -546,19 +621,21 @@ def _families(ctx: Context) -> Iterator[Slotted | Candidate]:
 
 
 def run_search(ctx: Context, seed: int) -> None:
-    """Constructive families first, then seeded hill climbing, within ``ctx.budget``."""
+    """Constructive families first (:func:`lanes` only when the others found no violation,
+    or when maximizing), then seeded hill climbing, within ``ctx.budget``."""
     rng = random.Random(seed)
     slotted: list[tuple[int, Slotted]] = []
     try:
-        for item in _families(ctx):
-            if isinstance(item, Slotted):
-                val = ctx.evaluate(item.candidate())
-                if val is not None:
-                    slotted.append((val, item))
-            else:
-                ctx.evaluate(item)
-        if ctx.violated():
-            return
+        for families in (None, (lanes,)):  # the accumulator reordering after the others
+            for item in _families(ctx, families):
+                if isinstance(item, Slotted):
+                    val = ctx.evaluate(item.candidate())
+                    if val is not None:
+                        slotted.append((val, item))
+                else:
+                    ctx.evaluate(item)
+            if ctx.done():
+                return
         slotted.sort(key=lambda t: -t[0])
         climb(ctx, [s for _, s in slotted[:5]], rng)
     except _BudgetSpent:

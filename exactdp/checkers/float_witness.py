@@ -155,6 +155,8 @@ class FloatWitnessResult:
     ``verdict`` is VIOLATED with a ``witness`` whose exact difference exceeds ``claim``,
     or NOT_FOUND: no violation within ``budget`` evaluations, which proves nothing.
     ``largest`` is the pair with the largest difference seen (the witness, when violated).
+    ``first`` is the first violating pair the search met; with ``maximize`` the search
+    spent its whole budget and ``witness`` is the largest violation, at least ``first``'s.
     """
 
     verdict: FloatVerdict
@@ -172,6 +174,8 @@ class FloatWitnessResult:
     same_order: bool
     witness: FloatWitness | None
     largest: FloatWitness | None
+    maximize: bool = False
+    first: FloatWitness | None = None
 
     @property
     def violated(self) -> bool:
@@ -184,15 +188,22 @@ class FloatWitnessResult:
                 f"{format_exact(hi)}], datasets of at most {self.max_n:,} records, "
                 f"{self.neighbors} neighbours at distance {self.d_in}, {order}; "
                 f"{self.evaluations:,} of budget={self.budget:,} evaluations used"
+                + (", maximizing" if self.maximize else "")
                 + (f" ({self.skipped} skipped: overflow or too slow)" if self.skipped else ""))
 
     @property
     def message(self) -> str:
         c = format_exact(self.claim)
         if self.violated:
+            largest = ""
+            if self.maximize:
+                first = self.first.exact_difference if self.first is not None else None
+                largest = (f" (the largest violation found in {self.evaluations:,} evaluations"
+                           + (f"; the first was {format_exact(first)})" if first is not None
+                              and first != self.witness.exact_difference else ")"))
             return (f"VIOLATED: the {self.model} sum in {self.fmt.name} moves by "
                     f"{format_exact(self.witness.exact_difference)} > claim {c} between "
-                    f"neighbouring datasets")
+                    f"neighbouring datasets{largest}")
         best = ("" if self.largest is None else
                 f"; largest difference seen {format_exact(self.largest.exact_difference)}")
         return (f"NOT FOUND: no pair moved the {self.model} sum in {self.fmt.name} by more "
@@ -223,6 +234,9 @@ class FloatWitnessResult:
             "evaluations": self.evaluations,
             "seed": self.seed,
             "same_order": self.same_order,
+            "maximize": self.maximize,
+            "first_difference": (None if self.first is None
+                                 else format_exact(self.first.exact_difference)),
             "message": self.message,
         }
 
@@ -282,7 +296,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
                          budget: int = DEFAULT_BUDGET, seed: int = 0,
                          progress: Callable[[int, int], Any] | None = None,
                          same_order: bool = False,
-                         max_budget: int | None = MAX_BUDGET) -> FloatWitnessResult:
+                         max_budget: int | None = MAX_BUDGET,
+                         maximize: bool = False) -> FloatWitnessResult:
     """Look for neighbouring datasets whose float sums differ by more than ``claim``.
 
     ``model`` is a summation model of :data:`exactdp.numeric.floatsum.MODELS`, ``fmt`` a
@@ -300,8 +315,19 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     from the best of them and from random starts, for at most ``budget`` evaluations
     (one evaluation sums both datasets of a pair). ``progress(done, budget)`` is called
     after each evaluation. Never raises on a violation: the result's verdict says it.
+
     A ``budget`` above ``max_budget`` (default :data:`MAX_BUDGET`; ``None``: no limit) is
     refused with :class:`~exactdp.errors.TooLarge` before any work.
+
+    By default the search stops at the first violation. With ``maximize=True`` it spends
+    the whole budget and returns the largest violation found, with its witness (the
+    result's ``first`` keeps the first one, which it is at least):
+
+    >>> r = search_float_witness("pairwise", "float32", (0, 1), 10_000, 1, maximize=True, budget=300)
+    >>> r.witness.exact_difference, r.first.exact_difference
+    (Fraction(513, 512), Fraction(16777221, 16777216))
+    >>> r.witness.construction.startswith("eight accumulators reordered (64 blocks of 128")
+    True
     """
     if model not in MODEL_NAMES:
         raise InvalidArgument(f"model={model!r} is not a summation model; pass one of "
@@ -322,6 +348,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
                  hint="use a smaller budget (or several runs with different seeds)")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} is not an int; pass a whole number such as 0")
+    if not isinstance(maximize, bool):
+        raise InvalidArgument(f"maximize={maximize!r} is not a bool; pass True or False")
     claim = to_exact(claim, "claim")
     if claim < 0:
         raise InvalidArgument(f"claim={claim!r} is negative; a sensitivity is at least 0")
@@ -331,7 +359,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     grid = Grid(fmt)
     ctx = Context(model=model, grid=grid, lo=grid.units(lo), hi=grid.units(hi), max_n=max_n,
                   neighbors=neighbors, d_in=d_in, claim_units=claim / grid.value(1),
-                  budget=budget, allow_reorder=not same_order, progress=progress)
+                  budget=budget, allow_reorder=not same_order, progress=progress,
+                  maximize=maximize)
     run_search(ctx, seed)
     largest = None if ctx.best is None else _witness(grid, *ctx.best)
     violated = ctx.violated()
@@ -340,7 +369,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
         model=model, fmt=fmt, bounds=(lo, hi), max_n=max_n, neighbors=neighbors, d_in=d_in,
         claim=claim, budget=budget, evaluations=ctx.evaluations, skipped=ctx.skipped,
         seed=seed, same_order=same_order, witness=largest if violated else None,
-        largest=largest)
+        largest=largest, maximize=maximize,
+        first=None if ctx.first is None else _witness(grid, *ctx.first))
 
 
 def _witness(grid: Grid, diff: int, cand: Candidate, fx: int, fy: int) -> FloatWitness:
