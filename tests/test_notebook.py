@@ -151,11 +151,17 @@ def check_privacy(out: str, ns: dict, shown: list, figures: Path) -> None:
     import sympy
 
     assert ns["rr_check"].verdict.value == "holds-tight" and ns["rr_check"].epsilon == sympy.log(3)
-    assert (figures / "privacy-profile.png").is_file()
+    assert ns["rr_delta"].delta == sympy.Rational(3, 4) - sympy.E / 4
+    assert ns["em_loss"].value == Fraction(1, 2) and ns["em_loss"].output == 2
     profile = ns["profile"]
+    assert (figures / "privacy-profile.png").is_file() and (figures / "error-vs-epsilon.png").is_file()
     assert profile["randomized response p=3/4"].y[0] == Fraction(1, 2)
-    assert ns["acc"].check("19.3446").verdict == "violated"
-    assert ns["lo"] <= ns["hi"]
+    assert profile["Laplace b=1"].y[8] == 0 and profile["Laplace b=1"].y[4] == 1 - sympy.exp(-sympy.Rational(1, 4))
+    band = profile["10 x discrete Laplace t=10"]
+    assert not band.exact and all(lo <= hi for lo, hi in zip(band.lower, band.upper))
+    assert ns["acc"].check("19.3446").verdict == "violated" and ns["acc"].check("19.345").verdict == "holds"
+    assert Fraction("19.3446714464") < ns["lo"] <= ns["hi"] < Fraction("19.3446714613")
+    assert [ns["errors"].labels()[0]] == ["E[Delta f]"] and "0.6051" in out
 
 
 def check_audit(out: str, ns: dict, shown: list, figures: Path) -> None:
