@@ -359,17 +359,20 @@ def laplace_scale(epsilon: float, delta: float, sensitivity: float) -> Fraction:
     return -exact(call_library("diffprivlib Laplace.randomise", mech.randomise, 0.0))
 
 
-def accountant_accepts(budget_epsilon: float, spends: Sequence[float]) -> int:
-    """How many of ``spends`` (epsilons, delta 0) a fresh ``BudgetAccountant(epsilon=
-    budget_epsilon)`` accepts, in order, before it raises ``BudgetError``."""
+def accountant_accepts(budget_epsilon: float, spends: Sequence[float]) -> tuple[int, list, float]:
+    """Feed ``spends`` (epsilons, delta 0) in order to a fresh ``BudgetAccountant(epsilon=
+    budget_epsilon)`` until its ``check`` raises ``BudgetError``: ``(how many it accepted,
+    its spent_budget list, its own total() epsilon)``."""
     dpl = require()
     from diffprivlib.utils import BudgetError
 
     acc = dpl.BudgetAccountant(epsilon=budget_epsilon, delta=0.0)
-    for i, eps in enumerate(spends):
+    accepted = 0
+    for eps in spends:
         try:
             acc.check(eps, 0.0)
         except BudgetError:
-            return i
+            break
         acc.spend(eps, 0.0)
-    return len(spends)
+        accepted += 1
+    return accepted, [(float(e), float(d)) for e, d in acc.spent_budget], float(acc.total()[0])

@@ -365,11 +365,13 @@ def _check_binary() -> Finding:
     A = _A()
     import diffprivlib.mechanisms as mechs
 
-    worst = None
+    worst, rows = None, []
     for eps in _BINARY_EPS:
         P, Q = A.binary_distribution(eps, 0), A.binary_distribution(eps, 1)
         loss = pure_epsilon(P, Q).value
         excess = compare(loss, from_float(eps))
+        rows.append({"epsilon": eps, "keep_draws": A.binary_keep_count(eps), "epsilon_exact": shown(loss),
+                     "above_claim": excess > 0})
         if worst is None or excess > worst[0]:
             worst = (excess, eps, loss, P)
         if not _binary_replays(mechs.Binary, eps, A):
@@ -378,7 +380,8 @@ def _check_binary() -> Finding:
                            note="the library's Binary did not keep/flip at the modelled boundary draws")
     excess, eps, loss, P = worst
     keep = A.binary_keep_count(eps)
-    witness = {"epsilon": eps, "keep_draws": keep, "P_keep": _q(P.p(0)), "epsilon_exact": shown(loss)}
+    witness = {"epsilon": eps, "keep_draws": keep, "P_keep": _q(P.p(0)), "epsilon_exact": shown(loss),
+               "settings": rows}
     scope = (f"epsilon in {list(_BINARY_EPS)}; every draw k/2**53 counted exactly, the boundary "
              "draws replayed through Binary.randomise")
     if excess > 0:
@@ -501,15 +504,15 @@ def _check_geometric() -> Finding:
 def _check_accountant() -> Finding:
     A = _A()
     budget, spends = 1.0, [0.1] * 10
-    accepted = A.accountant_accepts(budget, spends)
-    total = sum((from_float(e) for e in spends[:accepted]), Fraction(0))
+    accepted, spent, reported = A.accountant_accepts(budget, spends)
+    total = sum((from_float(e) for e, _ in spent), Fraction(0))
     claim = f"total epsilon of accepted spends <= budget {_q(from_float(budget))}"
-    witness = {"budget": budget, "spends": spends[:accepted], "accepted": accepted,
-               "exact_total": _q(total), "float_total": float(sum(spends[:accepted]))}
+    witness = {"budget": budget, "spends": [e for e, _ in spent], "accepted": accepted,
+               "exact_total": _q(total), "library_total": reported}
     if total > from_float(budget):
         again = A.accountant_accepts(budget, spends)
         return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.VIOLATED,
-                       witness=witness, replay=Replay.CONFIRMED if again == accepted else Replay.MODEL_MISMATCH,
+                       witness=witness, replay=Replay.CONFIRMED if again[0] == accepted else Replay.MODEL_MISMATCH,
                        scope="BudgetAccountant(epsilon=1.0, delta=0), ten spends of 0.1, slack 0",
                        note="check() compares a float running sum with the budget; ten 0.1s sum to "
                             "0.9999999999999999 in floats but exceed 1 at their exact values")
@@ -563,36 +566,46 @@ def _check_regression_diagonal() -> Finding:
                    note="the diagonal's sensitivity is max(|lower|, |lower|)**2: 0 for bounds (0, 100)")
 
 
-def _check_nb_labels() -> Finding:
-    """#106: GaussianNB infers its classes from the private labels (np.unique)."""
+def _check_labels_from_data() -> Finding:
+    """#106: LogisticRegression (and GaussianNB) infer the label set from the private
+    labels (``np.unique(y)``) and release it as ``classes_``."""
     A = _A()
     from exactdp.audits.runner import call_library
     import numpy as np
     import warnings
     import diffprivlib
-    from diffprivlib.models import GaussianNB
+    from diffprivlib.models import GaussianNB, LogisticRegression
 
     X = np.array([[0.2], [0.4], [0.6], [0.8]])
+    makers = {
+        "LogisticRegression": lambda: LogisticRegression(epsilon=1.0, data_norm=1.0,
+                                                         accountant=diffprivlib.BudgetAccountant()),
+        "GaussianNB": lambda: GaussianNB(epsilon=1.0, bounds=([0.0], [1.0]),
+                                         accountant=diffprivlib.BudgetAccountant()),
+    }
 
-    def classes(y):
+    def classes(name, y):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m = GaussianNB(epsilon=1.0, bounds=([0.0], [1.0]), accountant=diffprivlib.BudgetAccountant())
-            call_library("diffprivlib GaussianNB.fit", m.fit, X, np.array(y))
+            m = makers[name]()
+            call_library(f"diffprivlib {name}.fit", m.fit, X, np.array(y))
         return [int(c) for c in m.classes_]
 
     y, yp = [0, 0, 1, 1], [0, 0, 1, 2]
-    cx, cxp = classes(y), classes(yp)
-    if cx == cxp:
-        return Finding(claim="epsilon = 1.0", truth="classes_ do not depend on the labels here",
-                       verdict=Verdict.HOLDS, scope="one neighbouring pair of label vectors")
-    again = (classes(y), classes(yp))
-    return Finding(claim="epsilon = 1.0", truth="inf", verdict=Verdict.VIOLATED,
-                   witness={"y": y, "y_prime": yp, "classes_x": cx, "classes_x_prime": cxp},
-                   replay=Replay.CONFIRMED if again == (cx, cxp) else Replay.MODEL_MISMATCH,
-                   scope="GaussianNB(bounds=([0], [1])) fitted without classes=, labels differing in one record",
-                   note="the released classes_ is np.unique(y) of the private labels, with no warning: "
-                        "the output [0, 1, 2] is impossible next door (LogisticRegression does the same)")
+    found = {name: (classes(name, y), classes(name, yp)) for name in makers}
+    leaking = [name for name, (a, b) in found.items() if a != b]
+    witness = {"y": y, "y_prime": yp, **{f"classes_{name}": [a, b] for name, (a, b) in found.items()}}
+    scope = ("LogisticRegression(data_norm=1) and GaussianNB(bounds=([0], [1])) fitted without a label "
+             "set, on labels differing in one record")
+    if not leaking:
+        return Finding(claim="epsilon = 1.0", truth="classes_ does not depend on the labels here",
+                       verdict=Verdict.HOLDS, witness=witness, scope=scope)
+    again = {name: (classes(name, y), classes(name, yp)) for name in leaking}
+    replay = Replay.CONFIRMED if all(again[n] == found[n] for n in leaking) else Replay.MODEL_MISMATCH
+    return Finding(claim="epsilon = 1.0", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
+                   replay=replay, scope=scope,
+                   note=f"{' and '.join(leaking)} release classes_ = np.unique(y) of the private labels, "
+                        "with no warning: the output [0, 1, 2] is impossible next door")
 
 
 def _showing_claim(check: Callable[[], Finding]) -> Callable[[], Finding]:
@@ -656,7 +669,7 @@ def audits() -> list[Audit]:
         a("models/linear-regression/diagonal-sensitivity", "models.LinearRegression",
           "sensitivity of the X'X diagonal", _check_regression_diagonal, corpus=True, versions="<=0.6.6",
           source=f"{_REPO}/issues/105", expect={"<=0.6.6": "violated"}),
-        a("models/gaussian-nb/labels-from-data", "models.GaussianNB", "epsilon-DP fit",
-          _check_nb_labels, corpus=True, versions="<=0.6.6", source=f"{_REPO}/issues/106",
+        a("models/labels-from-data", "models.LogisticRegression, models.GaussianNB", "epsilon-DP fit",
+          _check_labels_from_data, corpus=True, versions="<=0.6.6", source=f"{_REPO}/issues/106",
           expect={"<=0.6.6": "violated"}),
     ]

@@ -158,7 +158,7 @@ EXPECTED = {
     "diffprivlib/mechanisms/geometric/sampler-tail": "violated",
     "diffprivlib/accountant/budget-check": "violated",
     "diffprivlib/models/linear-regression/diagonal-sensitivity": "violated",
-    "diffprivlib/models/gaussian-nb/labels-from-data": "violated",
+    "diffprivlib/models/labels-from-data": "violated",
 }
 
 
@@ -177,9 +177,9 @@ def test_suite_module_constants_and_corpus():
     assert (S.DISTRIBUTION, S.EXTRA) == ("diffprivlib", "diffprivlib")
     corpus = {a.id: a for a in S.audits() if a.corpus}
     assert set(corpus) == {"diffprivlib/models/linear-regression/diagonal-sensitivity",
-                           "diffprivlib/models/gaussian-nb/labels-from-data"}
+                           "diffprivlib/models/labels-from-data"}
     assert corpus["diffprivlib/models/linear-regression/diagonal-sensitivity"].source.endswith("/issues/105")
-    assert corpus["diffprivlib/models/gaussian-nb/labels-from-data"].source.endswith("/issues/106")
+    assert corpus["diffprivlib/models/labels-from-data"].source.endswith("/issues/106")
     assert all(a.library == "diffprivlib" and a.id.startswith("diffprivlib/") for a in S.audits())
 
 
@@ -230,8 +230,8 @@ def test_witnesses_exact(results):
     w = results["diffprivlib/models/linear-regression/diagonal-sensitivity"]
     assert (w.truth, w.witness["x"], w.witness["x_prime"]) == ("10000 (library's claim: 0)", [0.0, 0.0], [100.0, 0.0])
 
-    w = results["diffprivlib/models/gaussian-nb/labels-from-data"].witness
-    assert (w["classes_x"], w["classes_x_prime"]) == ([0, 1], [0, 1, 2])
+    w = results["diffprivlib/models/labels-from-data"].witness
+    assert w["classes_LogisticRegression"] == w["classes_GaussianNB"] == [[0, 1], [0, 1, 2]]
 
     w = results["diffprivlib/mechanisms/binary/sampler"].witness
     assert (w["epsilon"], w["keep_draws"]) == (0.1, 4728592146214841)
