@@ -5,36 +5,29 @@
 Fraction(2, 1)
 """
 
-from exactdp.checkers import (
-    ClaimResult, Scope, SensitivityCurve, SensitivityResult, Verdict, Witness, assert_claim,
-    claim_parameters, local_sensitivity, search_float_witness, sensitivity, sensitivity_curve,
-    verify_claim,
-)
-from exactdp.errors import (
-    ClaimViolated, ExactDPError, InexactInput, InvalidArgument, SpaceMismatch, TooLarge,
-    Undecided, UndefinedQuery,
-)
-from exactdp.checkers.privacy import PrivacyResult, check_mechanism
-from exactdp.mechanisms import BudgetExceeded, BudgetLedger
-from exactdp.mechanisms.distribution import Distribution
-from exactdp.mechanisms.mechanism import Mechanism, make_mechanism
-from exactdp.numeric import float_at_least, float_at_most, from_float, to_exact
-from exactdp.queries import Query
-from exactdp.spaces import (
-    ChangeDistance, DatasetSpace, ExactSet, IntegerRange, Multisets, SubMultisets,
-    SymmetricDistance, ValueUniverse,
-)
+from exactdp._lazy import exports_of, lazy_exports
 
 __version__ = "0.1.0.dev0"
 
-__all__ = [
-    "ClaimResult", "Scope", "SensitivityCurve", "SensitivityResult", "Verdict", "Witness",
-    "assert_claim", "claim_parameters", "local_sensitivity", "sensitivity",
-    "sensitivity_curve", "verify_claim", "search_float_witness", "ClaimViolated", "ExactDPError",
-    "InexactInput",
-    "InvalidArgument", "SpaceMismatch", "TooLarge", "Undecided", "UndefinedQuery",
-    "BudgetExceeded", "BudgetLedger", "float_at_least", "float_at_most", "from_float", "to_exact",
-    "Query", "ChangeDistance", "DatasetSpace", "ExactSet", "IntegerRange", "Multisets",
-    "SubMultisets", "SymmetricDistance", "ValueUniverse", "PrivacyResult", "check_mechanism",
-    "Distribution", "Mechanism", "make_mechanism",
-]
+_EXPORTS = exports_of({
+    "exactdp.checkers.results": ("ClaimResult", "Scope", "SensitivityResult", "Verdict", "Witness"),
+    "exactdp.checkers.sensitivity": (
+        "SensitivityCurve", "assert_claim", "claim_parameters", "local_sensitivity", "sensitivity",
+        "sensitivity_curve", "verify_claim"),
+    "exactdp.checkers.float_witness": ("search_float_witness",),
+    "exactdp.errors": (
+        "ClaimViolated", "ExactDPError", "InexactInput", "InvalidArgument", "SpaceMismatch",
+        "TooLarge", "Undecided", "UndefinedQuery"),
+    "exactdp.checkers.privacy": ("PrivacyResult", "check_mechanism"),
+    "exactdp.mechanisms.ledger": ("BudgetExceeded", "BudgetLedger"),
+    "exactdp.mechanisms.distribution": ("Distribution",),
+    "exactdp.mechanisms.mechanism": ("Mechanism", "make_mechanism"),
+    "exactdp.numeric.rounding": ("float_at_least", "float_at_most"),
+    "exactdp.numeric.exact": ("from_float", "to_exact"),
+    "exactdp.queries.base": ("Query",),
+    "exactdp.spaces.datasets": ("DatasetSpace", "Multisets", "SubMultisets"),
+    "exactdp.spaces.metrics": ("ChangeDistance", "SymmetricDistance"),
+    "exactdp.spaces.universe": ("ExactSet", "IntegerRange", "ValueUniverse"),
+})
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

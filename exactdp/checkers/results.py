@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from exactdp.numeric.decide import to_sympy
 from exactdp.errors import ExactDPError
 from exactdp.numeric.exact import format_dataset, format_exact, to_exact
 from exactdp.queries.base import Query
@@ -50,6 +49,8 @@ def _short(value: Any, keep: int = 8) -> str:
 
 def _latex(value: Any) -> str:
     import sympy
+
+    from exactdp.numeric.decide import to_sympy
 
     if isinstance(value, tuple):
         return r"\left(" + ", ".join(_latex(v) for v in value) + r"\right)"
