@@ -1,0 +1,287 @@
+"""Read OpenDP's claims at their exact binary values, run its own functions over every
+neighbouring pair of a small space, and replay witnesses through it.
+
+OpenDP is imported inside the functions (``pip install 'exactdp[opendp]'``); a missing
+OpenDP raises :class:`~exactdp.errors.MissingDependency`. Every call into OpenDP goes
+through :func:`exactdp.audits.runner.call_library`, so an OpenDP error becomes
+:class:`~exactdp.errors.LibraryCallFailed` (keeping OpenDP's ``variant``) and never a
+verdict.
+
+OpenDP gates most constructors behind process-global switches
+(``dp.enable_features("contrib")``). :func:`features` turns the ones an audit needs on for
+the duration of a ``with`` block only, restores the previous set afterwards, and returns
+the names it actually flipped so that the finding can say so (:func:`toggles_note`).
+
+Metrics, as exactdp enumerates them:
+
+* ``SymmetricDistance`` on unsized vectors: datasets are multisets; ``x'`` is ``x`` with
+  ``r`` records removed and ``a`` added, ``r + a <= d_in`` (add/remove counting);
+* ``SymmetricDistance`` on sized vectors (``size=n``): only changes keep the size, and one
+  change is a symmetric distance of 2, so ``d_in`` allows ``d_in // 2`` changes;
+* ``InsertDeleteDistance`` (ordered data): every order of ``x`` and every position of an
+  inserted or deleted record (:func:`ordered_neighbours`).
+
+>>> sorted(multiset_neighbours((0, 1), (0, 1), 1))
+[((), (0,)), ((), (1,)), ((0,), ()), ((1,), ())]
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from exactdp.errors import InvalidArgument, MissingDependency
+
+__all__ = [
+    "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
+    "claim_map", "claim_epsilon", "run", "multiset_neighbours", "sized_neighbours",
+    "ordered_neighbours", "Stability", "enumerate_stability", "replay_pair",
+    "sum_model_matches",
+]
+
+DISTRIBUTION = "opendp"
+EXTRA = "opendp"
+
+
+def load():
+    """``opendp.prelude`` (``dp``), or :class:`MissingDependency` naming the extra."""
+    try:
+        import opendp.prelude as dp
+    except ImportError as e:
+        raise MissingDependency(DISTRIBUTION, EXTRA, str(e)) from None
+    return dp
+
+
+def version() -> str:
+    """The installed OpenDP version."""
+    from importlib import metadata
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise MissingDependency(DISTRIBUTION, EXTRA) from None
+
+
+_KNOWN_FEATURES = ("contrib", "floating-point", "honest-but-curious")
+
+
+@contextmanager
+def features(*names: str) -> Iterator[list[str]]:
+    """Enable OpenDP's global ``names`` inside the block; yields those that were off (the
+    toggles this audit flipped), and turns exactly those off again on the way out."""
+    for n in names:
+        if n not in _KNOWN_FEATURES:
+            raise InvalidArgument(f"feature={n!r} is not an OpenDP feature exactdp flips; "
+                                  f"expected one of {', '.join(_KNOWN_FEATURES)}")
+    load()
+    from opendp.mod import GLOBAL_FEATURES, disable_features, enable_features
+    flipped = [n for n in names if n not in GLOBAL_FEATURES]
+    if flipped:
+        enable_features(*flipped)
+    try:
+        yield flipped
+    finally:
+        if flipped:
+            disable_features(*flipped)
+
+
+def toggles_note(flipped: Sequence[str]) -> str:
+    """The note a finding carries about the global switches its audit flipped."""
+    if not flipped:
+        return ""
+    calls = ", ".join(repr(f) for f in flipped)
+    return f"OpenDP global toggle flipped for this audit: dp.enable_features({calls}) (restored after)"
+
+
+def exact(value: object, what: str = "value") -> Fraction:
+    """An OpenDP number at its exact value: a float at its exact binary value
+    (:func:`~exactdp.numeric.exact.from_float`), an int as is."""
+    from exactdp.numeric.exact import from_float
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{what}={value!r} is a bool; expected an OpenDP number")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return from_float(value)
+    raise InvalidArgument(f"{what}={value!r} ({type(value).__name__}) is not a number OpenDP "
+                          f"returns; expected an int or a float")
+
+
+def run(what: str, fn: Callable, *args, **kwargs):
+    """Call OpenDP (``call_library``): its errors become ``LibraryCallFailed``."""
+    from exactdp.audits.runner import call_library
+    return call_library(what, fn, *args, **kwargs)
+
+
+def claim_map(obj, d_in, what: str = "map") -> Fraction:
+    """``obj.map(d_in)`` (a transformation's stability map or a measurement's privacy
+    map), at its exact value."""
+    return exact(run(f"{what}.map({d_in!r})", obj.map, d_in), f"{what}.map({d_in!r})")
+
+
+def claim_epsilon(meas, d_in, delta: float, what: str = "measurement") -> Fraction:
+    """``meas.map(d_in).epsilon(delta)`` of a privacy profile, at its exact value."""
+    profile = run(f"{what}.map({d_in!r})", meas.map, d_in)
+    return exact(run(f"profile.epsilon({delta!r})", profile.epsilon, delta),
+                 f"{what}.map({d_in!r}).epsilon({delta!r})")
+
+
+# -- neighbouring pairs ------------------------------------------------------------------------
+
+def _multisets(values: Sequence, sizes: Iterable[int]) -> list[tuple]:
+    out = []
+    for n in sizes:
+        out.extend(itertools.combinations_with_replacement(values, n))
+    return out
+
+
+def _sym_distance(x: tuple, y: tuple) -> int:
+    from collections import Counter
+    a, b = Counter(x), Counter(y)
+    return sum(((a - b) + (b - a)).values())
+
+
+def multiset_neighbours(values: Sequence, sizes: Sequence[int], d_in: int) -> Iterator[tuple[tuple, tuple]]:
+    """Ordered pairs ``(x, x')`` of distinct multisets of ``values`` (sorted tuples), sizes
+    in ``sizes``, at symmetric distance ``1..d_in`` (both directions listed)."""
+    pool = _multisets(values, sizes)
+    for x in pool:
+        for y in pool:
+            if x != y and abs(len(x) - len(y)) <= d_in and _sym_distance(x, y) <= d_in:
+                yield x, y
+
+
+def sized_neighbours(values: Sequence, size: int, d_in: int) -> Iterator[tuple[tuple, tuple]]:
+    """Pairs of multisets of exactly ``size`` values at symmetric distance ``<= d_in``
+    (one change is 2, so ``d_in // 2`` changes)."""
+    return multiset_neighbours(values, (size,), d_in)
+
+
+def ordered_neighbours(values: Sequence, sizes: Sequence[int]) -> Iterator[tuple[tuple, tuple]]:
+    """Pairs of sequences at insert-delete distance 1: every sequence of ``values`` with a
+    size in ``sizes`` and every way to delete one record (both directions)."""
+    for n in sizes:
+        if n == 0:
+            continue
+        for x in itertools.product(values, repeat=n):
+            if n - 1 not in sizes:
+                continue
+            for i in range(n):
+                y = x[:i] + x[i + 1:]
+                yield x, y
+                yield y, x
+
+
+# -- enumeration of the library's own function ---------------------------------------------
+
+@dataclass(frozen=True)
+class Stability:
+    """The largest output distance found over the pairs, and the pair attaining it."""
+
+    value: Fraction
+    x: tuple | None
+    x_prime: tuple | None
+    fx: Any
+    fx_prime: Any
+    pairs: int
+
+    def witness(self) -> dict[str, Any] | None:
+        if self.x is None:
+            return None
+        return {"x": list(self.x), "x_prime": list(self.x_prime), "fx": _jsonable(self.fx),
+                "fx_prime": _jsonable(self.fx_prime), "distance": str(self.value)}
+
+
+def _jsonable(v):
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(e) for e in v]
+    if isinstance(v, float):
+        return repr(v)
+    return v
+
+
+def absolute(a, b) -> Fraction:
+    """``|a - b|`` at exact values (scalar outputs, ``AbsoluteDistance``)."""
+    return abs(exact(a, "output") - exact(b, "output"))
+
+
+def linf(a, b) -> Fraction:
+    """``max_i |a_i - b_i|`` at exact values (``LInfDistance``)."""
+    if len(a) != len(b):
+        raise InvalidArgument(f"outputs of lengths {len(a)} and {len(b)}: LInfDistance needs equal lengths")
+    return max((abs(exact(p, "output") - exact(q, "output")) for p, q in zip(a, b)), default=Fraction(0))
+
+
+def multiset_distance(a, b) -> Fraction:
+    """Symmetric distance between two output vectors taken as multisets."""
+    return Fraction(_sym_distance(tuple(sorted(a)), tuple(sorted(b))))
+
+
+def enumerate_stability(trans, pairs: Iterable[tuple[tuple, tuple]], distance: Callable = absolute,
+                        what: str = "transformation") -> Stability:
+    """Run ``trans`` on both sides of every pair; the largest ``distance(f(x), f(x'))``."""
+    cache: dict[tuple, Any] = {}
+
+    def f(x):
+        if x not in cache:
+            cache[x] = run(f"{what}({list(x)!r})", trans, list(x))
+        return cache[x]
+
+    best = Stability(Fraction(-1), None, None, None, None, 0)
+    count = 0
+    for x, y in pairs:
+        count += 1
+        fx, fy = f(x), f(y)
+        d = distance(fx, fy)
+        if d > best.value:
+            best = Stability(d, x, y, fx, fy, 0)
+    if best.x is None:
+        return Stability(Fraction(0), None, None, None, None, count)
+    return Stability(best.value, best.x, best.x_prime, best.fx, best.fx_prime, count)
+
+
+def replay_pair(trans, x: Sequence, x_prime: Sequence, claim: Fraction,
+                distance: Callable = absolute, what: str = "transformation"):
+    """Feed a witness back through OpenDP: ``(Replay, f(x), f(x'), distance)``;
+    ``CONFIRMED`` when the library's own outputs are further apart than ``claim``."""
+    from exactdp.audits.base import Replay
+    fx = run(f"{what}({list(x)!r})", trans, list(x))
+    fy = run(f"{what}({list(x_prime)!r})", trans, list(x_prime))
+    d = distance(fx, fy)
+    return (Replay.CONFIRMED if d > claim else Replay.MODEL_MISMATCH), fx, fy, d
+
+
+def sum_model_matches(trans, model: str, bounds: tuple[float, float], size: int | None,
+                      trials: int, seed: int, max_size: int | None = None) -> tuple[int, list | None]:
+    """Run OpenDP's float sum ``trans`` on ``trials`` seeded random vectors and compare
+    with exactdp's bit-exact ``model``: ``(agreements, first disagreeing input or None)``.
+
+    Inputs mix magnitudes (the whole range, ``[-1, 1]``, tiny values and the bounds
+    themselves) so that roundings happen; sizes are ``size`` or random up to ``max_size``.
+    """
+    import random
+    from exactdp.numeric.floatsum import float_sum_float
+    rng = random.Random(seed)
+    lo, hi = bounds
+    agree = 0
+    for _ in range(trials):
+        n = size if size is not None else rng.randint(0, max_size or 1)
+        x = []
+        for _ in range(n):
+            kind = rng.randrange(4)
+            if kind == 0:
+                v = rng.uniform(lo, hi)
+            elif kind == 1:
+                v = rng.uniform(max(lo, -1.0), min(hi, 1.0))
+            elif kind == 2:
+                v = rng.uniform(max(lo, -1.0), min(hi, 1.0)) * 2.0 ** -rng.randint(10, 60)
+            else:
+                v = rng.choice((lo, hi))
+            x.append(min(max(v, lo), hi))
+        got = run("sum", trans, x)
+        if got != float_sum_float(x, model):
+            return agree, x
+        agree += 1
+    return agree, None
