@@ -33,10 +33,11 @@ from __future__ import annotations
 import math
 import secrets
 import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import from_float
@@ -45,19 +46,19 @@ __all__ = [
     "GRID_BITS",
     "FixedDraws",
     "SpiedCall",
-    "require",
-    "spy",
-    "tool_release",
-    "exact",
-    "np_sum_model",
-    "np_mean_model",
-    "np_var_model",
+    "accountant_accepts",
     "binary_distribution",
     "binary_keep_count",
+    "exact",
     "exponential_counts",
     "geometric_extremes",
     "laplace_scale",
-    "accountant_accepts",
+    "np_mean_model",
+    "np_sum_model",
+    "np_var_model",
+    "require",
+    "spy",
+    "tool_release",
 ]
 
 GRID_BITS = 53

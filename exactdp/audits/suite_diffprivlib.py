@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from exactdp.audits.base import Audit, Finding, Replay
 from exactdp.checkers.results import Verdict
@@ -214,7 +215,7 @@ def _check_quantile() -> Finding:
         for x, xp in _substitute_pairs(space):
             (px, ux), (pp, up) = util[x], util[xp]
             cuts = sorted({Fraction(v) for v in px + pp})
-            for lo, hi in zip(cuts, cuts[1:]):
+            for lo, hi in itertools.pairwise(cuts):
                 y = (lo + hi) / 2
                 d = abs(_score(px, ux, y) - _score(pp, up, y))
                 if d > best:
@@ -246,10 +247,11 @@ def _score(points: list, utility: list[Fraction], y: Fraction) -> Fraction:
 
 
 def _check_clip() -> Finding:
-    A = _A()
-    from exactdp.audits.runner import call_library
+    _A()  # MissingDependency before any diffprivlib import
     import numpy as np
     from diffprivlib.validation import clip_to_bounds
+
+    from exactdp.audits.runner import call_library
 
     L, U = -1.5, 2.0
     grid = [-math.inf, -1e308, -1.5000000000000002, -1.5, -1.4999999999999998, 0.0, -0.0, 1.0,
@@ -278,6 +280,7 @@ def _check_laplace() -> Finding:
     """Laplace noise of the library's float scale b and sensitivity D is eps'-DP with eps'
     = D/b; with delta > 0 its tight delta at eps is 1 - exp((eps - eps')/2)."""
     import sympy
+
     from exactdp.numeric.decide import compare
 
     A = _A()
@@ -319,9 +322,10 @@ _GAUSS_TABLE = ((1.0, 1e-5, 1.0), (0.5, 1e-6, 1.0), (0.1, 1e-3, 2.0), (0.9, 0.1,
 def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
     def check() -> Finding:
         A = _A()
+        import diffprivlib.mechanisms as mechs
+
         from exactdp.audits.runner import call_library
         from exactdp.mechanisms.gaussian import check_sigma
-        import diffprivlib.mechanisms as mechs
 
         cls = getattr(mechs, cls_name)
         bad, rows = None, []
@@ -416,8 +420,9 @@ def _check_exponential() -> Finding:
     from exactdp.numeric.decide import compare
 
     A = _A()
-    from exactdp.audits.runner import call_library
     import diffprivlib.mechanisms as mechs
+
+    from exactdp.audits.runner import call_library
 
     eps, sens = 1.0, 1.0
     worst = None
@@ -459,9 +464,10 @@ def _check_exponential() -> Finding:
 
 def _check_geometric() -> Finding:
     A = _A()
-    from exactdp.audits.runner import call_library
     import numpy as np
     from diffprivlib.mechanisms import Geometric
+
+    from exactdp.audits.runner import call_library
 
     eps, x, xp = 1.0, 0, 1
     mech = call_library("diffprivlib Geometric(...)", Geometric, epsilon=eps, sensitivity=1)
@@ -525,11 +531,13 @@ def _check_accountant() -> Finding:
 def _check_regression_diagonal() -> Finding:
     """#105: the sensitivity of sum(x_j**2) uses the lower bound twice."""
     A = _A()
-    from exactdp.audits.runner import call_library
-    import numpy as np
     import warnings
+
     import diffprivlib
+    import numpy as np
     from diffprivlib.models import LinearRegression
+
+    from exactdp.audits.runner import call_library
 
     def diag(col):
         X = np.array([[v] for v in col], dtype=float)
@@ -569,12 +577,14 @@ def _check_regression_diagonal() -> Finding:
 def _check_labels_from_data() -> Finding:
     """#106: LogisticRegression (and GaussianNB) infer the label set from the private
     labels (``np.unique(y)``) and release it as ``classes_``."""
-    A = _A()
-    from exactdp.audits.runner import call_library
-    import numpy as np
+    _A()  # MissingDependency before any diffprivlib import
     import warnings
+
     import diffprivlib
+    import numpy as np
     from diffprivlib.models import GaussianNB, LogisticRegression
+
+    from exactdp.audits.runner import call_library
 
     X = np.array([[0.2], [0.4], [0.6], [0.8]])
     makers = {

@@ -14,14 +14,14 @@ import pytest
 
 pytest.importorskip("diffprivlib")
 
-import numpy as np  # noqa: E402
+import diffprivlib
+import diffprivlib.mechanisms as mechs
+import numpy as np
 
-import diffprivlib  # noqa: E402
-import diffprivlib.mechanisms as mechs  # noqa: E402
-from exactdp.adapters import diffprivlib as A  # noqa: E402
-from exactdp.audits import runner  # noqa: E402
-from exactdp.audits import suite_diffprivlib as S  # noqa: E402
-from exactdp.errors import InvalidArgument, MissingDependency  # noqa: E402
+from exactdp.adapters import diffprivlib as A
+from exactdp.audits import runner
+from exactdp.audits import suite_diffprivlib as S
+from exactdp.errors import InvalidArgument, MissingDependency
 
 ON_066 = diffprivlib.__version__ == "0.6.6"
 needs_066 = pytest.mark.skipif(not ON_066, reason="verdicts and witnesses pinned on diffprivlib 0.6.6")
@@ -51,7 +51,7 @@ def test_float_models_match_numpy_bit_for_bit(model, numpy_fn):
     for xs in _random_arrays(seed=20261124, count=3000):
         want = float(numpy_fn(np.array(xs, dtype=np.float64)))
         got = model(xs)
-        assert got == want or (got != got and want != want), (xs, got, want)
+        assert got == want or (np.isnan(got) and np.isnan(want)), (xs, got, want)
 
 
 @pytest.mark.parametrize("tool, model", [("sum", A.np_sum_model), ("mean", A.np_mean_model),
@@ -69,19 +69,16 @@ def test_spy_reads_claims_and_restores_classes_even_after_an_error():
               for name in ("LaplaceTruncated", "GeometricTruncated", "Exponential")}
     call = A.tool_release("sum", [0, 5, -1], bounds=(0, 3), dtype=int)
     assert (call.mechanism, call.params["sensitivity"], int(call.value)) == ("GeometricTruncated", 3, 3)
-    with pytest.raises(RuntimeError):
-        with A.spy():
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), A.spy():
+        raise RuntimeError("boom")
     after = {name: (getattr(mechs, name).__dict__.get("__init__"), getattr(mechs, name).__dict__.get("randomise"))
              for name in before}
     assert after == before
-    assert mechs.LaplaceTruncated(epsilon=1, sensitivity=1, lower=0, upper=1).randomise(0.5) != 0.5 or True
 
 
 def test_spy_refuses_an_unknown_mechanism():
-    with pytest.raises(InvalidArgument, match="'Nope' is not a class of diffprivlib.mechanisms"):
-        with A.spy("Nope"):
-            pass
+    with pytest.raises(InvalidArgument, match="'Nope' is not a class of diffprivlib.mechanisms"), A.spy("Nope"):
+        pass
 
 
 def test_laplace_scale_is_the_librarys_own_float():
@@ -242,7 +239,7 @@ def test_witnesses_exact(results):
 
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "exactdp", "audit", "diffprivlib", *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 @needs_066
@@ -259,8 +256,8 @@ def test_cli_unknown_only_id():
     p = _cli("--only", "diffprivlib/nope")
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [
-        "exactdp: error: audit id 'diffprivlib/nope' is not in the diffprivlib suite: "
-        f"'exactdp audit diffprivlib --list' shows the {len(S.audits())} ids"]
+        ("exactdp: error: audit id 'diffprivlib/nope' is not in the diffprivlib suite: "
+         f"'exactdp audit diffprivlib --list' shows the {len(S.audits())} ids")]
 
 
 def test_a_library_call_that_raises_is_an_error_result(monkeypatch):
