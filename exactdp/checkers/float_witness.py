@@ -42,7 +42,7 @@ from exactdp._budget import check_budget, refuse_above
 from exactdp.checkers._float_search import Candidate, Context, run_search, size
 from exactdp.checkers._float_sim import Grid
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, show_exact, to_exact
+from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat, format_named
 from exactdp.numeric.floatsum import MODEL_NAMES
 
@@ -297,7 +297,7 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
                          progress: Callable[[int, int], Any] | None = None,
                          same_order: bool = False,
                          max_budget: int | None = MAX_BUDGET,
-                         maximize: bool = False) -> FloatWitnessResult:
+                         maximize: bool = False, floats: str | None = None) -> FloatWitnessResult:
     """Look for neighbouring datasets whose float sums differ by more than ``claim``.
 
     ``model`` is a summation model of :data:`exactdp.numeric.floatsum.MODELS`, ``fmt`` a
@@ -319,6 +319,11 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     A ``budget`` above ``max_budget`` (default :data:`MAX_BUDGET`; ``None``: no limit) is
     refused with :class:`~exactdp.errors.TooLarge` before any work.
 
+    ``floats`` says how ``bounds`` and ``claim`` are read (see
+    :func:`~exactdp.numeric.exact.to_exact`): ``"binary"`` takes ``bounds=(0, 0.1)`` at the
+    float's exact value, as a library holds it; ``None`` follows
+    :func:`~exactdp.numeric.exact.float_reading` (``"decimal"``: a float is refused).
+
     By default the search stops at the first violation. With ``maximize=True`` it spends
     the whole budget and returns the largest violation found, with its witness (the
     result's ``first`` keeps the first one, which it is at least):
@@ -329,6 +334,12 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
     >>> r.witness.construction.startswith("eight accumulators reordered (64 blocks of 128")
     True
     """
+    if floats is not None:
+        with float_reading(floats):
+            return search_float_witness(model, fmt, bounds, max_n, claim, neighbors=neighbors,
+                                        d_in=d_in, budget=budget, seed=seed, progress=progress,
+                                        same_order=same_order, max_budget=max_budget,
+                                        maximize=maximize)
     if model not in MODEL_NAMES:
         raise InvalidArgument(f"model={model!r} is not a summation model; pass one of "
                               f"{', '.join(MODEL_NAMES)}")

@@ -182,3 +182,13 @@ def test_cli_maximize_text_and_default_unchanged(capsys):
     d = json.loads(capsys.readouterr().out)
     # without --maximize: the largest pair of the constructions that stopped the search
     assert "maximize" not in d and d["witness"]["exact_difference"] == "2049/2048"
+
+
+def test_bounds_as_floats_when_asked():
+    with pytest.raises(Exception, match="U=0.1 is a float"):
+        search_float_witness("sequential", "float64", (0, 0.1), 100, "0.1", budget=5)
+    r = search_float_witness("sequential", "float64", (0, 0.1), 100, 0.1, budget=20, floats="binary")
+    tenth = Fraction(3602879701896397, 36028797018963968)
+    assert r.bounds == (0, tenth) and r.claim == tenth
+    with pytest.raises(InvalidArgument, match="floats='octal' is not 'decimal' or 'binary'"):
+        search_float_witness("sequential", "float64", (0, 1), 100, 1, floats="octal")
