@@ -39,7 +39,7 @@ __all__ = [
     "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
     "claim_map", "claim_epsilon", "run", "multiset_neighbours", "sized_neighbours",
     "ordered_neighbours", "Stability", "enumerate_stability", "replay_pair",
-    "sum_model_matches",
+    "sum_model_matches", "ssd_model",
 ]
 
 DISTRIBUTION = "opendp"
@@ -285,3 +285,21 @@ def sum_model_matches(trans, model: str, bounds: tuple[float, float], size: int 
             return agree, x
         agree += 1
     return agree, None
+
+
+def ssd_model(x: Sequence[float], model: str = "opendp-pairwise") -> float:
+    """OpenDP's ``make_sum_of_squared_deviations`` function, bit for bit in float64:
+    ``mean = sum(x) / n`` (the ``S`` sum, one rounded division), each deviation
+    ``(x_i - mean).powi(2)`` (a rounded subtraction, then one rounded product), summed by
+    ``S`` again. ``model`` is the exactdp model of ``S`` (``opendp-pairwise`` for
+    ``Pairwise<f64>``, ``sequential`` for ``Sequential<f64>``).
+
+    >>> ssd_model([1.0, 2.0, 3.0])
+    2.0
+    """
+    from exactdp.numeric.floatsum import float_sum_float
+    values = [float(v) for v in x]
+    if not values:
+        raise InvalidArgument("x=[] is empty; OpenDP's sum of squared deviations needs size > 0")
+    mean = float_sum_float(values, model) / len(values)
+    return float_sum_float([(v - mean) * (v - mean) for v in values], model)

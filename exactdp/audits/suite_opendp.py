@@ -196,6 +196,58 @@ def _float_sum(S: str, model: str, sized: bool) -> Finding:
               + note).rstrip("; "))
 
 
+def _ssd() -> Finding:
+    """#2923: the mean's rounding moves every deviation. Bit-exact model (checked against
+    OpenDP on seeded random inputs), a search over datasets of one repeated value with one
+    record changed, and the largest pair replayed through OpenDP."""
+    import random
+    from exactdp.adapters import opendp as od
+    dp = od.load()
+    M, n = 2.0 ** 50, 1024
+    step = 0.25                               # the float64 spacing in [2**50, 2**51)
+    grid = [M + k * step for k in range(5)]   # every float64 in [M, M + 1]
+    with od.features("contrib") as flipped:
+        domain = dp.vector_domain(dp.atom_domain(bounds=(M, M + 1.0), nan=False), size=n)
+        t = od.run("make_sum_of_squared_deviations", dp.t.make_sum_of_squared_deviations,
+                   domain, dp.symmetric_distance())
+        claim = od.claim_map(t, 2)
+        rng = random.Random(2923)
+        for trial in range(20):
+            x = [rng.choice(grid) for _ in range(n)]
+            got = od.run("sum_of_squared_deviations", t, x)
+            if got != od.ssd_model(x):
+                return Finding(_txt(claim), "unknown", Verdict.UNDECIDED, modelled=False,
+                               note=f"exactdp's model disagrees with OpenDP on a random input "
+                                    f"(trial {trial}): no verdict; {od.toggles_note(flipped)}")
+        best = None
+        for a in grid:
+            for b in grid:
+                x, y = [a] * n, [b] + [a] * (n - 1)
+                moved = od.exact(abs(od.ssd_model(x) - od.ssd_model(y)))
+                if best is None or moved > best[0]:
+                    best = (moved, a, b)
+        moved, a, b = best
+        x, y = [a] * n, [b] + [a] * (n - 1)
+        witness = replay = None
+        verdict = Verdict.VIOLATED if moved > claim else Verdict.UNDECIDED
+        if verdict is Verdict.VIOLATED:
+            replay, fx, fy, d = od.replay_pair(t, x, y, claim)
+            ea, eb = od.exact(a - M), od.exact(b - M)   # exact: both differences are floats
+            witness = {"x": f"[2**50 + {ea}] * {n}", "x_prime": f"[2**50 + {eb}] + [2**50 + {ea}] * {n - 1}",
+                       "fx": repr(fx), "fx_prime": repr(fy), "distance": str(d)}
+    note = ("model of Pairwise<f64> mean-then-deviations matched OpenDP on 20 seeded random "
+            "inputs of 1024 values")
+    if verdict is Verdict.UNDECIDED:
+        note += "; no pair found that exceeds the claim and no sound upper bound is modelled"
+    flips = od.toggles_note(flipped)
+    return Finding(_txt(claim), f">= {_txt(moved)} (largest pair found)", verdict, witness, replay,
+                   modelled=True,
+                   scope=f"datasets of exactly {n} float64 values in [2**50, 2**50 + 1] "
+                         f"(S = Pairwise<f64>), one change (d_in = 2); searched: one repeated "
+                         f"value with one record changed, every value of the grid",
+                   note=f"{note}; {flips}" if flips else note)
+
+
 # -- samplers with exact distributions -------------------------------------------------------
 
 def _laplace_int() -> Finding:
@@ -469,6 +521,11 @@ def audits() -> list[Audit]:
           "stability map at d_in = 1 bounds |sum(x) - sum(x')| for every float dataset",
           lambda: _float_sum("Pairwise<f64>", "opendp-pairwise", False), versions=">=0.8",
           source="https://arxiv.org/abs/2207.10635"),
+        A("opendp/variance/sum-of-squared-deviations", lib,
+          "make_sum_of_squared_deviations(1024 values in [2**50, 2**50 + 1], S='Pairwise<f64>')",
+          "stability map at d_in = 2 bounds the change of the float sum of squared deviations",
+          _ssd, versions=">=0.8", source=_ISSUES + "2923", corpus=True,
+          expect={">=0.16": "violated"}),
         A("opendp/sum/int-sized-checked", lib, "make_sized_bounded_int_checked_sum(3, (0, 3))",
           "stability map d_in -> (d_in // 2) * (U - L) bounds the sum's change",
           _int_sum_sized, versions=">=0.8", source=_ISSUES + "314", corpus=True,
