@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import secrets
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -53,6 +53,7 @@ __all__ = [
     "exponential_counts",
     "geometric_extremes",
     "laplace_scale",
+    "library_query",
     "np_mean_model",
     "np_sum_model",
     "np_var_model",
@@ -200,6 +201,27 @@ def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:
         raise InvalidArgument(f"diffprivlib.tools.{tool} built {len(log)} mechanisms for one "
                               "release; expected exactly one (pass a 1-D array and no axis)")
     return log[0]
+
+
+def library_query(name: str, run: Callable[[list], Any], *, as_type: type = float):
+    """The library's own function as an exactdp :class:`~exactdp.queries.base.Query`, so
+    that :func:`~exactdp.checkers.sensitivity.verify_claim` can enumerate it.
+
+    ``run(data)`` gets the dataset as a list of ``as_type`` values (the engine's sorted
+    order: use it for order-independent statistics such as integer sums and counts) and
+    returns what the library computed; the query's value is that, exactly.
+    """
+    from exactdp.queries.base import Query
+
+    def prepare(values):
+        vals = [as_type(v) for v in values]
+
+        def evaluate(counts):
+            return exact(run([v for v, c in zip(vals, counts) for _ in range(c)]))
+
+        return evaluate
+
+    return Query(name, prepare)
 
 
 # --- float models ----------------------------------------------------------------------
