@@ -101,7 +101,8 @@ def _cmd_sensitivity_many(args) -> int:
     """Several --query: each computed and printed as if alone (with --json, one list of
     their outputs); the exit status is the worst of them. With --plot their curves share
     one figure (:func:`exactdp.plotting.plot_sensitivity_curves`). Every query and claim is
-    checked, and the plot target too, before anything is enumerated."""
+    checked, and the plot target too, before anything is enumerated; the output is printed
+    once every query has succeeded (an error in a later one prints nothing but the error)."""
     if args.plot:
         if args.local is not None:
             raise InvalidArgument("--plot draws sensitivity against d_in; it does not apply to "
@@ -112,12 +113,17 @@ def _cmd_sensitivity_many(args) -> int:
         query, space = _query(one), _space(one)
         for d in (_d_in_values(one.d_in) if one.claim is not None else ()):
             bind_claim(one.claim, claim_parameters(query, space, d))
+    import contextlib
+    import io
+
     collect: dict = {"curves": {}, "json": []}
-    status = 0
-    for i, one in enumerate(each):
-        if i and not args.json:
-            print()
-        status = max(status, _cmd_sensitivity(one, collect))
+    status, shown = 0, io.StringIO()
+    with contextlib.redirect_stdout(shown):  # printed once all succeeded: a later error prints nothing
+        for i, one in enumerate(each):
+            if i and not args.json:
+                print()
+            status = max(status, _cmd_sensitivity(one, collect))
+    print(shown.getvalue(), end="")
     if args.plot:
         from exactdp.plotting import plot_sensitivity_curves
 

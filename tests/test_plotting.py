@@ -217,6 +217,7 @@ def test_cli_single_query_output_unchanged(capsys, tmp_path):
     (["--query", "mean", "--query", "sum", "--claim", "Q+1"], "Q"),
     (["--query", "mean", "--query", "sum", "--local", "1,2", "--plot", "x.png"], "--local"),
     (["--query", "mean", "--query", "sum", "--plot", "/no/such/folder/x.png"], "does not exist"),
+    (["--query", "sum", "--query", "mean", "--sizes", "0..3"], "undefined"),  # found in the 2nd
 ])
 def test_cli_several_queries_refused_before_any_output(capsys, extra, message):
     assert main(ARGS + extra) == 2
