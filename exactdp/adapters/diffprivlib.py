@@ -35,7 +35,7 @@ import secrets
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -103,12 +103,14 @@ def exact(value: Any) -> Fraction:
 class SpiedCall:
     """One mechanism diffprivlib built under :func:`spy`: its class name, the keyword
     arguments of its constructor, and the value its ``randomise`` was given (the tool's
-    noiseless statistic; ``None`` until called)."""
+    noiseless statistic; ``None`` until called; ``values``: every one, for a mechanism
+    used several times such as the histogram's)."""
 
     mechanism: str
     params: dict[str, Any]
     value: Any = None
     randomised: bool = False
+    values: list = field(default_factory=list)  # every value randomise was given, in order
 
     @property
     def sensitivity(self) -> Fraction:
@@ -156,6 +158,7 @@ def spy(*names: str) -> Iterator[list[SpiedCall]]:
             call = getattr(self, "_exactdp_spied", None)
             if call is not None:
                 call.value, call.randomised = value, True
+                call.values.append(value)
             return 0 if __cls.__name__ == "Exponential" else value
 
         cls.__init__ = init

@@ -202,6 +202,88 @@ def _with_note(f: Finding, note: str) -> Finding:
     return replace(f, note=f"{f.note}; {note}" if f.note else note)
 
 
+def _check_nan_tool(tool: str) -> Finding:
+    """nanmean / nanvar divide by the number of non-NaN values but take their sensitivity
+    from ``array.size``, which counts the NaNs."""
+    A = _A()
+    bounds, n = (0.0, 1.0), 3
+    grid = (0.0, 1.0, math.nan)
+    space = list(itertools.product(grid, repeat=n))
+    key = {x: tuple("nan" if math.isnan(v) else v for v in x) for x in space}  # NaN != NaN: compare by text
+    stat, claim = {}, None
+    for x in space:
+        call = A.tool_release(tool, list(x), bounds=bounds)
+        claim = call.sensitivity
+        v = float(call.value)
+        if not math.isnan(v):  # all-NaN arrays give nan: undefined, left out
+            stat[key[x]] = (x, Fraction(v))
+    best = None
+    for kx, (x, fx) in stat.items():
+        for kp, (xp, fxp) in stat.items():
+            if sum(a != b for a, b in zip(kx, kp)) == 1 and (best is None or abs(fxp - fx) > best[0]):
+                best = (abs(fxp - fx), x, xp, fx, fxp)
+    d, x, xp, fx, fxp = best
+    verdict = _sens_verdict(d, claim)
+    replay = _replay_tool(tool, x, xp, fx, fxp, claim, bounds=bounds) if verdict is Verdict.VIOLATED else None
+    return Finding(claim=_q(claim), truth=_q(d), verdict=verdict, replay=replay,
+                   witness={"x": [_nan_text(v) for v in x], "x_prime": [_nan_text(v) for v in xp],
+                            "fx": _q(fx), "fx_prime": _q(fxp)},
+                   scope=f"every length-{n} array over {{0, 1, nan}} in bounds (0, 1), one record "
+                         "substituted (NaN, a missing value, is one of the values a record may take); "
+                         "all-NaN arrays (result nan) left out",
+                   note=f"{tool} divides by the number of non-NaN values but its sensitivity uses "
+                        "array.size, which counts the NaNs")
+
+
+def _nan_text(v: float) -> float | str:
+    return "nan" if math.isnan(v) else v
+
+
+def _check_histogram() -> Finding:
+    """One GeometricTruncated(sensitivity=1) noises every bin: L1 sensitivity 1 over the bins."""
+    A = _A()
+    grid, rng_, bins = (0.1, 0.5, 0.9), (0.0, 1.0), 3
+
+    def hist(data):
+        with A.spy("GeometricTruncated") as log:
+            import diffprivlib
+
+            from exactdp.audits.runner import call_library
+
+            call_library("diffprivlib.tools.histogram", diffprivlib.tools.histogram, data, bins=bins,
+                         range=rng_, accountant=diffprivlib.BudgetAccountant())
+        (call,) = log
+        return call.sensitivity, tuple(int(v) for v in call.values)
+
+    space = [x for n in range(4) for x in itertools.product(grid, repeat=n)]
+    out = {x: hist(list(x)) for x in space}
+    claim = out[()][0]
+    worst = {"add-remove": (-1, None), "substitute": (-1, None)}
+    for x in space:
+        for xp in space:
+            if len(xp) == len(x) + 1 and xp[:len(x)] == x:
+                rel = "add-remove"
+            elif len(xp) == len(x) and sum(a != b for a, b in zip(x, xp)) == 1:
+                rel = "substitute"
+            else:
+                continue
+            d = sum(abs(a - b) for a, b in zip(out[x][1], out[xp][1]))
+            if d > worst[rel][0]:
+                worst[rel] = (d, (x, xp))
+    d, (x, xp) = worst["add-remove"]
+    ds, (sx, sxp) = worst["substitute"]
+    return Finding(claim=f"L1 {_q(claim)}", truth=f"L1 {d} (add-remove)", verdict=_sens_verdict(Fraction(d), claim),
+                   witness={"x": list(x), "x_prime": list(xp), "hist_x": list(out[x][1]), "hist_x_prime": list(out[xp][1]),
+                            "substitute_x": list(sx), "substitute_x_prime": list(sxp), "substitute_l1": ds},
+                   scope=f"every array of at most 3 values over {list(grid)}, range (0, 1), {bins} bins; "
+                         "the library's own bin counts",
+                   note=f"under add-remove neighbours; with one record substituted (the relation tools.sum, "
+                        f"mean and var calibrate for) two bins move and the L1 change is {ds}, so the "
+                        "release is then 2*epsilon-DP. The sensitivity only: each bin's noise comes from "
+                        "the two-sided geometric sampler, whose support ends (mechanisms/geometric/"
+                        "sampler-tail) are not masked by truncation at [0, sys.maxsize]")
+
+
 def _check_quantile() -> Finding:
     """The utility tools.quantile hands to its Exponential mechanism, as a function of the
     output point y, moves by at most the claimed sensitivity between neighbours."""
@@ -661,6 +743,14 @@ def audits() -> list[Audit]:
           source=tools, expect={v: "violated"}),
         a("tools/var/float-rounding", "tools.var and tools.std", "sensitivity (U - L)**2 (n - 1)/n**2",
           _check_var, source=tools, expect={v: "violated"}),
+        a("tools/nanmean/nan-count", "tools.nanmean", "sensitivity (U - L)/array.size",
+          lambda: _check_nan_tool("nanmean"), source=tools, expect={v: "violated"}),
+        a("tools/nanvar/nan-count", "tools.nanvar and tools.nanstd",
+          "sensitivity (U - L)**2 (size - 1)/size**2", lambda: _check_nan_tool("nanvar"), source=tools,
+          expect={v: "violated"}),
+        a("tools/histogram", "tools.histogram", "one Geometric(sensitivity=1) over all bins",
+          _check_histogram, source=f"{_REPO}/blob/0.6.6/diffprivlib/tools/histograms.py",
+          expect={v: "holds-tight"}),
         a("tools/quantile/utility-sensitivity", "tools.quantile / median (Exponential utility)",
           "utility sensitivity 1", _check_quantile,
           source=f"{_REPO}/blob/0.6.6/diffprivlib/tools/quantiles.py", expect={v: "violated"}),

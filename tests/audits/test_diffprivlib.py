@@ -145,6 +145,9 @@ EXPECTED = {
     "diffprivlib/tools/count_nonzero": "holds-tight",
     "diffprivlib/tools/mean/float-rounding": "violated",
     "diffprivlib/tools/var/float-rounding": "violated",
+    "diffprivlib/tools/nanmean/nan-count": "violated",
+    "diffprivlib/tools/nanvar/nan-count": "violated",
+    "diffprivlib/tools/histogram": "holds-tight",
     "diffprivlib/tools/quantile/utility-sensitivity": "violated",
     "diffprivlib/validation/clip_to_bounds": "holds",
     "diffprivlib/mechanisms/laplace/scale": "violated",
@@ -193,6 +196,16 @@ def test_witnesses_exact(results):
     assert (w["x"], w["x_prime"]) == ([0.0, 0.1, 0.1], [1.0, 0.1, 0.1])
     d = Fraction(float(np.mean([1.0, 0.1, 0.1]))) - Fraction(float(np.mean([0.0, 0.1, 0.1])))
     assert d == Fraction(24019198012642651, 2**56) > Fraction(1 / 3)
+
+    w = results["diffprivlib/tools/nanmean/nan-count"].witness
+    assert (w["x"], w["x_prime"], w["fx"], w["fx_prime"]) == ([0.0, "nan", "nan"], [1.0, "nan", "nan"], "0", "1")
+    claim = A.tool_release("nanmean", [0.0, np.nan, np.nan], bounds=(0, 1)).sensitivity
+    assert claim == Fraction(1 / 3) < 1
+    w = results["diffprivlib/tools/nanvar/nan-count"].witness
+    assert (w["x"], w["x_prime"], w["fx_prime"]) == ([0.0, 0.0, "nan"], [0.0, 1.0, "nan"], "1/4")
+
+    w = results["diffprivlib/tools/histogram"].witness
+    assert (w["hist_x"], w["hist_x_prime"], w["substitute_l1"]) == ([0, 0, 0], [1, 0, 0], 2)
 
     w = results["diffprivlib/tools/sum/float-rounding"].witness
     fx, fxp = (Fraction(float(np.sum(np.array(v)))) for v in (w["x"], w["x_prime"]))
