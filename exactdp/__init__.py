@@ -23,7 +23,7 @@ _EXPORTS = exports_of({
     "exactdp.mechanisms.distribution": ("Distribution",),
     "exactdp.mechanisms.mechanism": ("Mechanism", "make_mechanism"),
     "exactdp.numeric.rounding": ("float_at_least", "float_at_most"),
-    "exactdp.numeric.exact": ("from_float", "to_exact"),
+    "exactdp.numeric.exact": ("from_float", "to_exact", "float_reading"),
     "exactdp.queries.base": ("Query",),
     "exactdp.spaces.datasets": ("DatasetSpace", "Multisets", "SubMultisets"),
     "exactdp.spaces.metrics": ("ChangeDistance", "SymmetricDistance"),

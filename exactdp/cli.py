@@ -385,8 +385,10 @@ def _glue_values(argv: Sequence[str]) -> list[str]:
     for i in it:
         token = argv[i]
         following = argv[i + 1] if i + 1 < len(argv) else None
-        if token in _VALUE_OPTIONS or (token.startswith("--") and "=" not in token
-                                      and _looks_negative(following)):
+        if following == "--":  # argparse reads '--opt=--' as an empty list: let it refuse '--opt --'
+            out.append(token)
+        elif token in _VALUE_OPTIONS or (token.startswith("--") and "=" not in token
+                                        and _looks_negative(following)):
             j = next(it, None)
             out.append(token if j is None else f"{token}={argv[j]}")
         else:

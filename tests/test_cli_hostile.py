@@ -43,17 +43,20 @@ COMMANDS = {
         "--exact-k": None, "--release-centred": None, "--json": None,
     },
     "calibrate": {
+        "--floats": ["decimal", "binary", "x"],
         "": ["laplace", "gaussian-classic", "gaussian-analytic", "zcdp-to-approx", "nope"],
         "--epsilon": HOSTILE, "--delta": HOSTILE, "--sensitivity": HOSTILE, "--rho": HOSTILE,
         "--method": ["cks", "bun-steinke", "nope"], "--json": None,
     },
     "compose": {
+        "--floats": ["decimal", "binary", "x"],
         "--spend": ["0.1x10", "0.1x100000000000", "1e400", "0.5,1e-5", "x", ""],
         "--rho": ["0.5x3", "1e400", "-1"], "--rho-budget": HOSTILE,
         "--method": ["sequential", "advanced", "nope"], "--delta-prime": HOSTILE,
         "--budget": HOSTILE, "--json": None,
     },
     "floatsum": {
+        "--floats": ["decimal", "binary", "x"],
         "--model": ["sequential", "pairwise", "kahan", "nope"],
         "--dtype": ["float32", "float64", "float8", ""], "--bounds": ["0,1", "1,0", "-1e400,1"],
         "--max-n": ["10", "0", "-1", "99999999999999999999"],
@@ -63,6 +66,7 @@ COMMANDS = {
     },
     "catalog": {"--only": ["s000", "nope", ""], "--json": None},
     "privacy": {
+        "--floats": ["decimal", "binary", "x"],
         "--mechanism": ["randomized-response", "exponential", "discrete-laplace", "nope", ""],
         "--param": ["p=3/4", "epsilon=1", "p=2", "k_values=3", "scale=1", "x", "p=1e400"],
         "--values": ["0,1", "1,0", "0", "0,1,2", "a,b"], "--query": ["count", "sum", "std"],
@@ -84,6 +88,7 @@ COMMANDS = {
         "--time-limit": HOSTILE, "--json": None,
     },
     "account": {
+        "--floats": ["decimal", "binary", "x"],
         "--mechanism": ["discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "nope"],
         "--param": ["scale=10", "p=3/4", "sigma=10", "sigma=0", "x"],
         "--k": ["1", "0", "-1", "10", "99999999999999999999", "x"],

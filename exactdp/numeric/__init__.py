@@ -9,7 +9,8 @@ and bit-exact float summation models with sound sensitivity bounds.
 from exactdp._lazy import exports_of, lazy_exports
 
 _EXPORTS = exports_of({
-    "exactdp.numeric.exact": ("format_exact", "from_float", "to_exact"),
+    "exactdp.numeric.exact": (
+        "format_exact", "from_float", "to_exact", "float_reading", "current_float_reading"),
     "exactdp.numeric.floatformat": ("FLOAT32", "FLOAT64", "FloatFormat", "FloatOverflow", "format_named"),
     "exactdp.numeric.floatsum": ("MODELS", "float_sum", "float_sum_float"),
     "exactdp.numeric.floatsum_bounds": ("exact_sum_sensitivity", "opendp_relaxation", "sensitivity_bound"),
