@@ -119,6 +119,15 @@ class PlotData:
                 out.append(s.panel)
         return out
 
+    def _repr_png_(self) -> bytes | None:
+        """Jupyter shows the figure written (a PNG) when a cell ends with this object."""
+        import os
+
+        if self.path and self.path.lower().endswith(".png") and os.path.isfile(self.path):
+            with open(self.path, "rb") as f:
+                return f.read()
+        return None
+
     def table(self) -> str:
         lines = []
         for s in self.series:

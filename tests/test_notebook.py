@@ -3,10 +3,10 @@
 Each code cell is executed in order in one namespace; where a cell ends with an
 expression (what Jupyter displays), its value is rendered as Jupyter would render it:
 ``_repr_latex_()`` for exactdp objects that have it and ``sympy.latex`` for SymPy
-expressions must return a string. Figures go to a temporary folder (the notebooks read
-``EXACTDP_FIGURES``). Each notebook then has its own check of the values it printed or
-computed (``CHECKS``); a notebook that needs optional libraries is skipped with the reason
-when they are missing (``REQUIRES``).
+expressions must return a string, and a figure's ``_repr_png_()`` a PNG. Figures go to a
+temporary folder (the notebooks read ``EXACTDP_FIGURES``). Each notebook then has its own
+check of the values it printed or computed (``CHECKS``); a notebook that needs optional
+libraries is skipped with the reason when they are missing (``REQUIRES``).
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ def render(value, where: str) -> str | None:
         text = sympy.latex(value)
         assert isinstance(text, str) and text, f"{where}: sympy.latex returned {text!r}"
         return text
+    png = getattr(value, "_repr_png_", None)  # a figure (exactdp.plotting.PlotData)
+    if callable(png) and not isinstance(value, type):
+        data = png()
+        assert data is None or data[:8] == b"\x89PNG\r\n\x1a\n", f"{where}: _repr_png_() is not a PNG"
+        return None
     if isinstance(value, tuple):
         for item in value:
             render(item, where)
@@ -83,6 +88,7 @@ def check_explore_catalogue(out: str, ns: dict, shown: list, figures: Path) -> N
 def check_seed003(out: str, ns: dict, shown: list, figures: Path) -> None:
     import sympy
 
+    assert ns["grid_data"] in shown      # the figure cell ends with it: Jupyter shows the PNG
     assert (figures / "seed003-sensitivity-vs-k.png").is_file()
     grid = ns["grid_data"]
     assert len(grid.panels()) == 10

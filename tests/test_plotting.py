@@ -169,10 +169,15 @@ def test_invalid_arguments(tmp_path, curves, call, message):
     assert not (tmp_path / "bad.png").exists()
 
 
-def test_plot_data_lookup():
+def test_plot_data_lookup_and_display(tmp_path, curves):
     data = PlotData(None, ())
     with pytest.raises(KeyError):
         data["missing"]
+    assert data._repr_png_() is None                       # nothing drawn, nothing shown
+    out = tmp_path / "shown.png"
+    drawn = plot_sensitivity_curves(curves, str(out))
+    assert drawn._repr_png_() == out.read_bytes()          # Jupyter displays the figure
+    assert "sum\n           1  4" in drawn.table()
 
 
 # -- exactdp sensitivity with several --query ----------------------------------------------
