@@ -333,6 +333,34 @@ def _zcdp_to_approx() -> Finding:
                    note=od.toggles_note(flipped))
 
 
+def _fix_delta() -> Finding:
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_noise import DiscreteGaussian
+    dp = od.load()
+    scale, delta = 2.0, 1e-6
+    with od.features("contrib") as flipped:
+        g = od.run("make_gaussian", dp.m.make_gaussian, dp.atom_domain(T=int),
+                   dp.absolute_distance(T=int), scale=scale)
+        m = od.run("make_fix_delta", dp.c.make_fix_delta,
+                   od.run("make_zCDP_to_approxDP", dp.c.make_zCDP_to_approxDP, g), delta)
+        pair = od.run("fix_delta.map(1)", m.map, 1)
+    eps, d = od.exact(pair[0], "epsilon"), od.exact(pair[1], "delta")
+    lo, hi = DiscreteGaussian(sigma=od.exact(scale)).delta_enclosure(0, 1, eps)
+    verdict = Verdict.HOLDS if hi <= d else (Verdict.VIOLATED if lo > d else Verdict.UNDECIDED)
+    witness = {"x": 0, "x_prime": 1, "epsilon": str(eps), "delta": str(d)} if verdict is Verdict.VIOLATED else None
+    replay = None
+    if witness is not None:
+        again = od.run("fix_delta.map(1)", m.map, 1)
+        replay = Replay.CONFIRMED if tuple(again) == tuple(pair) else Replay.MODEL_MISMATCH
+    return Finding(f"(epsilon, delta) = ({_txt(eps)}, {delta!r})",
+                   f"exact delta(epsilon) of the discrete Gaussian in [{float(lo):.6g}, {float(hi):.6g}]",
+                   verdict, witness, replay, modelled=True,
+                   scope="make_fix_delta(make_zCDP_to_approxDP(make_gaussian(integers, scale=2.0)), "
+                         "1e-6) at d_in = 1; the truth is the exact privacy profile of the discrete "
+                         "Gaussian between inputs 0 and 1",
+                   note=od.toggles_note(flipped))
+
+
 def _rr_bool() -> Finding:
     from exactdp.adapters import opendp as od
     from exactdp.mechanisms.distribution import pure_epsilon
@@ -469,8 +497,6 @@ def _noisy_max(measure: str) -> Finding:
         # replay: the library's own draws must follow the model that gave the witness
         again, freq2 = _identify_noisy_max(m)
         replay = Replay.CONFIRMED if again == kind else Replay.MODEL_MISMATCH
-    if measure == "zCDP" and verdict is Verdict.HOLDS:
-        pass
     scope = ("2 candidates with scores in {0, 1, 2}, every pair at LInfDistance 1 (not monotonic), "
              + ("Renyi orders alpha in {3/2, 2, 3, 4, 8}" if measure == "zCDP" else "pure epsilon"))
     note = (f"sampler identified from {_IDENTIFY_DRAWS} draws on scores [1, -1]: P(1) = "
@@ -553,6 +579,9 @@ def audits() -> list[Audit]:
           "privacy profile eps(delta) is a valid (eps, delta) for every delta, including delta -> 1",
           _zcdp_to_approx, versions=">=0.12", source=_ISSUES + "621", corpus=True,
           expect={">=0.12": "holds"}),
+        A("opendp/convert/fix-delta", lib,
+          "make_fix_delta(make_zCDP_to_approxDP(make_gaussian(integers, scale=2.0)), 1e-6)",
+          "the fixed (epsilon, delta) pair at d_in = 1 is valid", _fix_delta, versions=">=0.12"),
         A("opendp/randomized-response/bool", lib, "make_randomized_response_bool(p) for p = 0.75, 0.7",
           "privacy map 1 -> ln(p / (1 - p))", _rr_bool, versions=">=0.8"),
         A("opendp/randomized-response/categorical", lib,

@@ -222,6 +222,7 @@ EXPECTED_016 = {
     "opendp/laplace/integer": "holds",
     "opendp/gaussian/integer": "holds",
     "opendp/convert/zcdp-to-approx": "holds",
+    "opendp/convert/fix-delta": "holds",
     "opendp/randomized-response/bool": "holds",
     "opendp/randomized-response/categorical": "holds",
     "opendp/noisy-max/zcdp": "holds",
