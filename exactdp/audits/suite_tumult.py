@@ -136,11 +136,13 @@ def _check_noise(kind: str) -> Callable[[], Finding]:
         return Finding(
             claim=f"{loosest[0]}.privacy_function({loosest[1]}) = {_text(loosest[2])} (the loosest "
                   f"of {len(rows)} cases)",
-            truth=f"{_text(loosest[3])} there; in every case the claim is at least the truth",
+            truth=f"{loosest[0]}, d_in={loosest[1]}: true {_text(loosest[3])} <= claimed "
+                  f"{_text(loosest[2])} (the loosest case); claim >= truth in all {len(rows)} cases",
             verdict=Verdict.HOLDS_TIGHT if tight else Verdict.HOLDS, scope=scope,
-            note="" if tight else "the sampler's rounded-up parameter makes the noise slightly "
-                                  "larger than the claim assumes: the claim is conservative by "
-                                  "at most a relative 2**-52 or so in these cases")
+            note="" if tight else (
+                "the sampler's parameter, rounded up to a float, makes the noise slightly larger "
+                "than the claim assumes: the claim exceeds the truth by a relative "
+                f"{float(loosest[2]) / float(loosest[3]) - 1:.2g} at most in these cases"))
     return check
 
 
