@@ -10,7 +10,8 @@ drawn from ``float_at_most(lower)`` to ``float_at_least(upper)``, so it never hi
 the enclosure. Read the numbers from the returned data, not from the picture.
 
 matplotlib is imported inside the drawing functions (the ``plot`` extra:
-``pip install 'exactdp[plot]'``) and always with the non-interactive ``Agg`` backend.
+``pip install 'exactdp[plot]'``); figures are drawn on its non-interactive ``Agg`` canvas
+without pyplot, so no global backend is switched (a Jupyter session keeps its own).
 
 >>> from exactdp.mechanisms import make_mechanism
 >>> data = privacy_profile({"RR(3/4)": (make_mechanism("randomized-response", p="3/4"), 0, 1)},
@@ -172,7 +173,7 @@ def _float_near(v) -> float:
     return float(to_sympy(v).evalf(17))
 
 
-def _rational_or_none(v):
+def _bracket(v):
     """``(lower, upper)`` for an exact value: itself when rational, else a certified
     bracket of two floats' exact values (display only; ``y`` keeps the exact value)."""
     if isinstance(v, int):
@@ -185,7 +186,7 @@ def _rational_or_none(v):
 
 
 def _exact_series(label: str, xs: Sequence, ys: Sequence, panel: str = "") -> Series:
-    bounds = [_rational_or_none(y) for y in ys]
+    bounds = [_bracket(y) for y in ys]
     return Series(label, tuple(xs), tuple(ys), tuple(b[0] for b in bounds),
                   tuple(b[1] for b in bounds), panel)
 
@@ -357,7 +358,7 @@ def _profile_point(label: str, eps, value):
         raise InvalidArgument(f"sources[{label!r}] returned the float {value!r} at epsilon={eps}; "
                               f"return an exact value (Fraction, SymPy) or an enclosure (lower, upper)")
     if isinstance(value, sympy.Basic) and not value.is_Rational:
-        lo, hi = _rational_or_none(value)
+        lo, hi = _bracket(value)
         return value, lo, hi
     v = to_exact(value, f"sources[{label!r}] value")
     return v, v, v
@@ -443,16 +444,18 @@ def plot_error_vs_epsilon(path: str, epsilons=None, sensitivities: dict | None =
 
 def _draw(data: PlotData, path: str, *, xlabel: str, ylabel: str, title: str | None, columns: int,
           integer_x: bool = False, xlog: bool = False, ylog: bool = False) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A Figure without pyplot: drawn on the Agg canvas, no global backend switched (so a
+    # Jupyter session keeps its own), nothing left open.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     panels = data.panels()
     rows = math.ceil(len(panels) / columns)
     ncols = min(columns, len(panels))
     size = (6.4, 4.4) if len(panels) == 1 else (4.2 * ncols, 3.2 * rows + 0.4)
-    fig, axes = plt.subplots(rows, ncols, figsize=size, squeeze=False)
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, ncols, squeeze=False)
     try:
         for i, panel in enumerate(panels):
             ax = axes[i // ncols][i % ncols]
@@ -488,4 +491,4 @@ def _draw(data: PlotData, path: str, *, xlabel: str, ylabel: str, title: str | N
         fig.tight_layout()
         fig.savefig(path)
     finally:
-        plt.close(fig)
+        fig.clear()
