@@ -21,7 +21,7 @@ install) or an audit whose library call raised or ran out of time."""
 _EPILOG = """\
 examples:
   exactdp audit diffprivlib
-  exactdp audit opendp --only opendp/sum/sequential-float --json
+  exactdp audit opendp --only opendp/variance/sum-of-squared-deviations --json
   exactdp audit opendp --list"""
 
 

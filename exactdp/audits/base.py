@@ -131,6 +131,7 @@ class AuditResult:
     source: str = ""
     expected: str | None = None
     seconds: float = 0.0
+    claimed: str | None = None  # the value the library claims, as the audit read it (exact)
 
     @property
     def violated(self) -> bool:
@@ -141,11 +142,12 @@ class AuditResult:
                 "component": self.component, "claim": self.claim, "truth": self.truth,
                 "verdict": self.verdict, "witness": self.witness, "replay": self.replay,
                 "scope": self.scope, "note": self.note, "source": self.source,
-                "expected": self.expected, "seconds": round(self.seconds, 3)}
+                "expected": self.expected, "claimed": self.claimed, "seconds": round(self.seconds, 3)}
 
     def __str__(self) -> str:
         head = f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}"
-        lines = [head, f"  claim: {self.claim}"]
+        claimed = f" = {self.claimed}" if self.claimed and self.claimed != self.claim else ""
+        lines = [head, f"  claim: {self.claim}{claimed}"]
         if self.truth is not None:
             lines.append(f"  truth: {self.truth}")
         if self.witness:

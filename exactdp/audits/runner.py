@@ -111,7 +111,7 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
     return AuditResult(audit.id, audit.library, version, audit.component, audit.claim,
                        finding.truth, finding.verdict.value, finding.witness,
                        finding.replay.value if finding.replay else None, finding.scope,
-                       finding.note, audit.source, audit.expected(version), seconds)
+                       finding.note, audit.source, audit.expected(version), seconds, finding.claim)
 
 
 def run_audits(library: str, only: list[str] | None = None, *,
