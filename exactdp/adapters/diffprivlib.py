@@ -47,6 +47,7 @@ __all__ = [
     "FixedDraws",
     "SpiedCall",
     "accountant_accepts",
+    "accountant_total",
     "binary_distribution",
     "binary_keep_count",
     "exact",
@@ -402,3 +403,15 @@ def accountant_accepts(budget_epsilon: float, spends: Sequence[float]) -> tuple[
         acc.spend(eps, 0.0)
         accepted += 1
     return accepted, [(float(e), float(d)) for e, d in acc.spent_budget], float(acc.total()[0])
+
+
+def accountant_total(spends: Sequence[tuple[float, float]], slack: float) -> tuple[float, float]:
+    """``BudgetAccountant(slack=slack)``'s own ``total()`` after ``spends``: the
+    ``(epsilon, delta)`` it reports (0.6.6: the smallest of the plain sum and two advanced
+    composition bounds when ``slack > 0``, in float arithmetic)."""
+    dpl = require()
+    acc = dpl.BudgetAccountant(slack=slack)
+    for eps, dlt in spends:
+        acc.spend(eps, dlt)
+    total = acc.total()
+    return float(total[0]), float(total[1])

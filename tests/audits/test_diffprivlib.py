@@ -157,6 +157,7 @@ EXPECTED = {
     "diffprivlib/mechanisms/exponential/sampler": "violated",
     "diffprivlib/mechanisms/geometric/sampler-tail": "violated",
     "diffprivlib/accountant/budget-check": "violated",
+    "diffprivlib/accountant/total-with-slack": "violated",
     "diffprivlib/models/linear-regression/diagonal-sensitivity": "violated",
     "diffprivlib/models/labels-from-data": "violated",
 }
@@ -222,7 +223,8 @@ def test_witnesses_exact(results):
     w = results["diffprivlib/mechanisms/exponential/sampler"].witness
     assert (w["utility"], w["utility_prime"], w["output"]) == ([0.0, -73.0], [0.0, -74.0], 1)
     assert (w["draws_x"], w["draws_x_prime"], w["cumulative_x_prime"]) == (1, 0, [1.0, 1.0])
-    assert results["diffprivlib/mechanisms/exponential/sampler"].truth == "inf (library's claim: epsilon = 1.0)"
+    r = results["diffprivlib/mechanisms/exponential/sampler"]
+    assert (r.claimed, r.truth) == ("epsilon = 1.0", "inf")
 
     w = results["diffprivlib/mechanisms/geometric/sampler-tail"].witness
     assert (w["support_x"], w["support_x_prime"], w["output"]) == ([-36, 36], [-35, 37], 37)
@@ -234,11 +236,15 @@ def test_witnesses_exact(results):
     assert (w["accepted"], Fraction(w["exact_total"])) == (10, 10 * Fraction(0.1))
     assert Fraction(w["exact_total"]) > 1
 
+    w = results["diffprivlib/accountant/total-with-slack"].witness
+    assert (w["spends"], w["slack"], w["library_total"]) == ("100 x (0.5, 0)", 0.001, 30.83054406443464)
+    assert w["exact_total"].startswith("[30.83054406443464867")
+
     w = results["diffprivlib/tools/quantile/utility-sensitivity"].witness
     assert abs(Fraction(w["utility_x"]) - Fraction(w["utility_x_prime"])) == 1 + Fraction(1, 2**52)
 
     w = results["diffprivlib/models/linear-regression/diagonal-sensitivity"]
-    assert (w.truth, w.witness["x"], w.witness["x_prime"]) == ("10000 (library's claim: 0)", [0.0, 0.0], [100.0, 0.0])
+    assert (w.claimed, w.truth, w.witness["x"], w.witness["x_prime"]) == ("0", "10000", [0.0, 0.0], [100.0, 0.0])
 
     w = results["diffprivlib/models/labels-from-data"].witness
     assert w["classes_LogisticRegression"] == w["classes_GaussianNB"] == [[0, 1], [0, 1, 2]]
@@ -263,6 +269,8 @@ def test_cli_json():
     assert {r["id"]: r["verdict"] for r in out} == EXPECTED
     assert all(r["replay"] == "confirmed" for r in out if r["verdict"] == "violated")
     assert all(r["version"] == "0.6.6" for r in out)
+    var = next(r for r in out if r["id"] == "diffprivlib/tools/var/float-rounding")
+    assert (var["claimed"], var["truth"]) == ("2001599834386887/9007199254740992", ">= 8006399337547549/36028797018963968")
 
 
 def test_cli_unknown_only_id():
