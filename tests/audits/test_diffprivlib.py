@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import subprocess
@@ -304,4 +303,26 @@ def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "diffprivlib", None)  # `import diffprivlib` now fails
     with pytest.raises(MissingDependency, match=r"diffprivlib is not installed .*pip install 'exactdp\[diffprivlib\]'"):
         A.require()
-    importlib.import_module("exactdp.audits.suite_diffprivlib")  # the suite imports without it
+
+
+def test_missing_library_cli_exits_2_naming_the_extra(monkeypatch, capsys):
+    from exactdp import cli
+
+    def not_found(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", not_found)
+    assert cli.main(["audit", "diffprivlib"]) == 2
+    assert capsys.readouterr().err == ("exactdp: error: diffprivlib is not installed: install it with "
+                                       "pip install 'exactdp[diffprivlib]'\n")
+
+
+def test_adapter_and_suite_import_without_the_library():
+    code = ("import sys; sys.modules['diffprivlib'] = None\n"
+            "import exactdp.adapters.diffprivlib as A, exactdp.audits.suite_diffprivlib as S\n"
+            "assert len(S.audits()) == 20\n"
+            "try:\n    S.audits()[0].check()\nexcept ImportError as e:\n    print(type(e).__name__, e)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("MissingDependency diffprivlib is not installed (")
+    assert p.stdout.rstrip().endswith("install it with pip install 'exactdp[diffprivlib]'")
