@@ -50,6 +50,7 @@ __all__ = [
     "accountant_total",
     "binary_distribution",
     "binary_keep_count",
+    "bounded_laplace_scale",
     "exact",
     "exponential_counts",
     "geometric_extremes",
@@ -415,3 +416,20 @@ def accountant_total(spends: Sequence[tuple[float, float]], slack: float) -> tup
         acc.spend(eps, dlt)
     total = acc.total()
     return float(total[0]), float(total[1])
+
+
+def bounded_laplace_scale(epsilon: float, delta: float, sensitivity: float, lower: float,
+                          upper: float) -> tuple[Fraction, float]:
+    """``LaplaceBoundedDomain``'s own scale and its ``effective_epsilon()``: 0.6.6 finds the
+    scale by a float bisection (``_find_scale``) the first time it is needed and reports
+    ``effective_epsilon() = sensitivity / scale``. Returns ``(scale exactly, effective
+    epsilon as the library's float)``."""
+    from exactdp.audits.runner import call_library
+
+    require()
+    from diffprivlib.mechanisms import LaplaceBoundedDomain
+
+    mech = call_library("diffprivlib LaplaceBoundedDomain(...)", LaplaceBoundedDomain, epsilon=epsilon,
+                        delta=delta, sensitivity=sensitivity, lower=lower, upper=upper)
+    eff = call_library("diffprivlib LaplaceBoundedDomain.effective_epsilon", mech.effective_epsilon)
+    return exact(mech._scale), float(eff)

@@ -275,7 +275,7 @@ def _check_histogram() -> Finding:
                 worst[rel] = (d, (x, xp))
     d, (x, xp) = worst["add-remove"]
     ds, (sx, sxp) = worst["substitute"]
-    return Finding(claim=f"L1 {_q(claim)}", truth=f"L1 {d} (add-remove)", verdict=_sens_verdict(Fraction(d), claim),
+    return Finding(claim=_q(claim), truth=f"L1 {d} (add-remove)", verdict=_sens_verdict(Fraction(d), claim),
                    witness={"x": list(x), "x_prime": list(xp), "hist_x": list(out[x][1]), "hist_x_prime": list(out[xp][1]),
                             "substitute_x": list(sx), "substitute_x_prime": list(sxp), "substitute_l1": ds},
                    scope=f"every array of at most 3 values over {list(grid)}, range (0, 1), {bins} bins; "
@@ -352,9 +352,9 @@ def _check_clip() -> Finding:
            if not (L <= o <= U) or (L <= v <= U and o != v) or (v < L and o != L) or (v > U and o != U)]
     if bad:
         v, o = bad[0]
-        return Finding(claim=f"clip into [{L}, {U}]", truth=f"{o!r} from {v!r}", verdict=Verdict.VIOLATED,
+        return Finding(claim=f"[{L}, {U}]", truth=f"{o!r} from {v!r}", verdict=Verdict.VIOLATED,
                        witness={"x": v, "clipped": o}, replay=Replay.CONFIRMED)
-    return Finding(claim=f"values clipped into [{_q(from_float(L))}, {_q(from_float(U))}]",
+    return Finding(claim=f"[{_q(from_float(L))}, {_q(from_float(U))}]",
                    truth="every output in the bounds; in-range values unchanged",
                    verdict=Verdict.HOLDS, scope=f"{len(grid)} values around and beyond the bounds",
                    note="NaN is passed through unclipped (np.clip), not checked here")
@@ -395,16 +395,70 @@ def _check_laplace() -> Finding:
     scope = (f"{len(_LAPLACE_TABLE)} (epsilon, delta, sensitivity) settings; the ideal Laplace "
              "distribution at the library's float scale (its 4-uniform float sampler is not modelled)")
     if ok:
-        return Finding(claim="scale >= sensitivity/epsilon (delta = 0); (epsilon, delta) for delta > 0",
+        return Finding(claim="each setting's (epsilon, delta)",
                        truth=f"largest eps'/eps = {_q(ratio)}", verdict=Verdict.HOLDS, witness=row,
                        scope=scope)
     again = A.laplace_scale(eps, dlt, sens)
     replay = Replay.CONFIRMED if again == b and from_float(sens) / again > e else Replay.MODEL_MISMATCH
-    return Finding(claim=f"epsilon = {_q(e)}", truth=f"epsilon' = sensitivity/scale = {_q(from_float(sens) / b)}",
+    return Finding(claim=f"{_q(e)}", truth=f"epsilon' = sensitivity/scale = {_q(from_float(sens) / b)}",
                    verdict=Verdict.VIOLATED, witness=row, replay=replay, scope=scope,
                    note="scale = sensitivity/(epsilon - log(1 - delta)) is rounded to nearest, "
                         "here below the exact quotient: the noise is slightly too small "
                         f"(eps'/eps - 1 = {float(ratio - 1):.3g})")
+
+
+_BOUNDED_TABLE = ((1.0, 0.2222222222222222, 0.0, 0.25), (0.5, 1.0, 0.0, 10.0), (1.0, 1.0, 0.0, 2.0),
+                  (0.1, 1.0, -5.0, 5.0), (3.0, 1.0, 0.0, 1.5))
+
+
+def _bounded_loss(b: Fraction, sens: Fraction, diam: Fraction):
+    """The privacy loss of the ideal bounded Laplace (scale b on an interval of length diam)
+    between inputs u and u - sens at output u: sens/b + log(C(u - sens)/C(u)) with
+    C(x) = 2 - exp(-(x - l)/b) - exp(-(u - x)/b), a SymPy expression."""
+    import sympy
+
+    B, S, D = (sympy.Rational(v.numerator, v.denominator) for v in (b, sens, diam))
+    ratio = (2 - sympy.exp(-S / B) - sympy.exp(-(D - S) / B)) / (1 - sympy.exp(-D / B))
+    return S / B + sympy.log(ratio)
+
+
+def _check_bounded_laplace(which: str) -> Callable[[], Finding]:
+    """``which = "scale"``: the scale gives the requested epsilon; ``"effective-epsilon"``:
+    ``effective_epsilon()`` is the mechanism's epsilon."""
+    def check() -> Finding:
+        from exactdp.mechanisms.distribution import shown
+        from exactdp.numeric.decide import compare
+
+        A = _A()
+        worst = None
+        for eps, sens, lo, hi in _BOUNDED_TABLE:
+            b, eff = A.bounded_laplace_scale(eps, 0.0, sens, lo, hi)
+            loss = _bounded_loss(b, from_float(sens), from_float(hi) - from_float(lo))
+            claimed = from_float(eps if which == "scale" else eff)
+            over = compare(loss, claimed) > 0
+            if worst is None or (over and not worst[0]):
+                worst = (over, eps, sens, lo, hi, b, eff, loss, claimed)
+        over, eps, sens, lo, hi, b, eff, loss, claimed = worst
+        witness = {"epsilon": eps, "sensitivity": sens, "lower": lo, "upper": hi, "scale": _q(b),
+                   "effective_epsilon": eff, "loss_at_upper": shown(loss, 20),
+                   "x": hi, "x_prime": _q(from_float(hi) - from_float(sens)), "output": hi}
+        scope = (f"{len(_BOUNDED_TABLE)} settings with delta = 0; the ideal bounded Laplace density at "
+                 "the library's float scale (its rejection sampler is not modelled); the loss at output "
+                 "u between inputs u and u - sensitivity, attained, so a lower bound of the exact epsilon")
+        if not over:
+            return Finding(claim=f"{shown(claimed)}", truth=f">= {shown(loss, 20)}",
+                           verdict=Verdict.UNDECIDED, witness=witness, scope=scope,
+                           note="the attained loss is within the claim; the supremum is not computed")
+        b2, eff2 = A.bounded_laplace_scale(eps, 0.0, sens, lo, hi)
+        note = ("the bisection for the scale stops a few ulps short of the fixed point "
+                "scale = sensitivity / (epsilon - log C(scale))" if which == "scale" else
+                "effective_epsilon() = sensitivity/scale leaves out log C(scale), the normalising "
+                "constants' ratio, which the bounded domain adds to the loss")
+        return Finding(claim=f"{shown(claimed)}", truth=f">= {shown(loss, 20)}",
+                       verdict=Verdict.VIOLATED, witness=witness,
+                       replay=Replay.CONFIRMED if (b2, eff2) == (b, eff) else Replay.MODEL_MISMATCH,
+                       scope=scope, note=note)
+    return check
 
 
 _GAUSS_TABLE = ((1.0, 1e-5, 1.0), (0.5, 1e-6, 1.0), (0.1, 1e-3, 2.0), (0.9, 0.1, 0.5))
@@ -432,7 +486,7 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
                  "Gaussian at the library's float sigma (Balle & Wang's exact delta, intervals); the "
                  "float sampler (normalvariate) is not modelled")
         if bad is None:
-            return Finding(claim="(epsilon, delta)-DP", truth="delta(sigma) <= delta in every setting",
+            return Finding(claim="each setting's (epsilon, delta)", truth="delta(sigma) <= delta in every setting",
                            verdict=Verdict.HOLDS, witness={"settings": rows}, scope=scope)
         row, cls, sigma = bad
         from exactdp.mechanisms.gaussian import delta_of_sigma
@@ -440,7 +494,7 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
         lo, hi = delta_of_sigma(sigma, from_float(row["epsilon"]), from_float(row["sensitivity"])).exact
         row = {**row, "sigma_exact": _q(sigma), "delta_of_sigma": [float(lo), float(hi)]}
         again = A.exact(cls(epsilon=row["epsilon"], delta=row["delta"], sensitivity=row["sensitivity"])._scale)
-        return Finding(claim=f"(epsilon, delta) = ({row['epsilon']}, {row['delta']})",
+        return Finding(claim=f"({row['epsilon']}, {row['delta']})",
                        truth=f"delta(sigma) in [{float(lo)!r}, {float(hi)!r}] > delta = {row['delta']!r}",
                        verdict=Verdict.VIOLATED, witness=row,
                        replay=Replay.CONFIRMED if again == sigma else Replay.MODEL_MISMATCH, scope=scope)
@@ -470,7 +524,7 @@ def _check_binary() -> Finding:
         if worst is None or excess > worst[0]:
             worst = (excess, eps, loss, P)
         if not _binary_replays(mechs.Binary, eps, A):
-            return Finding(claim=f"epsilon = {eps}", truth="?", verdict=Verdict.UNDECIDED,
+            return Finding(claim=f"{eps}", truth="?", verdict=Verdict.UNDECIDED,
                            replay=Replay.MODEL_MISMATCH, modelled=False,
                            note="the library's Binary did not keep/flip at the modelled boundary draws")
     excess, eps, loss, P = worst
@@ -480,11 +534,11 @@ def _check_binary() -> Finding:
     scope = (f"epsilon in {list(_BINARY_EPS)}; every draw k/2**53 counted exactly, the boundary "
              "draws replayed through Binary.randomise")
     if excess > 0:
-        return Finding(claim=f"epsilon = {eps}", truth=f"log(K/(2**53 - K)) = {shown(loss)}",
+        return Finding(claim=f"{eps}", truth=f"log(K/(2**53 - K)) = {shown(loss)}",
                        verdict=Verdict.VIOLATED, witness=witness, replay=Replay.CONFIRMED, scope=scope,
                        note="the float threshold exp(eps) and the product random()*(exp(eps)+1) round "
                             "towards keeping the true label")
-    return Finding(claim="epsilon-DP", truth=f"largest exact epsilon {shown(loss)} at epsilon = {eps}",
+    return Finding(claim="each setting's epsilon", truth=f"largest exact epsilon {shown(loss)} at epsilon = {eps}",
                    verdict=Verdict.HOLDS, witness=witness, scope=scope)
 
 
@@ -535,7 +589,7 @@ def _check_exponential() -> Finding:
     scope = ("epsilon = 1, sensitivity 1, utility pairs [0, -t] / [0, -t-1] (t = 60..89) and two small "
              "ones; the library's own float cumulative probabilities, every draw counted exactly")
     if not (div.infinite or compare(div.value, from_float(eps)) > 0):
-        return Finding(claim=f"epsilon = {eps}", truth=shown(div.value), verdict=Verdict.HOLDS,
+        return Finding(claim=f"{eps}", truth=shown(div.value), verdict=Verdict.HOLDS,
                        witness=witness, scope=scope)
     # replay: the top draw picks the witness output on one side and not on the other;
     # the sampler returns the first i with random() <= cumulative[i], monotone in the draw.
@@ -547,7 +601,7 @@ def _check_exponential() -> Finding:
     predicted = [max(i for i in cs if i != "error") for cs in counts]
     replay = Replay.CONFIRMED if outs == predicted and outs[0] != outs[1] else Replay.MODEL_MISMATCH
     truth = "inf" if div.infinite else shown(div.value)
-    return Finding(claim=f"epsilon = {eps}", truth=truth, verdict=Verdict.VIOLATED, witness=witness,
+    return Finding(claim=f"{eps}", truth=truth, verdict=Verdict.VIOLATED, witness=witness,
                    replay=replay, scope=scope,
                    note="a candidate whose float probability falls below the cumulative sum's last "
                         "ulp gets no draw at all, while next door it gets 2**-53: infinite privacy loss")
@@ -586,10 +640,10 @@ def _check_geometric() -> Finding:
     if crashes:
         note += "; the draw k = 2**52 (random() = 1/2) makes Geometric.randomise raise (log(0))"
     if hi_p <= hi:
-        return Finding(claim=f"epsilon = {eps}", truth="supports agree at the extremes", verdict=Verdict.UNDECIDED,
+        return Finding(claim=f"{eps}", truth="supports agree at the extremes", verdict=Verdict.UNDECIDED,
                        witness=witness, modelled=False, note="only the support extremes are modelled")
     ok = max(seen) <= hi and min(seen) >= lo and hi_p == hi + 1
-    return Finding(claim=f"epsilon = {eps}", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
+    return Finding(claim=f"{eps}", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
                    replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH,
                    scope="Geometric(epsilon=1, sensitivity=1) on 0 and 1; extremes read from the library "
                          "at the extreme draws, 400 draws around them spot-checked", note=note)
@@ -661,10 +715,10 @@ def _check_accountant_slack() -> Finding:
     scope = (f"{len(_SLACK_TABLE)} settings of k equal spends with slack > 0; the exact minimum of "
              "the plain sum and the two advanced composition bounds the library computes")
     if not under:
-        return Finding(claim="total() >= the composition bound", truth="never below", verdict=Verdict.HOLDS,
+        return Finding(claim="each setting's total()", truth="never below", verdict=Verdict.HOLDS,
                        witness=witness, scope=scope)
     again, _ = A.accountant_total([(eps, 0.0)] * k, slack)
-    return Finding(claim=f"total epsilon {reported!r}", truth=f"composition bound {shown(best, 20)}",
+    return Finding(claim=f"{reported!r}", truth=f"composition bound {shown(best, 20)}",
                    verdict=Verdict.VIOLATED, witness=witness,
                    replay=Replay.CONFIRMED if again == reported else Replay.MODEL_MISMATCH, scope=scope,
                    note="total() evaluates the bounds in float arithmetic, rounding to nearest: the "
@@ -755,11 +809,11 @@ def _check_labels_from_data() -> Finding:
     scope = ("LogisticRegression(data_norm=1) and GaussianNB(bounds=([0], [1])) fitted without a label "
              "set, on labels differing in one record")
     if not leaking:
-        return Finding(claim="epsilon = 1.0", truth="classes_ does not depend on the labels here",
+        return Finding(claim="1.0", truth="classes_ does not depend on the labels here",
                        verdict=Verdict.HOLDS, witness=witness, scope=scope)
     again = {name: (classes(name, y), classes(name, yp)) for name in leaking}
     replay = Replay.CONFIRMED if all(again[n] == found[n] for n in leaking) else Replay.MODEL_MISMATCH
-    return Finding(claim="epsilon = 1.0", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
+    return Finding(claim="1.0", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
                    replay=replay, scope=scope,
                    note=f"{' and '.join(leaking)} release classes_ = np.unique(y) of the private labels, "
                         "with no warning: the output [0, 1, 2] is impossible next door")
@@ -803,6 +857,12 @@ def audits() -> list[Audit]:
           _check_clip, source=f"{_REPO}/blob/0.6.6/diffprivlib/validation.py", expect={v: "holds"}),
         a("mechanisms/laplace/scale", "mechanisms.Laplace", "scale sensitivity/(epsilon - log(1 - delta)) "
           "gives (epsilon, delta)-DP", _check_laplace, source=f"{mechs}/laplace.py", expect={v: "violated"}),
+        a("mechanisms/laplace-bounded-domain/scale", "mechanisms.LaplaceBoundedDomain (tools.var, std)",
+          "the scale it finds gives epsilon-DP", _check_bounded_laplace("scale"),
+          source=f"{mechs}/laplace.py", expect={v: "violated"}),
+        a("mechanisms/laplace-bounded-domain/effective-epsilon", "mechanisms.LaplaceBoundedDomain",
+          "effective_epsilon() is the mechanism's epsilon", _check_bounded_laplace("effective-epsilon"),
+          source=f"{mechs}/laplace.py", expect={v: "violated"}),
         a("mechanisms/gaussian/sigma", "mechanisms.Gaussian", "classic sigma gives (epsilon, delta)-DP",
           _check_gaussian("Gaussian", _GAUSS_TABLE), source=f"{mechs}/gaussian.py", expect={v: "holds"}),
         a("mechanisms/gaussian-analytic/sigma", "mechanisms.GaussianAnalytic",
