@@ -657,7 +657,7 @@ def _check_accountant() -> Finding:
     budget, spends = 1.0, [0.1] * 10
     accepted, spent, reported = A.accountant_accepts(budget, spends)
     total = sum((from_float(e) for e, _ in spent), Fraction(0))
-    claim = f"total epsilon of accepted spends <= budget {_q(from_float(budget))}"
+    claim = _q(from_float(budget))  # the budget the accepted spends may not exceed
     witness = {"budget": budget, "spends": [e for e, _ in spent], "accepted": accepted,
                "exact_total": _q(total), "library_total": reported}
     if total > from_float(budget):
