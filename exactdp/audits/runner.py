@@ -18,7 +18,8 @@ from importlib import metadata
 from typing import Callable, Iterator
 
 from exactdp.audits.base import Audit, AuditResult, version_applies
-from exactdp.errors import InvalidArgument, LibraryCallFailed, MissingDependency
+from exactdp.checkers.results import Verdict
+from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
 __all__ = ["SUITES", "DEFAULT_TIME_LIMIT", "installed_version", "suite", "run_one", "run_audits", "call_library"]
 
@@ -107,6 +108,13 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
                                       "(--time-limit raises it)", time.perf_counter() - start)
     except LibraryCallFailed as e:
         return _error(audit, version, str(e), time.perf_counter() - start)
+    except Undecided as e:  # exactdp's own comparison could not be decided: say so, never guess
+        return AuditResult(audit.id, audit.library, version, audit.component, audit.claim, None,
+                           Verdict.UNDECIDED.value, note=f"exactdp could not decide: {e}",
+                           source=audit.source, expected=audit.expected(version),
+                           seconds=time.perf_counter() - start)
+    except ExactDPError as e:  # exactdp refused its own computation (a budget, an argument)
+        return _error(audit, version, f"exactdp: {type(e).__name__}: {e}", time.perf_counter() - start)
     seconds = time.perf_counter() - start
     return AuditResult(audit.id, audit.library, version, audit.component, audit.claim,
                        finding.truth, finding.verdict.value, finding.witness,

@@ -33,6 +33,16 @@ def _raises() -> Finding:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _undecided() -> Finding:
+    from exactdp.errors import Undecided
+    raise Undecided("could not separate the claim from the truth at 10,000 digits")
+
+
+def _refused() -> Finding:
+    from exactdp.errors import TooLarge
+    raise TooLarge("4,000,000 datasets exceed max_datasets=3,000,000", estimate=4_000_000, budget=3_000_000)
+
+
 def _hangs() -> Finding:
     while True:
         time.sleep(0.01)
@@ -44,6 +54,8 @@ FAKE = [
     Audit("fake/old", "fake", "old", "only before 1.0", _sum_truth, versions="<1.0"),
     Audit("fake/raises", "fake", "tool", "anything", _raises),
     Audit("fake/hangs", "fake", "loop", "anything", _hangs),
+    Audit("fake/undecided", "fake", "tight", "anything", _undecided),
+    Audit("fake/refused", "fake", "big", "anything", _refused),
 ]
 
 
@@ -87,6 +99,10 @@ def test_runner_verdicts_skips_errors_and_time_limit(fake_suite):
     assert results["fake/raises"].note == "fake.tool(0) raised ZeroDivisionError: division by zero"
     assert results["fake/hangs"].verdict == "error" and "time limit of 0.5 s" in results["fake/hangs"].note
     assert results["fake/hangs"].truth is None
+    # exactdp's own limits: an undecided comparison is 'undecided', a refused budget an error
+    assert results["fake/undecided"].verdict == "undecided" and "10,000 digits" in results["fake/undecided"].note
+    assert results["fake/refused"].verdict == "error"
+    assert results["fake/refused"].note.startswith("exactdp: TooLarge: 4,000,000 datasets")
 
 
 def test_only_and_unknown_ids(fake_suite):
