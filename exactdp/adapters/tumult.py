@@ -254,19 +254,21 @@ def _multisets(universe: Sequence[Fraction], sizes: tuple[int, int]) -> list[tup
 
 
 def enumerate_library(transformation: Any, universe: Sequence[Any], sizes: tuple[int, int],
-                      kind: str = "float", *, d_in: int = 1, what: str = "the transformation"):
+                      kind: str = "float", *, d_in: int = 1, what: str = "the transformation",
+                      metric: str = "symmetric"):
     """Exact sensitivity of a Tumult transformation's own answers over a small space.
 
     Every multiset over ``universe`` with size in ``sizes`` is run through the library
     (rows in ascending order, one Spark partition); exactdp's enumeration engine
-    (:func:`exactdp.checkers.sensitivity.sensitivity`, symmetric distance ``d_in``) then
-    finds the neighbouring pair whose answers differ most. Returns the
+    (:func:`exactdp.checkers.sensitivity.sensitivity`, symmetric distance ``d_in``, or
+    ``metric="substitute"``: ``d_in`` rows changed, Tumult's ``HammingDistance``) then finds
+    the neighbouring pair whose answers differ most. Returns the
     :class:`~exactdp.checkers.results.SensitivityResult` and the answers by dataset.
     """
     from exactdp.checkers.sensitivity import sensitivity
     from exactdp.queries.base import Query
     from exactdp.spaces.datasets import Multisets
-    from exactdp.spaces.metrics import SymmetricDistance
+    from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
     from exactdp.spaces.universe import ExactSet
 
     exact_universe = [from_float(v) if isinstance(v, float) else Fraction(v) for v in universe]
@@ -280,7 +282,10 @@ def enumerate_library(transformation: Any, universe: Sequence[Any], sizes: tuple
 
     query = Query(f"tumult {what}", prepare)
     space = Multisets(ExactSet(exact_universe), sizes=sizes)
-    return sensitivity(query, space, SymmetricDistance(), d_in, progress=False), answers
+    if metric not in ("symmetric", "substitute"):
+        raise InvalidArgument(f"metric={metric!r}: expected 'symmetric' or 'substitute'")
+    chosen = SymmetricDistance() if metric == "symmetric" else ChangeDistance()
+    return sensitivity(query, space, chosen, d_in, progress=False), answers
 
 
 def sum_call_model(sum_transformation: Any, partitions: Sequence[Sequence[Any]], kind: str = "float") -> Fraction:

@@ -134,10 +134,9 @@ def _check_noise(kind: str) -> Callable[[], Finding]:
                            witness=worst, replay=replay, scope=scope)
         loosest = max(rows, key=lambda r: float(r[2]) / float(r[3]))
         return Finding(
-            claim=f"{loosest[0]}.privacy_function({loosest[1]}) = {_text(loosest[2])} (the loosest "
-                  f"of {len(rows)} cases)",
-            truth=f"{loosest[0]}, d_in={loosest[1]}: true {_text(loosest[3])} <= claimed "
-                  f"{_text(loosest[2])} (the loosest case); claim >= truth in all {len(rows)} cases",
+            claim=f"{_text(loosest[2])} ({loosest[0]}, d_in={loosest[1]}: the loosest of "
+                  f"{len(rows)} cases)",
+            truth=f"{_text(loosest[3])} there; claim >= truth in all {len(rows)} cases",
             verdict=Verdict.HOLDS_TIGHT if tight else Verdict.HOLDS, scope=scope,
             note="" if tight else (
                 "the sampler's parameter, rounded up to a float, makes the noise slightly larger "
@@ -222,9 +221,11 @@ def _model_verified(tumult, sum_t, kind: str, answers: dict) -> tuple[bool, str]
                   "random partitioned inputs and on every dataset here")
 
 
-def _sum_finding(tumult, sum_t, universe, sizes, kind: str, *, note: str = "") -> Finding:
+def _sum_finding(tumult, sum_t, universe, sizes, kind: str, *, note: str = "",
+                 metric: str = "symmetric") -> Finding:
     claim = tumult.exact(sum_t.stability_function(1))
-    result, answers = tumult.enumerate_library(sum_t, universe, sizes, kind, what="Sum")
+    result, answers = tumult.enumerate_library(sum_t, universe, sizes, kind, what="Sum",
+                                               metric=metric)
     modelled, how = _model_verified(tumult, sum_t, kind, answers)
     truth = result.value
     scope = f"{result.scope.describe()}; rows in ascending order, one Spark partition; {how}"
@@ -276,6 +277,17 @@ def _check_sum_float() -> Finding:
     return _sum_finding(tumult, s, [-1.0, 1.0, 3 * 2.0**-52], (0, 3), "float",
                         note="float64 rounding: adding the row 1.0 to a sum of 1 + 3*2**-52 rounds "
                              "up (a tie to even), so the sum moves by 1 + 2**-52 > max(|L|, |U|) = 1")
+
+
+def _check_sum_float_hamming() -> Finding:
+    tumult = _adapter()
+    from tmlt.core.metrics import HammingDistance
+    from tmlt.core.transformations.spark_transformations.agg import Sum
+
+    s = Sum(tumult.float_domain(), HammingDistance(), "X", -1, 1)
+    return _sum_finding(tumult, s, [-1.0, 1.0, 3 * 2.0**-52], (3, 3), "float", metric="substitute",
+                        note="float64 rounding: changing a row from -1 to 1 in a sum that reaches "
+                             "1 + 3*2**-52 moves it by 2 + 2**-52 > U - L = 2")
 
 
 def _check_sum_int_bounded() -> Finding:
@@ -331,34 +343,37 @@ def audits() -> list[Audit]:
     lib = LIBRARY
     return [
         Audit("tumult/laplace/privacy-function", lib, "AddLaplaceNoise",
-              "privacy_function(d_in) = d_in/scale is at least the epsilon of the noise the "
-              "sampler adds", _check_noise("laplace"), source=_NOISE_SRC),
+              "the epsilon of the noise the sampler adds is at most privacy_function(d_in) = "
+              "d_in/scale", _check_noise("laplace"), source=_NOISE_SRC),
         Audit("tumult/geometric/privacy-function", lib, "AddGeometricNoise",
-              "privacy_function(d_in) = d_in/alpha is at least the epsilon of the discrete "
-              "Laplace noise the sampler adds", _check_noise("geometric"), source=_NOISE_SRC),
+              "the epsilon of the discrete Laplace noise the sampler adds is at most "
+              "privacy_function(d_in) = d_in/alpha", _check_noise("geometric"), source=_NOISE_SRC),
         Audit("tumult/discrete-gaussian/privacy-function", lib, "AddDiscreteGaussianNoise",
-              "privacy_function(d_in) = d_in**2/(2 sigma_squared) is at least the rho of the "
-              "discrete Gaussian noise the sampler adds", _check_noise("discrete-gaussian"),
+              "the rho of the discrete Gaussian noise the sampler adds is at most "
+              "privacy_function(d_in) = d_in**2/(2 sigma_squared)", _check_noise("discrete-gaussian"),
               source=_NOISE_SRC),
         Audit("tumult/exact-number/to-float-direction", lib, "ExactNumber.to_float",
               "to_float(round_up=True) is never below the exact value, round_up=False never above",
               _check_to_float, source=_SRC + "utils/exact_number.py (ExactNumber.to_float)"),
         Audit("tumult/count/stability", lib, "Count (SymmetricDifference)",
-              "stability_function(1) = 1 bounds |Count(x) - Count(x')| for neighbours",
+              "|Count(x) - Count(x')| for neighbours is at most stability_function(1)",
               _check_count, source=_SRC + "transformations/spark_transformations/agg.py (Count)"),
         Audit("tumult/sum/integer-bounded", lib, "Sum (bigint column, bounds [-3, 5])",
-              "stability_function(1) = max(|L|, |U|) = 5 bounds |Sum(x) - Sum(x')| for neighbours",
+              "|Sum(x) - Sum(x')| for neighbours is at most stability_function(1) = max(|L|, |U|)",
               _check_sum_int_bounded, source=_SUM_SRC),
         Audit("tumult/sum/float-rounding", lib, "Sum (double column, bounds [-1, 1])",
-              "stability_function(1) = max(|L|, |U|) = 1 bounds |Sum(x) - Sum(x')| for neighbours",
+              "|Sum(x) - Sum(x')| for neighbours is at most stability_function(1) = max(|L|, |U|)",
               _check_sum_float, source=_SUM_SRC),
+        Audit("tumult/sum/float-rounding-hamming", lib, "Sum (double column, bounds [-1, 1], HammingDistance)",
+              "|Sum(x) - Sum(x')| when one row changes is at most stability_function(1) = U - L",
+              _check_sum_float_hamming, source=_SUM_SRC),
         Audit("tumult/sum/integer-overflow", lib, "Sum (bigint column, bounds [0, 2**62])",
-              "stability_function(1) = max(|L|, |U|) = 2**62 bounds |Sum(x) - Sum(x')| for neighbours",
+              "|Sum(x) - Sum(x')| for neighbours is at most stability_function(1) = max(|L|, |U|)",
               _check_sum_int_overflow, source=_SUM_SRC),
         Audit("tumult/sum/equal-bounds", lib, "Sum (double column, lower = upper = 1/3)",
-              "stability_function(1) = max(|L|, |U|) = 1/3 bounds |Sum(x) - Sum(x')| for neighbours",
+              "|Sum(x) - Sum(x')| for neighbours is at most stability_function(1) = max(|L|, |U|)",
               _check_sum_equal_bounds, source=_SUM_SRC),
         Audit("tumult/sum/tiny-upper-bound", lib, "Sum (double column, bounds [0, 1/(3*10**300)])",
-              "stability_function(1) = max(|L|, |U|) = 1/(3*10**300) bounds |Sum(x) - Sum(x')| for neighbours",
+              "|Sum(x) - Sum(x')| for neighbours is at most stability_function(1) = max(|L|, |U|)",
               _check_sum_tiny_upper, source=_SUM_SRC),
     ]

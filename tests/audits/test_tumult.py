@@ -91,7 +91,7 @@ def test_suite_lists_without_importing_the_library():
 
     ids = [a.id for a in suite("tumult")]
     assert ids[0] == "tumult/laplace/privacy-function"
-    assert all(i.startswith("tumult/") for i in ids) and len(ids) == len(set(ids)) == 10
+    assert all(i.startswith("tumult/") for i in ids) and len(ids) == len(set(ids)) == 11
 
 
 # --- everywhere: the Spark sum model on its own ----------------------------------------
@@ -178,6 +178,7 @@ EXPECTED = {
     "tumult/count/stability": ("holds-tight", None),
     "tumult/sum/integer-bounded": ("holds-tight", None),
     "tumult/sum/float-rounding": ("violated", "confirmed"),
+    "tumult/sum/float-rounding-hamming": ("violated", "confirmed"),
     "tumult/sum/integer-overflow": ("violated", "confirmed"),
     "tumult/sum/equal-bounds": ("violated", "confirmed"),
     "tumult/sum/tiny-upper-bound": ("violated", "confirmed"),
@@ -197,6 +198,11 @@ def test_sum_witnesses_are_exact(results):
                                       ["6.661338147750939e-16", "1.0", "1.0"])
     assert Fraction(w["distance"]) == 1 + Fraction(1, 2**52)
     assert results["tumult/sum/float-rounding"].truth == "4503599627370497/4503599627370496"
+    assert results["tumult/sum/float-rounding"].claimed == "1"
+
+    w = results["tumult/sum/float-rounding-hamming"].witness
+    assert Fraction(w["distance"]) == 2 + Fraction(1, 2**52)
+    assert results["tumult/sum/float-rounding-hamming"].claimed == "2"
 
     w = results["tumult/sum/integer-overflow"].witness
     assert (Fraction(w["fx"]), Fraction(w["fx_prime"])) == (2**62, -2**63)
@@ -216,4 +222,7 @@ def test_holds_are_modelled_and_scoped(results):
         assert "no bit-exact model" not in r.note
         assert "multisets" in r.scope
     assert "modelled bit for bit" in results["tumult/sum/integer-bounded"].scope
-    assert results["tumult/sum/integer-bounded"].truth == "5"
+    assert (results["tumult/sum/integer-bounded"].truth, results["tumult/sum/integer-bounded"].claimed) == ("5", "5")
+    laplace = results["tumult/laplace/privacy-function"]
+    assert laplace.claimed.startswith("3 (AddLaplaceNoise(NumpyFloatDomain(), scale=1/3), d_in=1")
+    assert laplace.truth.startswith(f"{Fraction(1) / Fraction(0.3333333333333343)} there")
