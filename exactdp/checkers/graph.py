@@ -120,16 +120,16 @@ def _as_query(query: object, space: Any) -> tuple[GraphQuery, Callable[[Any], An
                 f"query {query.name!r} is a square root; this engine compares rational values: "
                 f"check its variance, or wrap the query with make_query"
             )
-        values = space.universe.values
-        prepared = query.prepare(values)
-        index = space.universe.index
-        m = len(values)
+        universe = space.universe
+        ready: list = []  # prepared on first use: after the budgets, never for a refused space
 
         def run_multiset(key):
-            counts = [0] * m
+            if not ready:
+                ready.append(query.prepare(universe.values))
+            counts = [0] * universe.size
             for v in space.multiset_values(key):
-                counts[index(v)] += 1
-            return prepared(tuple(counts))
+                counts[universe.index(v)] += 1
+            return ready[0](tuple(counts))
 
         gq = GraphQuery(query.name, query, query.output, query.norm, query.clip)
         return gq, run_multiset

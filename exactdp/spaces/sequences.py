@@ -108,8 +108,8 @@ class Sequences:
             return self.max_size - self.min_size + 1
         total = 0
         for n in range(self.min_size, self.max_size + 1):
-            if n * (m.bit_length() - 1) > cap.bit_length():
-                return max(total, cap + 1)  # m**n >= 2**(n * (bits - 1)) > cap
+            if n * (m.bit_length() - 1) > max(cap.bit_length(), 100):
+                return max(total, 1 << (n * (m.bit_length() - 1)))  # a lower bound, above cap
             total += m ** n
             if total > cap:
                 return total

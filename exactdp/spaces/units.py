@@ -34,7 +34,7 @@ from itertools import combinations, combinations_with_replacement, product
 from math import comb
 from typing import Callable, Iterable, Iterator, Sequence
 
-from exactdp._budget import MAX_LISTED_VALUES, refuse_above, show_count
+from exactdp._budget import MAX_LISTED_VALUES, comb_capped, refuse_above, show_count
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
 from exactdp.spaces.datasets import _sizes
@@ -142,10 +142,10 @@ class Units:
         m, total = self.universe.size, 0
         for s in range(self.min_rows, self.max_rows + 1):
             if self.groups_per_id is None:
-                total += comb(m + s - 1, s) if m + s < 10**6 else cap + 1
+                total += comb_capped(m + s - 1, s, cap)
             else:  # j distinct values chosen, s rows spread over them (each at least one)
                 for j in range(1, min(self.groups_per_id, s, m) + 1):
-                    total += comb(m, j) * comb(s - 1, j - 1) if m < 10**6 else cap + 1
+                    total += comb_capped(m, j, cap) * comb(s - 1, j - 1)
                     if total > cap:
                         return total
             if total > cap:
@@ -157,8 +157,8 @@ class Units:
         c = self.contributions_count(cap)
         n, total = len(self.ids), 0
         for k in range(self.min_units, self.max_units + 1):
-            if c > 1 and k * (c.bit_length() - 1) > cap.bit_length():
-                return max(total, cap + 1)
+            if c > 1 and k * (c.bit_length() - 1) > max(cap.bit_length(), 100):
+                return max(total, 1 << (k * (c.bit_length() - 1)))  # a lower bound, above cap
             total += comb(n, k) * c ** k
             if total > cap:
                 return total
@@ -286,7 +286,9 @@ class AddRemoveID:
                 yield key[:p] + ((i, c),) + key[p:]
 
     def max_edits(self, space: Units, units: int) -> int:
-        return units + max(len(space.ids) - units, 0) * space.contributions_count(10**30)
+        """An upper bound on the edits from any dataset (``units`` removals plus
+        additions of the absent ids is at most ``len(ids) * contributions``)."""
+        return len(space.ids) * max(space.contributions_count(10**30), 1)
 
     def size_shift(self, d_in: int) -> int:
         return d_in
