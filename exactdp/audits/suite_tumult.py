@@ -338,6 +338,77 @@ def _check_sum_tiny_upper() -> Finding:
                              "-1e-15, outside [lower, upper]")
 
 
+# --- AddUniqueColumn: the ID a row gets, and signed zeros ------------------------------------
+
+
+def _unhex(identifier: str) -> str:
+    """An AddUniqueColumn ID (hex of a JSON text) as its JSON text."""
+    return bytes.fromhex(identifier).decode("utf-8")
+
+
+def _check_add_unique_column() -> Finding:
+    tumult = _adapter()
+    from collections import Counter
+    from itertools import product
+
+    from tmlt.core.transformations.spark_transformations.id import AddUniqueColumn
+
+    from exactdp.audits.runner import call_library
+
+    t = AddUniqueColumn(tumult.float_domain(), "ID")
+    claim = tumult.exact(t.stability_function(1))
+    universe = [0.0, -0.0, 1.0]  # -0.0 and 0.0: one value to Spark's grouping, two to to_json
+
+    def key(rows: tuple) -> tuple:  # rows with their signs (0.0 == -0.0 in Python)
+        return tuple(repr(v) for v in rows)
+
+    outputs: dict[tuple, Counter] = {}
+
+    def output(rows: tuple) -> Counter:
+        if key(rows) not in outputs:
+            df = call_library(f"AddUniqueColumn(...)({list(rows)})", t, tumult._frame([list(rows)], "float"))
+            outputs[key(rows)] = Counter((repr(r["X"]), r["ID"]) for r in df.collect())
+        return outputs[key(rows)]
+
+    def distance(a: Counter, b: Counter) -> int:
+        # IfGroupedBy(ID, SymmetricDifference): per ID, the rows' symmetric difference, summed
+        return sum(((a - b) + (b - a)).values())
+
+    best, pairs = None, 0
+    for n in (0, 1):
+        for x in product(universe, repeat=n):
+            for u in universe:
+                for i in range(n + 1):
+                    xp = x[:i] + (u,) + x[i:]
+                    pairs += 1
+                    d = distance(output(x), output(xp))
+                    if best is None or d > best[0]:
+                        best = (d, x, xp)
+    d, x, xp = best
+    scope = (f"{pairs} pairs: x = every row list of length 0..1 over {{0.0, -0.0, 1.0}}, x' = x with "
+             "one row inserted at each position (one Spark partition, rows in that order); the "
+             "output distance computed as IfGroupedBy(ID, SymmetricDifference) on the collected rows")
+    if compare(Fraction(d), claim) <= 0:
+        return Finding(claim=_text(claim), truth=str(d), scope=scope,
+                       verdict=Verdict.HOLDS_TIGHT if d == claim else Verdict.HOLDS)
+    fx, fxp = tumult._frame([list(x)], "float"), tumult._frame([list(xp)], "float")
+    d_in = tumult.exact(call_library("SymmetricDifference().distance", t.input_metric.distance,
+                                     fx, fxp, t.input_domain))
+    d_out = tumult.exact(call_library("IfGroupedBy(ID, SymmetricDifference()).distance",
+                                      t.output_metric.distance, t(fx), t(fxp), t.output_domain))
+    replay = Replay.CONFIRMED if d_in == 1 and d_out > claim else Replay.MODEL_MISMATCH
+    witness = {"x": [repr(v) for v in x], "x_prime": [repr(v) for v in xp],
+               "ids_x": sorted(_unhex(i) for _, i in output(x)),
+               "ids_x_prime": sorted(_unhex(i) for _, i in output(xp)),
+               "d_in": _text(d_in), "d_out": _text(d_out)}
+    return Finding(claim=_text(claim), truth=str(d), verdict=Verdict.VIOLATED, witness=witness,
+                   replay=replay, scope=scope + "; the witness's d_in and d_out recomputed by the "
+                   "library's own metrics",
+                   note="Spark's Window.partitionBy and orderBy treat -0.0 and 0.0 as one value, so "
+                        "adding -0.0 before 0.0 takes rank 1 from the existing row: its ID (to_json "
+                        "of the row and its rank) changes, and two IDs appear where one should")
+
+
 def audits() -> list[Audit]:
     """The Tumult Core suite (the library is imported only when an audit runs)."""
     lib = LIBRARY
@@ -358,6 +429,11 @@ def audits() -> list[Audit]:
         Audit("tumult/count/stability", lib, "Count (SymmetricDifference)",
               "|Count(x) - Count(x')| for neighbours is at most stability_function(1)",
               _check_count, source=_SRC + "transformations/spark_transformations/agg.py (Count)"),
+        Audit("tumult/add-unique-column/stability", lib, "AddUniqueColumn (SymmetricDifference -> "
+              "IfGroupedBy(ID, SymmetricDifference))",
+              "the output distance for neighbours is at most stability_function(1)",
+              _check_add_unique_column, source=_SRC + "transformations/spark_transformations/id.py "
+              "(AddUniqueColumn)"),
         Audit("tumult/sum/integer-bounded", lib, "Sum (bigint column, bounds [-3, 5])",
               "|Sum(x) - Sum(x')| for neighbours is at most stability_function(1) = max(|L|, |U|)",
               _check_sum_int_bounded, source=_SUM_SRC),

@@ -91,7 +91,7 @@ def test_suite_lists_without_importing_the_library():
 
     ids = [a.id for a in suite("tumult")]
     assert ids[0] == "tumult/laplace/privacy-function"
-    assert all(i.startswith("tumult/") for i in ids) and len(ids) == len(set(ids)) == 11
+    assert all(i.startswith("tumult/") for i in ids) and len(ids) == len(set(ids)) == 12
 
 
 # --- everywhere: the Spark sum model on its own ----------------------------------------
@@ -176,6 +176,7 @@ EXPECTED = {
     "tumult/discrete-gaussian/privacy-function": ("holds", None),
     "tumult/exact-number/to-float-direction": ("holds", None),
     "tumult/count/stability": ("holds-tight", None),
+    "tumult/add-unique-column/stability": ("violated", "confirmed"),
     "tumult/sum/integer-bounded": ("holds-tight", None),
     "tumult/sum/float-rounding": ("violated", "confirmed"),
     "tumult/sum/float-rounding-hamming": ("violated", "confirmed"),
@@ -211,6 +212,11 @@ def test_sum_witnesses_are_exact(results):
     w = results["tumult/sum/equal-bounds"].witness
     third_up = Fraction(w["fx_prime"])
     assert third_up > Fraction(1, 3) and float(third_up) == 0.3333333333333343
+
+    w = results["tumult/add-unique-column/stability"].witness
+    assert (w["x"], w["x_prime"], w["d_in"], w["d_out"]) == (["0.0"], ["-0.0", "0.0"], "1", "3")
+    assert w["ids_x"] == ['{"X":0.0,"A":1}']
+    assert w["ids_x_prime"] == ['{"X":-0.0,"A":1}', '{"X":0.0,"A":2}']
 
     w = results["tumult/sum/tiny-upper-bound"].witness
     assert Fraction(w["fx_prime"]) == -Fraction(1e-15)
