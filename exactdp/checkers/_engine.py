@@ -29,20 +29,32 @@ universe's. :func:`plan_neighbours` picks the strategy and checks the pair budge
 counts alone, before the table is built (:func:`make_table`).
 
 Memory holds one key per dataset of the table; pairs are streamed, never stored.
+
+Speed (issue 12): the built-in queries fill a dense table incrementally, a level of the
+enumeration tree at a time (:mod:`exactdp.checkers._incremental`), and the pair scan
+looks the neighbours of a block of datasets up at once with NumPy ``searchsorted`` over
+the sorted keys when keys and values fit in 64 bits (:func:`_np_scan`); otherwise the
+pure-Python loops below run, with the same answers. ``workers=N`` splits the sources
+into contiguous parts scanned by a process pool (:mod:`exactdp.checkers._pool`); the
+parts' results are combined in source order, so the witness is the one the serial scan
+picks: the first maximal pair in source order (for a source, its largest neighbour
+before its smallest; for a vector query, its first maximal neighbour in move order).
+NumPy is imported on these paths only, never at import time.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
-
-from collections import Counter
 from itertools import combinations, combinations_with_replacement
+from typing import Sequence
 
 from exactdp._budget import comb_capped, refuse_above, show_count
 from exactdp._progress import Progress
+from exactdp.checkers import _incremental
 from exactdp.errors import InvalidArgument, UndefinedQuery
 from exactdp.numeric.exact import common_denominator, format_dataset
 from exactdp.queries.base import UNDEFINED, Query
@@ -51,8 +63,15 @@ from exactdp.spaces.datasets import DatasetSpace
 __all__ = [
     "Table", "SparseTable", "make_table", "RawResult", "run", "NeighbourPlan", "plan_neighbours",
     "build_neighbours", "source_keys", "validate_policy", "RawPairs", "run_pairs",
-    "STANDARD", "RELEASE_CENTRED",
+    "STANDARD", "RELEASE_CENTRED", "check_workers",
 ]
+
+INCREMENTAL = True
+"""Fill dense tables of built-in queries incrementally (False: one ``prepare`` call per
+dataset, as before issue 12; kept for the benchmark and the equivalence tests)."""
+
+VECTORISED = True
+"""Scan pairs with NumPy where keys and values fit in 64 bits (False: pure Python)."""
 
 STANDARD = "standard"
 RELEASE_CENTRED = "release-centred"
@@ -62,6 +81,7 @@ class Table:
     """Exact query values over the datasets a pair may use, keyed by integer code."""
 
     sparse = False
+    sorted_keys = None  # the sorted key array, when the values are int64 arrays
 
     def __init__(
         self,
@@ -79,14 +99,57 @@ class Table:
         top = max((ambient.max_count(i) for i in range(m)), default=0)
         self.base = top + d_max + 1
         self.weights = [self.base**i for i in range(m)]
-        prepared = query.prepare(space.universe.values)
         weights = self.weights
+        if INCREMENTAL:
+            built = _incremental.build(query.incremental(space.universe.values), ambient,
+                                       weights, _stated(query, undefined), query.output)
+            if built is not None:
+                self._adopt(built)
+                return
+        prepared = query.prepare(space.universe.values)
 
         def entries():
             for counts in ambient:
                 yield sum(c * w for c, w in zip(counts, weights) if c), prepared(counts)
 
         self._fill(entries(), undefined, progress)
+
+    def _adopt(self, built) -> None:
+        """Take the arrays of an incremental build (see :mod:`._incremental`)."""
+        np = built.np
+        keys, ints, defined = built.keys, built.ints, built.defined
+        self.scale = built.scale
+        self.size = len(keys)
+        self.undefined = set()
+        for k in keys[~defined].tolist():
+            self.undefined.add(k)
+        kd, vd = keys[defined], ints[defined]
+        self.arrays = built
+        self._dict = None
+        if kd.dtype == np.int64 and vd.dtype == np.int64:
+            order = np.argsort(kd, kind="stable")
+            self.sorted_keys = kd[order]
+            self.sorted_values = vd[order]
+            self._defined_keys, self._defined_values = kd, vd
+            self.values = ArrayValues(self)
+        else:
+            self.sorted_keys = None
+            rows = vd.tolist()
+            if self.query.output == "vector":
+                rows = [tuple(r) for r in rows]
+            self.values = dict(zip(kd.tolist(), rows))
+
+    def value_dict(self) -> dict:
+        """The values as a ``dict`` (built once from the arrays when needed): the
+        pure-Python loops look keys up in it."""
+        if isinstance(self.values, dict):
+            return self.values
+        if self._dict is None:  # in enumeration order, as the per-dataset path fills it
+            rows = self._defined_values.tolist()
+            if self.query.output == "vector":
+                rows = [tuple(r) for r in rows]
+            self._dict = dict(zip(self._defined_keys.tolist(), rows))
+        return self._dict
 
     def _fill(self, entries, undefined: object, progress: Progress | None) -> None:
         """Evaluate the query on every dataset (``entries`` yields ``(key, raw value)``)
@@ -147,6 +210,50 @@ class Table:
                 continue
             out.append(sum(w[i] for i in added) - sum(w[i] for i in removed))
         return out
+
+
+def _stated(query: Query, undefined: object):
+    """The exact value stated for undefined datasets (the radicand for a square root),
+    or ``None`` under the "error" and "exclude" policies."""
+    if undefined in ("error", "exclude"):
+        return None
+    return undefined * undefined if query.output == "sqrt" else undefined
+
+
+class ArrayValues(Mapping):
+    """A table's values as a read-only mapping over its sorted key array: a lookup is a
+    binary search, iteration follows the enumeration order. The pure-Python loops use
+    :meth:`Table.value_dict` instead."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    def _index(self, key):
+        t = self._table
+        keys = t.sorted_keys
+        if not len(keys) or not isinstance(key, int) and not hasattr(key, "__index__"):
+            return None
+        key = int(key)
+        if not int(keys[0]) <= key <= int(keys[-1]):
+            return None
+        i = int(keys.searchsorted(key))
+        return i if int(keys[i]) == key else None
+
+    def __getitem__(self, key):
+        i = self._index(key)
+        if i is None:
+            raise KeyError(key)
+        v = self._table.sorted_values[i]
+        return tuple(int(x) for x in v) if v.ndim else int(v)
+
+    def __contains__(self, key) -> bool:
+        return self._index(key) is not None
+
+    def __iter__(self):
+        return iter(self._table._defined_keys.tolist())
+
+    def __len__(self) -> int:
+        return len(self._table.sorted_keys)
 
 
 @dataclass
@@ -350,6 +457,7 @@ def undefined_reached(table: Table, sources: Sequence[int], neighbours, halved: 
     undefined = table.undefined
     if not undefined:
         return 0, None
+    sources = sources.tolist() if hasattr(sources, "tolist") else sources
     source_set = set(sources)
     touched = {u for u in undefined if u in source_set}
     example = (min(touched), None) if touched else None
@@ -372,18 +480,22 @@ class DeltaNeighbours:
         self.table = table
         self.halve = halve
         self.deltas = list(deltas)
-        self._get = table.values.get
+        self._get = None  # the value dict's get, on first use (the NumPy scan needs none)
 
     def keys(self, key: int) -> list[int]:
         """Neighbour keys in the table (defined or not)."""
         t = self.table
-        return [k for k in map(key.__add__, self.deltas) if k in t.values or k in t.undefined]
+        values = t.value_dict()
+        return [k for k in map(key.__add__, self.deltas) if k in values or k in t.undefined]
 
     def __call__(self, key: int) -> list:
-        return [w for w in map(self._get, map(key.__add__, self.deltas)) if w is not None]
+        get = self._get
+        if get is None:
+            get = self._get = self.table.value_dict().get
+        return [w for w in map(get, map(key.__add__, self.deltas)) if w is not None]
 
     def find(self, key: int, target) -> int:
-        get = self._get
+        get = self.table.values.get
         for dl in self.deltas:
             if get(key + dl) == target:
                 return key + dl
@@ -422,11 +534,11 @@ class ScanNeighbours:
         return out
 
     def __call__(self, key: int) -> list:
-        values = self.table.values
+        values = self.table.value_dict()
         return [values[k] for k in self.keys(key) if k in values]
 
     def find(self, key: int, target) -> int:
-        values = self.table.values
+        values = self.table.value_dict()
         for k in self.keys(key):
             if values.get(k) == target:
                 return k
@@ -519,21 +631,79 @@ def _undefined_policy(table: Table, sources: Sequence[int], neighbours, policy: 
     return excluded
 
 
+def check_workers(workers: object) -> int:
+    """``workers`` as a whole number >= 1, or one line saying what to pass."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidArgument(
+            f"workers={workers!r} is not a number of processes; pass a whole number >= 1 "
+            f"(1: no pool)"
+        )
+    return workers
+
+
 def run(
     table: Table,
     sources: Sequence[int],
     neighbours,
     policy: object,
     progress: Progress,
+    workers: int = 1,
 ) -> RawResult:
-    """Enumerate every pair (source, neighbour) present in the table."""
+    """Enumerate every pair (source, neighbour) present in the table, with ``workers``
+    processes (each scans a contiguous part of ``sources``; see :mod:`._pool`)."""
+    workers = check_workers(workers)
     excluded = _undefined_policy(table, sources, neighbours, policy)
     kind = table.query.output
+    if workers > 1:
+        from exactdp.checkers import _pool
+
+        parts = _pool.scan_parts(table, sources, neighbours, workers, progress)
+    else:
+        parts = [scan(table, sources, neighbours, progress)]
+    return finish(kind, combine(kind, parts), neighbours, excluded)
+
+
+def scan(table: Table, sources, neighbours, progress: Progress):
+    """The best pair over ``sources``, before the witness's ``x'`` is looked up:
+    ``(best, x_key, w, pairs)`` where ``w`` is the value of the best neighbour of
+    ``x_key`` (``x_key`` is ``None`` when no pair exists)."""
+    kind = table.query.output
+    np_scan = _np_scanner(table, neighbours)
+    if np_scan is not None:
+        return np_scan(table, sources, neighbours, progress)
+    sources = sources.tolist() if hasattr(sources, "tolist") else sources
     if kind == "scalar":
-        return _run_scalar(table, sources, neighbours, progress, excluded)
+        return _run_scalar(table, sources, neighbours, progress)
     if kind == "sqrt":
-        return _run_sqrt(table, sources, neighbours, progress, excluded)
-    return _run_vector(table, sources, neighbours, progress, excluded)
+        return _run_sqrt(table, sources, neighbours, progress)
+    return _run_vector(table, sources, neighbours, progress)
+
+
+def combine(kind: str, parts: Sequence[tuple]) -> tuple:
+    """The results of consecutive parts of the sources as one: the first best in order,
+    as one scan over all of them would find it."""
+    best, best_x, best_w, pairs = parts[0]
+    for b, x, w, p in parts[1:]:
+        pairs += p
+        if x is None:
+            continue
+        if best_x is None:
+            better = True
+        elif kind == "sqrt":
+            better = _cmp_sqrt_sums(b[0], best[1], b[1], best[0]) > 0
+        else:
+            better = b > best
+        if better:
+            best, best_x, best_w = b, x, w
+    return best, best_x, best_w, pairs
+
+
+def finish(kind: str, part: tuple, neighbours, excluded: int) -> RawResult:
+    best, best_x, best_w, pairs = part
+    if best_x is None:
+        return RawResult((0, 0) if kind == "sqrt" else 0, None, None, pairs, excluded)
+    x_prime = neighbours.find(best_x, best_w)
+    return RawResult(best if kind == "sqrt" else max(best, 0), best_x, x_prime, pairs, excluded)
 
 
 @dataclass
@@ -550,8 +720,9 @@ def run_pairs(table: Table, sources: Sequence[int], neighbours, policy: object,
               progress: Progress) -> RawPairs:
     """Collect the distinct (unordered) pairs of query values of neighbouring datasets:
     a mechanism's output depends on the query value only, so each is checked once."""
+    sources = sources.tolist() if hasattr(sources, "tolist") else sources
     excluded = _undefined_policy(table, sources, neighbours, policy)
-    get = table.values.get
+    get = table.value_dict().get
     keys = neighbours.keys
     found: dict = {}
     examined = 0
@@ -572,8 +743,8 @@ def run_pairs(table: Table, sources: Sequence[int], neighbours, policy: object,
     return RawPairs(found, examined, excluded)
 
 
-def _run_scalar(table, sources, neighbours, progress, excluded) -> RawResult:
-    get = table.values.get
+def _run_scalar(table, sources, neighbours, progress) -> tuple:
+    get = table.value_dict().get
     best = -1
     best_x = best_w = None
     pairs = 0
@@ -593,17 +764,14 @@ def _run_scalar(table, sources, neighbours, progress, excluded) -> RawResult:
             best, best_x, best_w = v - lo, key, lo
         if not i & 1023:
             progress.update(i, pairs)
-    x_prime = neighbours.find(best_x, best_w) if best_x is not None else None
-    return RawResult(max(best, 0), best_x, x_prime, pairs, excluded)
+    return best, best_x, best_w, pairs
 
 
-def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
+def _run_sqrt(table, sources, neighbours, progress) -> tuple:
     """Largest ``|sqrt(a) - sqrt(b)|``: compared exactly, with a float pre-filter."""
-    get = table.values.get
-    best = None  # (a, b) with sqrt(a) - sqrt(b) the best gap so far
-    best_f = best_mag = 0.0
-    best_x = best_w = None
+    get = table.value_dict().get
     pairs = 0
+    state = _SqrtBest()
     for i, key in enumerate(sources):
         v = get(key)
         if v is None:
@@ -614,22 +782,33 @@ def _run_sqrt(table, sources, neighbours, progress, excluded) -> RawResult:
         pairs += len(ws)
         hi = max(ws)
         lo = min(ws)
-        for a, b, w in ((hi, v, hi), (v, lo, lo)):
-            gap_f, mag = _sqrt_gap_float(a, b)
-            if best is not None and gap_f < best_f - 1e-9 * (1.0 + mag + best_mag):
-                continue  # clearly smaller, whatever the float error
-            if best is None or _cmp_sqrt_sums(a, best[1], b, best[0]) > 0:
-                best, best_f, best_mag, best_x, best_w = (a, b), gap_f, mag, key, w
+        state.offer(hi, v, key)
+        state.offer(v, lo, key, lo)
         if not i & 1023:
             progress.update(i, pairs)
-    if best is None:
-        return RawResult((0, 0), None, None, pairs, excluded)
-    x_prime = neighbours.find(best_x, best_w)
-    return RawResult(best, best_x, x_prime, pairs, excluded)
+    return state.best, state.best_x, state.best_w, pairs
 
 
-def _run_vector(table, sources, neighbours, progress, excluded) -> RawResult:
-    get = table.values.get
+class _SqrtBest:
+    """The running best ``sqrt(a) - sqrt(b)``: the first exact maximum in offer order."""
+
+    def __init__(self):
+        self.best = None  # (a, b) with sqrt(a) - sqrt(b) the best gap so far
+        self.best_f = self.best_mag = 0.0
+        self.best_x = self.best_w = None
+
+    def offer(self, a: int, b: int, key, w=None) -> None:
+        w = a if w is None else w
+        gap_f, mag = _sqrt_gap_float(a, b)
+        best = self.best
+        if best is not None and gap_f < self.best_f - 1e-9 * (1.0 + mag + self.best_mag):
+            return  # clearly smaller, whatever the float error
+        if best is None or _cmp_sqrt_sums(a, best[1], b, best[0]) > 0:
+            self.best, self.best_f, self.best_mag, self.best_x, self.best_w = (a, b), gap_f, mag, key, w
+
+
+def _run_vector(table, sources, neighbours, progress) -> tuple:
+    get = table.value_dict().get
     norm = table.query.norm
     best = -1
     best_x = best_w = None
@@ -650,12 +829,180 @@ def _run_vector(table, sources, neighbours, progress, excluded) -> RawResult:
                 best, best_x, best_w = dist, key, w
         if not i & 1023:
             progress.update(i, pairs)
-    x_prime = neighbours.find(best_x, best_w) if best_x is not None else None
-    return RawResult(max(best, 0), best_x, x_prime, pairs, excluded)
+    return best, best_x, best_w, pairs
 
 
-def source_keys(table: Table, space: DatasetSpace) -> list[int]:
-    """Keys of the datasets of ``space`` (the ``x`` side of every pair)."""
+# -- the NumPy scan ------------------------------------------------------------------
+
+NP_BLOCK = 1 << 16
+"""Sources looked up together (memory: a few arrays of this length per move)."""
+
+
+def _np_scanner(table: Table, neighbours):
+    """The NumPy scan for this table and neighbour finder, or ``None`` (pure Python)."""
+    if not VECTORISED or table.sorted_keys is None or not isinstance(neighbours, DeltaNeighbours):
+        return None
+    keys = table.sorted_keys
+    if not len(keys) or not neighbours.deltas:
+        return None
+    lim = _incremental.LIMIT
+    if int(keys[-1]) + max(neighbours.deltas) >= lim or min(neighbours.deltas) <= -lim:
+        return None
+    values = table.sorted_values
+    if len(values) and int(abs(values).max()) >= lim // 2:
+        return None  # differences of two values must fit too
+    kind = table.query.output
+    if kind == "vector":
+        if table.query.norm == "L2" and values.shape[1] * int(abs(values).max()) ** 2 * 4 >= lim:
+            return None
+        return _np_vector
+    return _np_scalar
+
+
+def _np_blocks(table: Table, sources, neighbours, progress, per_block):
+    """Look up the neighbours of the sources, a block at a time, in key order (so the
+    binary searches walk the key array forwards). ``per_block(pos, v, found, idx)`` gets
+    the block's positions in ``sources``, their values, and per move which neighbours
+    exist and where. Returns the sources (as an array) and whether each is defined."""
+    np = table.arrays.np
+    keys, values = table.sorted_keys, table.sorted_values
+    last = len(keys) - 1
+    src = np.asarray(sources, dtype=np.int64)
+    order = np.argsort(src, kind="stable")
+    deltas = neighbours.deltas
+    done = 0
+    for start in range(0, len(src), NP_BLOCK):
+        pos = order[start:start + NP_BLOCK]
+        block = src[pos]
+        i = np.minimum(np.searchsorted(keys, block), last)
+        defined = keys[i] == block
+        pos, block, v = pos[defined], block[defined], values[i[defined]]
+        found, idx = [], []
+        for d in deltas:
+            t = block + d
+            j = np.minimum(np.searchsorted(keys, t), last)
+            found.append(keys[j] == t)
+            idx.append(j)
+        per_block(pos, v, found, idx)
+        done += len(block)
+        progress.update(min(start + NP_BLOCK, len(src)), done)
+    return src
+
+
+def _np_scalar(table: Table, sources, neighbours, progress) -> tuple:
+    """:func:`_run_scalar` (or :func:`_run_sqrt`) with NumPy: per source its largest and
+    smallest neighbour value, then the first best source in source order."""
+    np = table.arrays.np
+    values = table.sorted_values
+    got = {"pos": [], "v": [], "hi": [], "lo": []}
+    pairs = 0
+
+    def per_block(pos, v, found, idx):
+        nonlocal pairs
+        hi, lo = v.copy(), v.copy()
+        cnt = np.zeros(len(v), dtype=np.int64)
+        for f, j in zip(found, idx):
+            w = np.where(f, values[j], v)  # a missing neighbour counts as v: see below
+            np.maximum(hi, w, out=hi)
+            np.minimum(lo, w, out=lo)
+            cnt += f
+        pairs += int(cnt.sum())
+        keep = cnt > 0
+        for name, arr in (("pos", pos), ("v", v), ("hi", hi), ("lo", lo)):
+            got[name].append(arr[keep])
+
+    src = _np_blocks(table, sources, neighbours, progress, per_block)
+    if not got["pos"] or not sum(len(p) for p in got["pos"]):
+        return (None if table.query.output == "sqrt" else -1), None, None, pairs
+    pos, v, hi, lo = (np.concatenate(got[k]) for k in ("pos", "v", "hi", "lo"))
+    back = np.argsort(pos, kind="stable")  # source order
+    pos, v, hi, lo = pos[back], v[back], hi[back], lo[back]
+    # Counting a missing neighbour as v changes neither answer: a source has a neighbour,
+    # so hi - v < 0 only if v - lo > 0, and the best gap is reached as before; it is 0 only
+    # if every neighbour equals v, and then hi = lo = v are genuine.
+    if table.query.output == "sqrt":
+        return _np_sqrt_best(np, src, pos, v, hi, lo) + (pairs,)
+    up, down = hi - v, v - lo
+    gap = np.maximum(up, down)
+    best = int(gap.max())
+    at = int(np.argmax(gap == best))  # the first source reaching it
+    w = int(hi[at]) if int(up[at]) == best else int(lo[at])
+    return best, int(src[pos[at]]), w, pairs
+
+
+def _np_sqrt_best(np, src, pos, v, hi, lo) -> tuple:
+    """The first exact maximum of ``sqrt(a) - sqrt(b)`` over the candidates ``(hi, v)``
+    and ``(v, lo)`` of each source, in source order: floats shortlist the candidates that
+    may reach the maximum, then :class:`_SqrtBest` decides exactly among them in order."""
+    rv, rh, rl = np.sqrt(v.astype(float)), np.sqrt(hi.astype(float)), np.sqrt(lo.astype(float))
+    g1, g2 = rh - rv, rv - rl
+    top = max(float(g1.max()), float(g2.max()))
+    mag = float(np.maximum(rh + rv, rv + rl).max())
+    # each float gap is within about 1e-15 * (sqrt a + sqrt b) of the exact one
+    slack = 1e-9 * (1.0 + 2.0 * mag)
+    near = np.nonzero((g1 >= top - slack) | (g2 >= top - slack))[0]
+    state = _SqrtBest()
+    for i in near.tolist():
+        key = int(src[pos[i]])
+        a, b, c = int(hi[i]), int(v[i]), int(lo[i])
+        state.offer(a, b, key)
+        state.offer(b, c, key, c)
+    return state.best, state.best_x, state.best_w
+
+
+def _np_vector(table: Table, sources, neighbours, progress) -> tuple:
+    """:func:`_run_vector` with NumPy: per source its first farthest neighbour in move
+    order, then the first best source in source order."""
+    np = table.arrays.np
+    values = table.sorted_values
+    norm = table.query.norm
+    got = {"pos": [], "dist": [], "w": []}
+    pairs = 0
+
+    def per_block(pos, v, found, idx):
+        nonlocal pairs
+        best = np.full(len(v), -1, dtype=np.int64)
+        where = np.zeros(len(v), dtype=np.int64)
+        cnt = np.zeros(len(v), dtype=np.int64)
+        for f, j in zip(found, idx):
+            diff = values[j] - v
+            if norm == "L1":
+                dist = np.abs(diff).sum(axis=1)
+            elif norm == "L2":
+                dist = (diff * diff).sum(axis=1)
+            else:
+                dist = np.abs(diff).max(axis=1)
+            dist = np.where(f, dist, -1)
+            better = dist > best
+            best = np.where(better, dist, best)
+            where = np.where(better, j, where)
+            cnt += f
+        pairs += int(cnt.sum())
+        keep = cnt > 0
+        got["pos"].append(pos[keep])
+        got["dist"].append(best[keep])
+        got["w"].append(where[keep])
+
+    src = _np_blocks(table, sources, neighbours, progress, per_block)
+    if not got["pos"] or not sum(len(p) for p in got["pos"]):
+        return -1, None, None, pairs
+    pos, dist, w = (np.concatenate(got[k]) for k in ("pos", "dist", "w"))
+    back = np.argsort(pos, kind="stable")
+    pos, dist, w = pos[back], dist[back], w[back]
+    best = int(dist.max())
+    at = int(np.argmax(dist == best))
+    return best, int(src[pos[at]]), tuple(int(x) for x in values[w[at]]), pairs
+
+
+def source_keys(table: Table, space: DatasetSpace):
+    """Keys of the datasets of ``space`` (the ``x`` side of every pair), in enumeration
+    order: a list, or an ``int64`` array for a table held in arrays."""
+    if table.sorted_keys is not None:
+        arrays = table.arrays
+        if space is table.ambient:
+            return arrays.keys
+        inside = (arrays.n >= space.min_size) & (arrays.n <= space.max_size)
+        return arrays.keys[inside]
     if space is table.ambient:
         return list(table.values) + list(table.undefined)
     if table.sparse:

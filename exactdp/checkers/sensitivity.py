@@ -200,7 +200,7 @@ def _witness(setup: _Setup, raw: _engine.RawResult, value) -> Witness | None:
                    public(raw.x_prime_key), value)
 
 
-def _compute(setup: _Setup, d_in: int, progress, local_at=None) -> SensitivityResult:
+def _compute(setup: _Setup, d_in: int, progress, local_at=None, workers: int = 1) -> SensitivityResult:
     table = setup.table
     plan = setup.plans[d_in]
     d_eff = setup.effective[d_in]
@@ -217,7 +217,7 @@ def _compute(setup: _Setup, d_in: int, progress, local_at=None) -> SensitivityRe
         neighbours = _engine.build_neighbours(plan, table, setup.metric, d_eff, setup.exact_k, halve)
         bar = Progress(f"{setup.query.name}, d_in={d_in}", len(sources), progress)
         try:
-            raw = _engine.run(table, sources, neighbours, setup.policy, bar)
+            raw = _engine.run(table, sources, neighbours, setup.policy, bar, workers=workers)
         finally:
             bar.close()
     value = _final_value(setup.query, raw, table.scale)
@@ -245,6 +245,7 @@ def sensitivity(
     max_pairs: int | None = DEFAULT_MAX_PAIRS,
     max_datasets: int | None = DEFAULT_MAX_DATASETS,
     progress: bool | None = None,
+    workers: int = 1,
 ) -> SensitivityResult:
     """Exact global sensitivity of ``query`` over ``space`` under ``metric`` at ``d_in``.
 
@@ -253,11 +254,14 @@ def sensitivity(
     those datasets out of every pair, i.e. impose the query's minimum size) or an exact
     number to use as the value there. ``max_pairs`` and ``max_datasets`` are budgets
     checked *before* enumerating (``None``: no limit); ``progress`` forces the stderr
-    progress line on or off (default: on when stderr is a terminal).
+    progress line on or off (default: on when stderr is a terminal). ``workers`` processes
+    scan the pairs (a pool over parts of the table; the same answer and witness as
+    ``workers=1``).
     """
+    workers = _engine.check_workers(workers)
     setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, max_pairs,
                    exact_k, progress)
-    return _compute(setup, d_in, progress)
+    return _compute(setup, d_in, progress, workers=workers)
 
 
 def local_sensitivity(
@@ -377,8 +381,10 @@ def sensitivity_curve(
     max_pairs: int | None = DEFAULT_MAX_PAIRS,
     max_datasets: int | None = DEFAULT_MAX_DATASETS,
     progress: bool | None = None,
+    workers: int = 1,
 ) -> SensitivityCurve:
     """:func:`sensitivity` for each ``d_in`` in ``d_ins``, sharing one value table."""
+    workers = _engine.check_workers(workers)
     if isinstance(d_ins, (str, bytes)) or not hasattr(d_ins, "__iter__"):
         raise InvalidArgument(f"d_ins={d_ins!r} is not a sequence of distances; pass e.g. (1, 2, 3)")
     if hasattr(d_ins, "__len__"):
@@ -392,7 +398,7 @@ def sensitivity_curve(
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
     setup = _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs,
                    exact_k, progress)
-    return SensitivityCurve(tuple(_compute(setup, d, progress) for d in d_list))
+    return SensitivityCurve(tuple(_compute(setup, d, progress, workers=workers) for d in d_list))
 
 
 CLAIM_PARAMETERS = {

@@ -20,13 +20,14 @@ for a policy rather than inventing a value.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
 from exactdp.errors import InexactInput, InvalidArgument
 from exactdp.numeric.exact import format_dataset, to_exact
 
-__all__ = ["Query", "UNDEFINED"]
+__all__ = ["Query", "UNDEFINED", "IncrementalForm"]
 
 
 class _Undefined:
@@ -42,10 +43,39 @@ UNDEFINED = _Undefined()
 Prepared = Callable[[Sequence[int]], object]
 
 
+@dataclass(frozen=True)
+class IncrementalForm:
+    """How a query can be kept up to date while datasets grow one value at a time.
+
+    The engine enumerates count vectors depth first (each a parent plus ``c`` records of
+    the next value) and keeps running integers: the size ``n``, ``S1 = sum c_i v_i`` and
+    ``S2 = sum c_i v_i^2`` over one common denominator of ``values``, or the cumulative
+    counts that locate an order statistic. ``kind`` names the function of those:
+
+    * ``"count"``, ``"sum"``, ``"mean"``, ``"variance"`` (with ``ddof``; also the radicand
+      of the standard deviation);
+    * ``"quantile"`` (level ``q`` and numpy ``method``);
+    * ``"histogram"``: ``bins[i]`` is the bin of ``values[i]`` (``None``: not counted),
+      out of ``nbins``.
+
+    ``values`` are the sorted universe values the query sees (already clamped for a
+    clipped query). The result must equal the prepared function's exactly; the engine
+    checks nothing else, and ``tests/checkers/test_engine_scale.py`` compares both.
+    """
+
+    kind: str
+    values: tuple
+    ddof: int = 0
+    q: Fraction | None = None
+    method: str | None = None
+    bins: tuple | None = None
+    nbins: int = 0
+
+
 class Query:
     """An exact query with a name, an output kind and a minimum defined size."""
 
-    __slots__ = ("name", "output", "min_size", "norm", "_prepare", "clip")
+    __slots__ = ("name", "output", "min_size", "norm", "_prepare", "clip", "_incremental")
 
     def __init__(
         self,
@@ -56,6 +86,7 @@ class Query:
         min_size: int = 0,
         norm: str | None = None,
         clip: tuple[Fraction, Fraction] | None = None,
+        incremental: Callable[[tuple[Fraction, ...]], IncrementalForm | None] | None = None,
     ):
         if output not in ("scalar", "sqrt", "vector"):
             raise InvalidArgument(f"output={output!r} is not one of 'scalar', 'sqrt', 'vector'")
@@ -67,10 +98,18 @@ class Query:
         self.norm = norm
         self.clip = clip
         self._prepare = prepare
+        self._incremental = incremental
 
     def prepare(self, values: tuple[Fraction, ...]) -> Prepared:
         """A function of count vectors over the sorted ``values``."""
         return self._prepare(values)
+
+    def incremental(self, values: tuple[Fraction, ...]) -> IncrementalForm | None:
+        """The query's :class:`IncrementalForm` over the sorted ``values``, or ``None``
+        when it has none (the engine then calls :meth:`prepare` on every dataset)."""
+        if self._incremental is None:
+            return None
+        return self._incremental(values)
 
     def __call__(self, dataset: Sequence[object]):
         """Evaluate on a dataset given as exact values (any order).

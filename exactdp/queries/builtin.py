@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import common_denominator, format_exact, to_exact
-from exactdp.queries.base import UNDEFINED, Query, check_result
+from exactdp.queries.base import UNDEFINED, IncrementalForm, Query, check_result
 
 __all__ = [
     "count", "sum_", "mean", "median", "quantile", "percentile", "variance",
@@ -148,13 +148,21 @@ def _quantile_prep(q: Fraction, method: str):
 
 # -- public constructors ---------------------------------------------------------------
 
-count = Query("count", _prep_count)
+def _form(kind: str, **extra):
+    """The incremental-form hook of a built-in query (see :class:`IncrementalForm`)."""
+    def hook(values):
+        return IncrementalForm(kind, tuple(values), **extra)
+
+    return hook
+
+
+count = Query("count", _prep_count, incremental=_form("count"))
 """Number of records."""
 
-sum_ = Query("sum", _prep_sum)
+sum_ = Query("sum", _prep_sum, incremental=_form("sum"))
 """Sum of the records (``sum`` in the CLI)."""
 
-mean = Query("mean", _prep_mean, min_size=1)
+mean = Query("mean", _prep_mean, min_size=1, incremental=_form("mean"))
 """Arithmetic mean; undefined on the empty dataset."""
 
 
@@ -172,7 +180,8 @@ def quantile(q: object, method: str = "linear") -> Query:
             f"method={method!r} is not a quantile method; use one of {', '.join(QUANTILE_METHODS)}"
         )
     suffix = "" if method == "linear" else f":{method}"
-    return Query(f"quantile:{format_exact(qq)}{suffix}", _quantile_prep(qq, method), min_size=1)
+    return Query(f"quantile:{format_exact(qq)}{suffix}", _quantile_prep(qq, method), min_size=1,
+                 incremental=_form("quantile", q=qq, method=method))
 
 
 def percentile(p: object, method: str = "linear") -> Query:
@@ -190,7 +199,8 @@ def percentile(p: object, method: str = "linear") -> Query:
     return query
 
 
-median = Query("median", _quantile_prep(Fraction(1, 2), "linear"), min_size=1)
+median = Query("median", _quantile_prep(Fraction(1, 2), "linear"), min_size=1,
+               incremental=_form("quantile", q=Fraction(1, 2), method="linear"))
 """The median (numpy's: the mean of the two middle values when the size is even)."""
 
 
@@ -203,7 +213,8 @@ def variance(ddof: int = 0) -> Query:
     if type(ddof) is not int or ddof not in (0, 1):
         raise InvalidArgument(f"ddof={ddof!r} is not the int 0 (population) or 1 (sample)")
     name = "var" if ddof == 0 else "var:1"
-    return Query(name, _variance_prep(ddof), min_size=ddof + 1)
+    return Query(name, _variance_prep(ddof), min_size=ddof + 1,
+                 incremental=_form("variance", ddof=ddof))
 
 
 def std(ddof: int = 0) -> Query:
@@ -216,7 +227,7 @@ def std(ddof: int = 0) -> Query:
     """
     var = variance(ddof)
     return Query("std" if ddof == 0 else "std:1", var._prepare, output="sqrt",
-                 min_size=var.min_size)
+                 min_size=var.min_size, incremental=var._incremental)
 
 
 def histogram(edges: Sequence[object], norm: str = "L1") -> Query:
@@ -258,8 +269,21 @@ def histogram(edges: Sequence[object], norm: str = "L1") -> Query:
 
         return f
 
+    def hook(values):
+        bins = []
+        for v in values:  # the same rule as prep
+            b = None
+            if es[0] <= v <= es[-1]:
+                b = nbins - 1
+                for i in range(nbins):
+                    if v < es[i + 1]:
+                        b = i
+                        break
+            bins.append(b)
+        return IncrementalForm("histogram", tuple(values), bins=tuple(bins), nbins=nbins)
+
     name = f"histogram[{','.join(format_exact(e) for e in es)}]:{norm}"
-    return Query(name, prep, output="vector", norm=norm)
+    return Query(name, prep, output="vector", norm=norm, incremental=hook)
 
 
 def clipped(query: Query, lower: object, upper: object) -> Query:
@@ -280,9 +304,12 @@ def clipped(query: Query, lower: object, upper: object) -> Query:
     def prep(values):
         return query.prepare(tuple(min(max(v, lo), hi) for v in values))
 
+    def hook(values):
+        return query.incremental(tuple(min(max(v, lo), hi) for v in values))
+
     name = f"clipped({query.name}, {format_exact(lo)}, {format_exact(hi)})"
     return Query(name, prep, output=query.output, min_size=query.min_size,
-                 norm=query.norm, clip=(lo, hi))
+                 norm=query.norm, clip=(lo, hi), incremental=hook)
 
 
 def user_query(

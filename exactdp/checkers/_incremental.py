@@ -1,0 +1,299 @@
+"""Incremental evaluation of the built-in queries over a dense value table (issue 12).
+
+The datasets of a dense table are count vectors ``(c_0, ..., c_{m-1})`` enumerated in
+lexicographic order (``c_0`` slowest, as :meth:`DatasetSpace.__iter__`). That order is
+a tree: a dataset of the level ``i`` is its parent (the counts of values ``0..i-1``)
+plus ``c_i`` records of value ``i``. We grow the tree one level at a time with NumPy, so
+every dataset costs a few vectorised integer operations instead of a ``Fraction``
+computation:
+
+* the key ``sum c_i B**i``, the size ``n``, ``S1 = sum c_i a_i`` and ``S2 = sum c_i a_i**2``
+  (``a_i = v_i * den``, integers) are running sums down the tree;
+* an order statistic ``x[j]`` is the first value whose cumulative count exceeds ``j``;
+  the cumulative counts are the sizes of a leaf's ancestors (one gather per level).
+
+Every value is an integer over a common denominator ``D`` known before enumerating
+(``den * lcm(n)`` for the mean, ``den**2 * lcm(n (n - ddof))`` for the variance, ``den *
+lcm(quantile weights)`` for a quantile), so the value ``int(f(x) * D)`` is exact. The
+table then divides by ``g = gcd(D, every value)``: ``D / g`` is the least common
+denominator, so the scale and the integers are *identical* to those of the per-dataset
+path (:meth:`Table._fill`), and so are the sensitivities and witnesses.
+
+Arrays are ``int64`` when bounds computed from the inputs say every intermediate fits
+below ``2**62``; otherwise ``object`` arrays (Python integers, still vectorised).
+:func:`build` returns ``None`` when NumPy is missing or the query has no incremental
+form: the caller keeps the per-dataset path. NumPy is imported here only, lazily.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from exactdp.numeric.exact import common_denominator
+from exactdp.queries.base import IncrementalForm
+
+__all__ = ["numpy_or_none", "build", "Built", "LIMIT"]
+
+LIMIT = 2**62
+"""Every intermediate of an ``int64`` computation stays below this in magnitude."""
+
+_NO_NUMPY = False
+
+
+def numpy_or_none():
+    """The ``numpy`` module, or ``None`` when it is not installed (imported on first use)."""
+    global _NO_NUMPY
+    if _NO_NUMPY:
+        return None
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - numpy is installed where the tests run
+        _NO_NUMPY = True
+        return None
+    return numpy
+
+
+class Built:
+    """The table's arrays in enumeration order: ``keys``, sizes ``n``, the values (``ints``:
+    1-d, or 2-d for a vector query) over ``scale``, and the ``defined`` mask."""
+
+    def __init__(self, np, keys, n, ints, defined, scale):
+        self.np = np
+        self.keys = keys
+        self.n = n
+        self.ints = ints
+        self.defined = defined
+        self.scale = scale
+
+
+def _lcm(numbers) -> int:
+    out = 1
+    for x in numbers:
+        out = out * x // math.gcd(out, x)
+    return out
+
+
+def _round_half_even(h: Fraction) -> int:
+    fl = math.floor(h)
+    rem = h - fl
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1):
+        return fl + 1
+    return fl
+
+
+def _quantile_weights(q: Fraction, method: str, n: int):
+    """``(j1, alpha, j2, beta)``: the quantile of ``n`` sorted values is
+    ``alpha * x[j1] + beta * x[j2]``, exactly as :func:`exactdp.queries.builtin._quantile_prep`."""
+    h = (n - 1) * q
+    lo = h.numerator // h.denominator
+    frac = h - lo
+    one, zero = Fraction(1), Fraction(0)
+    if method == "lower" or frac == 0:
+        return lo, one, lo, zero
+    if method == "higher":
+        return lo + 1, one, lo, zero
+    if method == "nearest":
+        return _round_half_even(h), one, lo, zero
+    if method == "midpoint":
+        return lo, Fraction(1, 2), lo + 1, Fraction(1, 2)
+    return lo, 1 - frac, lo + 1, frac
+
+
+def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
+          max_values: int = 10**9) -> Built | None:
+    """The table of ``form`` over the dense ``ambient`` space, or ``None`` (no NumPy, no
+    form, an empty universe). ``stated`` is the value used where the query is undefined
+    (already squared for a square-root query), or ``None`` to mark those datasets."""
+    if form is None or form.kind not in _KINDS:
+        return None
+    np = numpy_or_none()
+    if np is None:
+        return None
+    m = ambient.universe.size
+    if m == 0 or len(form.values) != m:
+        return None
+    lo, hi = ambient.min_size, ambient.max_size
+    caps = [ambient.max_count(i) for i in range(m)]
+    room = [0] * (m + 1)
+    for i in range(m - 1, -1, -1):
+        room[i] = room[i + 1] + caps[i]
+    if room[0] < lo:
+        return None
+
+    den = common_denominator(form.values)
+    nums = [int(v * den) for v in form.values]
+    top = max((abs(a) for a in nums), default=0)
+    kind = form.kind
+    key_big = weights[-1] * (hi + 1) * 2 >= LIMIT  # every key is below (hi + 1) * B**(m-1)
+    need_s1 = kind in ("sum", "mean", "variance")
+    need_s2 = kind == "variance"
+    s_big = (hi * top * top if need_s2 else hi * top) >= LIMIT
+    chain = kind == "quantile"
+    bins = form.bins if kind == "histogram" else None
+    nbins = form.nbins if bins else 0
+
+    def col(xs, big):
+        return np.array(xs, dtype=object) if big else np.asarray(xs, dtype=np.int64)
+
+    used = np.zeros(1, dtype=np.int64)
+    key = col([0], key_big)
+    s1 = col([0], s_big) if need_s1 else None
+    s2 = col([0], s_big) if need_s2 else None
+    hist = [np.zeros(1, dtype=np.int64) for _ in range(nbins)] if kind == "histogram" else None
+    levels = []  # (parent index, cumulative size) per level, for order statistics
+    for i in range(m):
+        cmin = np.maximum(0, lo - used - room[i + 1])
+        cmax = np.minimum(caps[i], hi - used)
+        nopt = cmax - cmin + 1
+        if int(nopt.min()) == 1 and int(nopt.max()) == 1:
+            c = cmin
+            parent = None
+        else:
+            total = int(nopt.sum())
+            parent = np.repeat(np.arange(len(used), dtype=np.int64), nopt)
+            first = np.cumsum(nopt) - nopt  # where each parent's children start
+            c = np.arange(total, dtype=np.int64) - np.repeat(first - cmin, nopt)
+
+        def grow(a):
+            return a if parent is None else a[parent]
+
+        used = grow(used) + c
+        if chain:
+            levels.append((parent, used))
+        nonzero = bool(c.any())
+        if key_big:
+            key = grow(key) + (c.astype(object) * weights[i] if nonzero else 0)
+        else:
+            key = grow(key) + (c * weights[i] if nonzero else 0)
+        if need_s1:
+            cc = c.astype(object) if s_big else c
+            s1 = grow(s1) + (cc * nums[i] if nonzero else 0)
+            if need_s2:
+                s2 = grow(s2) + (cc * (nums[i] * nums[i]) if nonzero else 0)
+        if hist is not None:
+            hist = [grow(h) for h in hist]
+            if bins[i] is not None and nonzero:
+                hist[bins[i]] = hist[bins[i]] + c
+    n = used
+    count = len(n)
+    if count > max_values:  # pragma: no cover - the dataset budget is far lower
+        return None
+
+    # -- values over the common denominator D -----------------------------------------
+    if kind == "count":
+        defined = np.ones(count, dtype=bool)
+        scale_d, ints = 1, n.copy()
+    elif kind == "sum":
+        defined = np.ones(count, dtype=bool)
+        scale_d, ints = den, s1
+    elif kind == "mean":
+        defined = n > 0
+        sizes = [s for s in range(max(lo, 1), hi + 1)]
+        big_l = _lcm(sizes)
+        mult = [0] + [big_l // s for s in range(1, hi + 1)]
+        scale_d = den * big_l
+        if s_big or hi * top * big_l >= LIMIT:
+            ints = s1.astype(object) * np.array(mult, dtype=object)[n]
+        else:
+            ints = s1 * np.asarray(mult, dtype=np.int64)[n]
+    elif kind == "variance":
+        ddof = form.ddof
+        defined = n > ddof
+        prods = [s * (s - ddof) for s in range(max(lo, ddof + 1), hi + 1)]
+        big_l = _lcm(prods)
+        mult = [0] * (ddof + 1) + [big_l // (s * (s - ddof)) for s in range(ddof + 1, hi + 1)]
+        scale_d = den * den * big_l
+        if s_big or 2 * hi * hi * top * top * big_l >= LIMIT:
+            no = n.astype(object)
+            ints = (no * s2.astype(object) - s1.astype(object) ** 2) * np.array(mult, dtype=object)[n]
+        else:
+            ints = (n * s2 - s1 * s1) * np.asarray(mult, dtype=np.int64)[n]
+    elif kind == "quantile":
+        defined = n > 0
+        rows = {s: _quantile_weights(form.q, form.method, s) for s in range(max(lo, 1), hi + 1)}
+        big_l = _lcm(w.denominator for r in rows.values() for w in (r[1], r[3]))
+        j1 = [0] * (hi + 1)
+        j2 = [0] * (hi + 1)
+        al = [0] * (hi + 1)
+        be = [0] * (hi + 1)
+        for s, (a, wa, b, wb) in rows.items():
+            j1[s], al[s], j2[s], be[s] = a, int(wa * big_l), b, int(wb * big_l)
+        scale_d = den * big_l
+        jj1 = np.asarray(j1, dtype=np.int64)[n]
+        jj2 = np.asarray(j2, dtype=np.int64)[n]
+        # the value index of x[j]: how many cumulative counts are <= j
+        idx1 = np.zeros(count, dtype=np.int64)
+        idx2 = np.zeros(count, dtype=np.int64)
+        anc = None
+        for parent, cum in reversed(levels):
+            at = cum if anc is None else cum[anc]
+            idx1 += at <= jj1
+            idx2 += at <= jj2
+            if parent is not None:
+                anc = parent if anc is None else parent[anc]
+        numv = col(nums, top * big_l * 2 >= LIMIT)
+        a1 = numv[np.minimum(idx1, m - 1)]
+        a2 = numv[np.minimum(idx2, m - 1)]
+        if top * big_l * 2 >= LIMIT:
+            ints = (a1 * np.array(al, dtype=object)[n] + a2 * np.array(be, dtype=object)[n])
+        else:
+            ints = a1 * np.asarray(al, dtype=np.int64)[n] + a2 * np.asarray(be, dtype=np.int64)[n]
+        ints = np.where(defined, ints, 0) if ints.dtype != object else ints
+    else:  # histogram
+        defined = np.ones(count, dtype=bool)
+        scale_d = 1
+        ints = np.stack(hist, axis=1) if hist else np.zeros((count, 0), dtype=np.int64)
+
+    # -- a stated value where undefined, then the least common denominator ------------
+    if stated is not None and not bool(defined.all()):
+        stated = Fraction(stated)
+        grow_by = stated.denominator // math.gcd(scale_d, stated.denominator)
+        if grow_by > 1:
+            ints = _times(np, ints, grow_by)
+            scale_d *= grow_by
+        fill = int(stated * scale_d)
+        if ints.dtype != object and abs(fill) >= LIMIT:
+            ints = ints.astype(object)
+        ints = ints.copy()
+        ints[~defined] = fill
+        defined = np.ones(count, dtype=bool)
+    if output == "vector":
+        g = scale_d  # the values are integers: the least common denominator is 1
+    else:
+        g = _gcd_all(np, ints[defined], scale_d)
+    if g > 1:
+        ints = ints // g
+        scale_d //= g
+    if ints.dtype == object and output != "vector":
+        peak = max((abs(int(v)) for v in ints[defined]), default=0) if count else 0
+        if peak < LIMIT:
+            ints = ints.astype(np.int64)
+    return Built(np, key, n, ints, defined, scale_d)
+
+
+def _times(np, ints, factor: int):
+    if ints.dtype != object:
+        peak = int(np.abs(ints).max()) if len(ints) else 0
+        if peak * factor < LIMIT:
+            return ints * factor
+        ints = ints.astype(object)
+    return ints * factor
+
+
+def _gcd_all(np, values, start: int) -> int:
+    """``gcd(start, *values)`` (``start > 0``), stopping as soon as it reaches 1."""
+    g = start
+    if values.dtype != object:
+        if len(values):
+            g = math.gcd(g, int(np.gcd.reduce(np.abs(values))))
+        return g
+    step = 1 << 16
+    for i in range(0, len(values), step):
+        g = math.gcd(g, *values[i:i + step].tolist())
+        if g == 1:
+            break
+    return g
+
+
+_KINDS = ("count", "sum", "mean", "variance", "quantile", "histogram")
