@@ -43,7 +43,7 @@ from exactdp._budget import (
 )
 from exactdp.checkers.results import ClaimResult, SensitivityResult, Verdict, format_value
 from exactdp.checkers.sensitivity import bind_claim, judge
-from exactdp.errors import InvalidArgument, SpaceMismatch, UndefinedQuery
+from exactdp.errors import ClaimViolated, InvalidArgument, SpaceMismatch, UndefinedQuery
 from exactdp.numeric.exact import to_exact
 from exactdp.queries.base import UNDEFINED, Query, check_result, sqrt_value
 from exactdp.spaces.metrics import check_d_in, check_flag
@@ -51,7 +51,8 @@ from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance, Sequ
 from exactdp.spaces.units import AddRemoveID, Units
 
 __all__ = [
-    "GraphQuery", "make_query", "graph_sensitivity", "verify_graph_claim", "verify_conversion",
+    "GraphQuery", "make_query", "graph_sensitivity", "verify_graph_claim", "assert_graph_claim",
+    "verify_conversion", "graph_claim_parameters",
     "ConversionResult", "GraphScope", "GraphWitness", "neighbour_pairs", "as_relation",
     "is_graph_space",
 ]
@@ -442,6 +443,16 @@ def verify_graph_claim(claim: object, query: object, space: Any, relation: objec
     text, value = bind_claim(claim, params)  # a bad claim is refused before enumerating
     result = graph_sensitivity(query, space, relation, d_in, **options)
     return judge(text, value, result, params)
+
+
+def assert_graph_claim(claim: object, query: object, space: Any, relation: object = None,
+                       d_in: int = 1, **options: Any) -> ClaimResult:
+    """Like :func:`verify_graph_claim`, but raise :class:`~exactdp.errors.ClaimViolated`
+    (carrying the result and its witness) unless the claim holds."""
+    result = verify_graph_claim(claim, query, space, relation, d_in, **options)
+    if not result.ok:
+        raise ClaimViolated(str(result), result)
+    return result
 
 
 # -- conversions between relations -------------------------------------------------------

@@ -11,11 +11,11 @@ import pytest
 import sympy
 
 from exactdp import (
-    ExactSet, InexactInput, IntegerRange, InvalidArgument, Multisets, SpaceMismatch, TooLarge,
+    ClaimViolated, ExactSet, InexactInput, IntegerRange, InvalidArgument, Multisets, SpaceMismatch, TooLarge,
     UndefinedQuery,
 )
 from exactdp.checkers.graph import (
-    GraphScope, graph_sensitivity, is_graph_space, make_query, verify_conversion, verify_graph_claim,
+    GraphScope, assert_graph_claim, graph_sensitivity, is_graph_space, make_query, verify_conversion, verify_graph_claim,
 )
 from exactdp.checkers.results import SensitivityResult, Verdict
 from exactdp.queries.base import UNDEFINED
@@ -205,3 +205,12 @@ def test_plain_functions_and_multiset_queries():
 def test_conversion_result_text():
     r = verify_conversion(Sequences(IntegerRange(0, 1), size=2), "insert-delete", "hamming", 2, 1)
     assert str(r).startswith("InsertDeleteDistance <= 2 -> HammingDistance: claim 1, exact maximum 2: VIOLATED")
+
+
+def test_assert_graph_claim_raises_with_the_witness():
+    space = Sequences(IntegerRange(0, 2), size=3)
+    assert assert_graph_claim("N * (U - L)", WEIGHTED, space, "hamming").ok
+    with pytest.raises(ClaimViolated) as info:
+        assert_graph_claim("U - L", WEIGHTED, space, "hamming")
+    w = info.value.result.witness
+    assert (w.x, w.x_prime, w.fx, w.fx_prime) == ((0, 0, 0), (0, 0, 2), 0, 6)

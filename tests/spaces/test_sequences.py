@@ -208,3 +208,15 @@ def test_budget_is_checked_before_enumerating():
         graph_sensitivity("sum", Sequences(IntegerRange(0, 10**9), sizes=(0, 10**9)), max_datasets=1000)
     with pytest.raises(TooLarge, match="max_pairs"):
         graph_sensitivity("sum", Sequences(IntegerRange(0, 9), size=4), "insert-delete", 3, max_pairs=10**6)
+
+
+def test_opendp_2926_make_metric_bounded_regression():
+    """OpenDP #2926: make_metric_bounded maps InsertDeleteDistance 2 to HammingDistance 1 on
+    sequences of size 3; the report's pair [0, 1, 2] / [1, 2, 3] is 2 edits and 3 changes."""
+    x, y = (0, 1, 2), (1, 2, 3)
+    assert InsertDeleteDistance().distance(x, y) == 2 and HammingDistance().distance(x, y) == 3
+    r = verify_conversion(Sequences(IntegerRange(0, 3), size=3), "insert-delete", "hamming", 2, 1)
+    assert r.verdict.value == "violated" and r.value == 3
+    assert (r.x, r.x_prime) == ((0, 1, 0), (1, 0, 1))  # the first pair of the enumeration
+    assert verify_conversion(Sequences(IntegerRange(0, 3), size=3), "insert-delete", "hamming", 2,
+                             insert_delete_to_hamming(2, 3)).verdict.value == "holds-tight"
