@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from exactdp import ExactSet, InexactInput, IntegerRange, InvalidArgument, Multisets
-from exactdp.checkers.graph import graph_sensitivity, make_query, verify_graph_claim
+from exactdp.checkers.graph import make_query, verify_graph_claim
 from exactdp.checkers.sensitivity import verify_claim
 from exactdp.numeric.fixedwidth import (
     INT8, INT32, INT64, IntFormat, add, b_ary_tree, int_format, int_sum, saturate, wrap,
