@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterator
 from exactdp._budget import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budget, refuse_above, show_count,
 )
+from exactdp._progress import Progress
 from exactdp.checkers.results import ClaimResult, SensitivityResult, Verdict, format_value
 from exactdp.checkers.sensitivity import bind_claim, judge
 from exactdp.errors import ClaimViolated, InvalidArgument, SpaceMismatch, UndefinedQuery
@@ -384,9 +385,11 @@ def graph_sensitivity(
     d_in: int = 1,
     *,
     exact_k: bool = False,
+    scope: str = "standard",
     undefined: object = "error",
     max_pairs: int | None = DEFAULT_MAX_PAIRS,
     max_datasets: int | None = DEFAULT_MAX_DATASETS,
+    progress: bool | None = None,
 ) -> SensitivityResult:
     """Exact global sensitivity ``max |f(x) - f(x')|`` over the pairs of ``space`` with
     ``relation`` distance at most ``d_in`` (exactly ``d_in`` with ``exact_k``).
@@ -395,23 +398,39 @@ def graph_sensitivity(
     :class:`~exactdp.queries.base.Query` or a query name (multiset queries read the
     values and ignore order and ids). ``undefined``: ``"error"`` (default), ``"exclude"``
     or an exact value, where the query returns ``UNDEFINED``. Both budgets are checked
-    from counts alone before any dataset is built.
+    from counts alone before any dataset is built. ``scope`` is ``"standard"`` (both
+    datasets in the space; the only scope here); ``progress`` forces the stderr progress
+    line on or off (default: on when stderr is a terminal). The signature is that of
+    :func:`~exactdp.checkers.sensitivity.sensitivity`, so it can dispatch here.
     """
+    if scope not in ("standard",):
+        raise InvalidArgument(
+            f"scope={scope!r}: sequences and id datasets are checked in the standard scope "
+            f"(both datasets in the space); widen the space's sizes instead"
+        )
     relation, d_in, exact_k, t = _build(query, space, relation, d_in, exact_k, undefined,
                                         max_datasets, max_pairs)
     q = t.query
     best: Fraction | None = None
     best_pair: tuple[int, int, int] | None = None
     pairs = 0
-    for i, j, level in neighbour_pairs(space, relation, d_in, exact_k, t.keys, t.index):
-        a, b = t.values[i], t.values[j]
-        if a is None or b is None:
-            continue
-        pairs += 1
-        g = _gap(q, a, b)
-        if best is None or g > best or (g == best and best_pair is not None and best_pair[0] == i
-                                        and j < best_pair[1]):
-            best, best_pair = g, (i, j, level)
+    bar = Progress(q.name, len(t.keys), progress)
+    try:
+        last = -1
+        for i, j, level in neighbour_pairs(space, relation, d_in, exact_k, t.keys, t.index):
+            if i != last:
+                last = i
+                bar.update(i, pairs)
+            a, b = t.values[i], t.values[j]
+            if a is None or b is None:
+                continue
+            pairs += 1
+            g = _gap(q, a, b)
+            if best is None or g > best or (g == best and best_pair is not None and best_pair[0] == i
+                                            and j < best_pair[1]):
+                best, best_pair = g, (i, j, level)
+    finally:
+        bar.close()
     scope = GraphScope(space, relation, d_in, exact_k, len(t.keys), pairs, t.excluded)
     if best_pair is None:
         empty = Fraction(0)

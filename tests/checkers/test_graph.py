@@ -180,6 +180,7 @@ def test_budgets_are_checked_before_any_evaluation():
     (lambda: graph_sensitivity(make_query("f", lambda xs: 0.5), SEQ), InexactInput),
     (lambda: graph_sensitivity(make_query("v", lambda xs: 1, output="vector", norm="L1"), SEQ), InvalidArgument),
     (lambda: graph_sensitivity("sum", SEQ, max_pairs=1.5), InvalidArgument),
+    (lambda: graph_sensitivity("sum", SEQ, scope="release-centred"), InvalidArgument),
     (lambda: make_query("v", len, output="vector"), InvalidArgument),
     (lambda: make_query("v", len, norm="L1"), InvalidArgument),
     (lambda: make_query("", len), InvalidArgument),
