@@ -148,6 +148,9 @@ def _check_noise(kind: str) -> Callable[[], Finding]:
 # --- ExactNumber.to_float: the direction every float parameter relies on -------------------
 
 
+_TO_FLOAT_CLAIM = "to_float(round_up=True) is never below the exact value, round_up=False never above"
+
+
 def _check_to_float() -> Finding:
     import sympy
     from tmlt.core.utils.exact_number import ExactNumber
@@ -181,10 +184,10 @@ def _check_to_float() -> Finding:
     if worst is not None:
         again = ExactNumber(sympy.sympify(worst["value"])).to_float(round_up=worst["round_up"])
         replay = Replay.CONFIRMED if repr(again) == worst["returned"] else Replay.MODEL_MISMATCH
-        return Finding(claim="to_float(round_up=True) >= value, to_float(round_up=False) <= value",
+        return Finding(claim=_TO_FLOAT_CLAIM,
                        truth=f"{worst['returned']} is on the wrong side of {worst['value']}",
                        verdict=Verdict.VIOLATED, witness=worst, replay=replay, scope=scope, note=note)
-    return Finding(claim="to_float(round_up=True) >= value, to_float(round_up=False) <= value",
+    return Finding(claim=_TO_FLOAT_CLAIM,
                    truth="on the right side in every case", verdict=Verdict.HOLDS, scope=scope,
                    note=note)
 
@@ -424,7 +427,7 @@ def audits() -> list[Audit]:
               "privacy_function(d_in) = d_in**2/(2 sigma_squared)", _check_noise("discrete-gaussian"),
               source=_NOISE_SRC),
         Audit("tumult/exact-number/to-float-direction", lib, "ExactNumber.to_float",
-              "to_float(round_up=True) is never below the exact value, round_up=False never above",
+              _TO_FLOAT_CLAIM,
               _check_to_float, source=_SRC + "utils/exact_number.py (ExactNumber.to_float)"),
         Audit("tumult/count/stability", lib, "Count (SymmetricDifference)",
               "|Count(x) - Count(x')| for neighbours is at most stability_function(1)",
