@@ -220,3 +220,19 @@ def test_opendp_2926_make_metric_bounded_regression():
     assert (r.x, r.x_prime) == ((0, 1, 0), (1, 0, 1))  # the first pair of the enumeration
     assert verify_conversion(Sequences(IntegerRange(0, 3), size=3), "insert-delete", "hamming", 2,
                              insert_delete_to_hamming(2, 3)).verdict.value == "holds-tight"
+
+
+def test_a_library_function_is_enumerated_over_every_order():
+    """NumPy's own float32 sum, read at its exact binary value: 2**24 + 1 rounds back to
+    2**24 (ties to even), so the order of the records decides the result."""
+    import numpy as np
+
+    def np_sum(xs):
+        return Fraction(float(np.sum(np.array([float(v) for v in xs], dtype=np.float32))))
+
+    q = make_query("numpy float32 sum", np_sum)
+    space = Sequences(ExactSet([1, 2**24]), size=3)
+    assert q(F(2**24, 1, 1)) == 2**24 and q(F(1, 1, 2**24)) == 2**24 + 2
+    r = graph_sensitivity(q, space, "hamming")
+    assert r.value == 2**24 and graph_sensitivity("sum", space, "hamming").value == 2**24 - 1
+    assert (r.witness.x, r.witness.x_prime) == (F(1, 2**24, 1), F(1, 2**24, 2**24))
