@@ -166,8 +166,9 @@ def test_groups_times_rows_per_group_l1_and_l2():
 
 
 def test_per_group_bound_without_a_groups_bound_misses_outlier_users():
-    """Bounding rows per (id, group) but not groups per id (the kind of gap Privacy on
-    Beam PR #84 fixed): one user touching every group moves the counts by r * groups."""
+    """Bounding rows per (id, group) but not groups per id: one outlier user touching every
+    group moves the counts by r * groups (contribution bounding that misses outlier users;
+    the reading list files such a report under Privacy on Beam PR #84, not reproduced here)."""
     space = Units(IntegerRange(0, 2), ids=1, rows_per_id=(1, 3))
     q = make_query("counts", compose(MaxRowsPerGroupPerID(1), group_counts([0, 1, 2])),
                    output="vector", norm="L1")
