@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from exactdp.checkers.results import Verdict
 
@@ -104,6 +104,32 @@ class Audit:
     source: str = ""
     expect: dict[str, str] = field(default_factory=dict)
     corpus: bool = False  # a regression audit from the corpus of publicly reported bugs
+    kind: ClassVar[str] = "audit"  # its kind in the claim registry (exactdp.registry)
+
+    @property
+    def statement(self) -> str:
+        """What is checked, in one line."""
+        return f"{self.component}: {self.claim}"
+
+    def meets_expectation(self, result: "AuditResult | Finding") -> bool:
+        """Whether ``result`` (of :func:`~exactdp.audits.runner.run_one`, or of ``check()``
+        on the installed version) gives the verdict the suite expects on that version, or,
+        where it expects none, is neither violated nor undecided. Skipped, an error or a
+        missing library never meets it."""
+        if isinstance(result, Finding):
+            result = result.enforced()  # the rules the runner applies
+        verdict = getattr(result.verdict, "value", result.verdict)
+        if verdict in ("skipped", "error"):
+            return False
+        version = getattr(result, "version", None)
+        if version is None:
+            from exactdp.audits.runner import installed_version
+
+            version = installed_version(self.library)
+        expected = self.expected(version)
+        if expected is None:
+            return verdict not in (Verdict.VIOLATED.value, Verdict.UNDECIDED.value)
+        return verdict == expected
 
     def expected(self, version: str) -> str | None:
         """The verdict this audit is expected to give on ``version``, if the suite says."""

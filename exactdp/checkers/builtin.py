@@ -16,7 +16,8 @@ Two families for now:
   so a printed value a hair below the exact one is a genuine (if tiny) violation.
 
 Every claim records what the check is expected to find (``expect``); ``exactdp
-verify`` fails when a result departs from it.
+verify`` fails when a result departs from it. The claim registry (:mod:`exactdp.registry`)
+lists them with every other kind of claim, as kind ``"sensitivity"``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 from exactdp.checkers.results import ClaimResult, Verdict
 from exactdp.checkers.sensitivity import verify_claim
@@ -33,7 +34,7 @@ from exactdp.queries import Query, clipped, count, histogram, mean, median, perc
 from exactdp.spaces import ChangeDistance, IntegerRange, Metric, Multisets, SubMultisets, SymmetricDistance
 from exactdp.spaces.datasets import DatasetSpace
 
-__all__ = ["BuiltinClaim", "builtin_claims", "FLOAT_CLOSE", "float_gap"]
+__all__ = ["BuiltinClaim", "builtin_claims", "seed000_claims", "seed003_claims", "FLOAT_CLOSE", "float_gap"]
 
 FLOAT_CLOSE = "float-close"
 """Expectation of a claim printed by float code: equal to the exact value up to
@@ -54,6 +55,7 @@ class BuiltinClaim:
     d_in: int
     expect: str  # a Verdict value, or FLOAT_CLOSE
     options: dict[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = "sensitivity"
 
     def check(self, progress: bool | None = False) -> ClaimResult:
         return verify_claim(self.claim, self.query, self.space, self.metric, self.d_in,
@@ -78,7 +80,8 @@ def float_gap(result: ClaimResult) -> float | None:
 
 # -- seed 000 ----------------------------------------------------------------------
 
-def _seed000() -> list[BuiltinClaim]:
+def seed000_claims() -> list[BuiltinClaim]:
+    """Seed 000's rules (count, histogram, clipped sum), each on one small space."""
     records = IntegerRange(-3, 13)  # record values reach past every clip bound used
     free = Multisets(records, sizes=(0, 3))
     fixed = Multisets(records, size=3)
@@ -86,7 +89,7 @@ def _seed000() -> list[BuiltinClaim]:
     src = "seed 000 (Near & Abuah, Sensitivity)"
     add, sub = SymmetricDistance(), ChangeDistance()
     out = [
-        BuiltinClaim("s000/count/add-remove", f"{src}, Counting Queries",
+        BuiltinClaim("s000/count/add-remove/sizes=0..4", f"{src}, Counting Queries",
                      "counting queries have sensitivity 1", "1", count, small, add, 1,
                      Verdict.HOLDS_TIGHT.value),
         BuiltinClaim("s000/count/substitute", f"{src}, Counting Queries",
@@ -144,7 +147,8 @@ def seed003_tables() -> dict:
     return json.loads(text)
 
 
-def _seed003(ks: tuple[int, ...] | None) -> list[BuiltinClaim]:
+def seed003_claims(ks: tuple[int, ...] | None = (1, 2)) -> list[BuiltinClaim]:
+    """Every value seed 003's notebook printed, at ``k`` in ``ks`` (every ``k`` if None)."""
     data = seed003_tables()
     runs = data["runs"]
     out = []
@@ -171,4 +175,4 @@ def _seed003(ks: tuple[int, ...] | None) -> list[BuiltinClaim]:
 
 def builtin_claims(all_k: bool = False) -> list[BuiltinClaim]:
     """Every built-in claim; seed 003 at ``k = 1, 2`` (every ``k`` it printed if ``all_k``)."""
-    return _seed000() + _seed003(None if all_k else (1, 2))
+    return seed000_claims() + seed003_claims(None if all_k else (1, 2))

@@ -27,7 +27,7 @@ output distributions, with what the check is expected to find.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import sympy
 
@@ -55,6 +55,12 @@ class StatementResult:
     def ok(self) -> bool:
         return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
 
+    @property
+    def witness(self) -> None:
+        """A statement about a guarantee has no pair that attains it (the registry's
+        results all carry a ``witness``)."""
+        return None
+
     def summary(self) -> str:
         return f"{self.verdict.value.upper()}: {self.text}"
 
@@ -71,6 +77,7 @@ class PrivacyClaim:
     statement: str
     run: Callable[[], PrivacyResult | StatementResult]
     expect: str  # a Verdict value
+    kind: ClassVar[str] = "privacy"
 
     def check(self) -> PrivacyResult:
         return self.run()

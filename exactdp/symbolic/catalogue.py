@@ -15,6 +15,8 @@ with the truth exactly:
   (the default), equal to it on every binding.
 
 Entries come from modules listed in ``ENTRY_MODULES``; each defines ``entries() -> list[Entry]``.
+An entry is also a claim of the registry (:mod:`exactdp.registry`), of kind ``"formula"``:
+what it expects is that the derived formula holds (tightly, when promised).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import sympy
 
@@ -78,6 +80,24 @@ class Entry:
     covers: tuple[str, ...] = ()
     derived_tight: bool = True
     note: str = ""
+    kind: ClassVar[str] = "formula"
+
+    @property
+    def statement(self) -> str:
+        """What is checked, in one line."""
+        return f"{self.statistic}, {self.neighbors}: derived {self.derived}"
+
+    @property
+    def expect(self) -> str:
+        """The derived formula's expected verdict (a :class:`Verdict` value)."""
+        return (Verdict.HOLDS_TIGHT if self.derived_tight else Verdict.HOLDS).value
+
+    def check(self, progress: Callable[[int, int], None] | None = None) -> "EntryCheck":
+        """:func:`check_entry` of this entry."""
+        return check_entry(self, progress)
+
+    def meets_expectation(self, result: "EntryCheck") -> bool:
+        return result.ok
 
     def __post_init__(self):
         if not self.grid:
@@ -168,9 +188,13 @@ class EntryCheck:
         """The published formula's verdict (``None`` where the source published none)."""
         return self.published_verdict
 
+    @property
+    def witness(self) -> InstanceWitness | None:
+        """The published formula's witness, or the derived one's where none was published."""
+        return self.published_witness if self.entry.published is not None else self.derived_witness
+
     def to_dict(self) -> dict:
-        e = self.entry
-        witness = self.published_witness if e.published is not None else self.derived_witness
+        e, witness = self.entry, self.witness
         return {
             "id": e.id,
             "source": e.source,
