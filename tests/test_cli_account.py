@@ -1,5 +1,4 @@
-"""``exactdp account`` (``exactdp._cli_account``), registered on a parser here so the tests
-do not depend on the command list of ``exactdp.cli``."""
+"""``exactdp account`` (``exactdp.cli.account``) through ``exactdp.cli.main``."""
 
 from __future__ import annotations
 
@@ -10,16 +9,11 @@ from fractions import Fraction
 import pytest
 
 from exactdp import cli
-from exactdp._cli_account import register
+from exactdp.cli.account import register
 
 
 @pytest.fixture
-def run(monkeypatch):
-    names = [r.__module__ for r in cli._extra_commands()]
-    if "exactdp._cli_account" not in names:
-        original = cli._extra_commands
-        monkeypatch.setattr(cli, "_extra_commands", lambda: original() + [register])
-
+def run():
     def call(*argv):
         return cli.main(["account", *argv])
 

@@ -1,4 +1,4 @@
-"""``exactdp check CLAIMS.toml`` (exactdp/_cli_check.py, exactdp/claimsfile.py) on the
+"""``exactdp check CLAIMS.toml`` (exactdp/cli/check.py, exactdp/claimsfile.py) on the
 sample project's claims file and on a table of bad files."""
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ SAMPLE = Path(__file__).resolve().parent / "sample_project"
 
 @pytest.fixture
 def main(monkeypatch: pytest.MonkeyPatch):
-    """``exactdp.cli.main`` with the ``check`` sub-command (until cli.py lists it)."""
-    if "exactdp._cli_check" not in cli._EXTRA_COMMAND_MODULES:
-        monkeypatch.setattr(cli, "_EXTRA_COMMAND_MODULES", (*cli._EXTRA_COMMAND_MODULES, "exactdp._cli_check"))
+    """``exactdp.cli.main``, with ``sys.path`` and the sample project's modules restored after."""
     monkeypatch.setattr(sys, "path", list(sys.path))
     for name in [m for m in sys.modules if m == "heights" or m.startswith("heights.")]:
         monkeypatch.delitem(sys.modules, name)

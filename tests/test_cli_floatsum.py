@@ -133,7 +133,7 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, text):
 
 
 def test_progress_line_on_a_terminal(capsys):
-    from exactdp._cli_floatsum import _SearchProgress
+    from exactdp.cli.floatsum import _SearchProgress
 
     p = _SearchProgress("floatsum kahan float64", 2000, enabled=True, interval=0)
     p(150, 2000)
@@ -230,7 +230,7 @@ def test_help_names_numpy_model_exit_codes_examples_and_defaults():
 
 
 def test_help_examples_run(capsys):
-    from exactdp._cli_floatsum import _EPILOG
+    from exactdp.cli.floatsum import _EPILOG
 
     examples = [line.split()[2:] for line in _EPILOG.splitlines() if line.strip().startswith("exactdp floatsum")]
     assert len(examples) == 3

@@ -1,4 +1,4 @@
-"""``exactdp search`` (registered through ``exactdp._cli_search.register``)."""
+"""``exactdp search`` (registered through ``exactdp.cli.search.register``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import exactdp._cli_search as cli_search
+import exactdp.cli.search as cli_search
 
 BASE = ["search", "--query", "sum", "--clip", "10,20", "--universe", "0..1000000",
         "--sizes", "0..10000", "--budget", "200"]

@@ -93,7 +93,7 @@ def test_non_integer_counts_are_usage_errors(argv):
 def test_every_owned_command_has_description_and_runnable_examples(command, capsys):
     import importlib
 
-    module = importlib.import_module(f"exactdp._cli_{command}")
+    module = importlib.import_module(f"exactdp.cli.{command}")
     assert module._DESCRIPTION.strip() and "Exit status" in module._DESCRIPTION
     examples = [line.split()[2:] for line in module._EPILOG.splitlines()
                 if line.strip().startswith(f"exactdp {command}")]

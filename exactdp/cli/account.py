@@ -7,13 +7,17 @@ import argparse
 import json
 
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accountant import (
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
 
-__all__ = ["register"]
+__all__ = ["register", "run", "VALUE_OPTIONS"]
+
+VALUE_OPTIONS = ("--param",)
+"""Options whose value is always taken as a value, even one that begins with '-'."""
 
 _DESCRIPTION = """\
 Compose a mechanism k times (or a list of mechanisms, each once per round) and print a
@@ -83,7 +87,7 @@ def register(subparsers) -> None:
                    help=f"refuse a privacy-loss lattice above N points (default {DEFAULT_MAX_SLOTS:,})")
     add_floats_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
-    p.set_defaults(run=with_floats(_run), mechanisms=None)
+    p.set_defaults(run=with_floats(run), mechanisms=None)
 
 
 def _mechanisms(args) -> list:
@@ -104,7 +108,7 @@ def _k(text: str) -> int:
     return int(t)
 
 
-def _run(args) -> int:
+def run(args) -> int:
     mechanisms = _mechanisms(args)
     k = _k(args.k)
     width = args.width if args.width is not None else DEFAULT_WIDTH
@@ -127,5 +131,5 @@ def _run(args) -> int:
         if checked is not None:
             print(f"  check: {checked.message()}")
     if checked is None:
-        return 0
-    return 0 if checked.ok else 1
+        return OK
+    return OK if checked.ok else CLAIM_FAILED

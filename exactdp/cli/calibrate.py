@@ -24,10 +24,11 @@ import argparse
 import json
 
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp.cli._status import OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._calibration import Calibration
 
-__all__ = ["register"]
+__all__ = ["register", "run"]
 
 MECHANISMS = ("laplace", "gaussian", "gaussian-analytic", "zcdp-to-approx")
 
@@ -63,7 +64,7 @@ def register(subparsers) -> None:
                    help="zcdp-to-approx conversion: cks (Canonne-Kamath-Steinke 2020, default) or bun-steinke")
     add_floats_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=with_floats(_run))
+    p.set_defaults(run=with_floats(run))
 
 
 _DESCRIPTION = """\
@@ -167,7 +168,7 @@ def _text(args, result: Calibration, payload: dict) -> str:
     return "\n".join(lines)
 
 
-def _run(args) -> int:
+def run(args) -> int:
     _check_options(args)
     result = _calibrate(args)
     payload = _payload(args, result)
@@ -175,4 +176,4 @@ def _run(args) -> int:
         print(json.dumps(payload))
     else:
         print(_text(args, result, payload))
-    return 0
+    return OK

@@ -6,6 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
+from exactdp.cli import _options as opt
+from exactdp.cli._status import CLAIM_FAILED
+
+__all__ = ["register", "run", "VALUE_OPTIONS"]
+
+VALUE_OPTIONS = ("--query", "--clip", "--universe", "--sizes", "--claim", "--neighbors", "--d-in")
+"""Options whose value is always taken as a value, even one that begins with '-'."""
 
 _DESCRIPTION = """\
 Search neighbouring pairs of a domain too large to enumerate for one whose exact distance
@@ -24,11 +31,10 @@ examples:
       --neighbors substitute --budget 5000 --json"""
 
 
-def _run(args) -> int:
+def run(args) -> int:
     from exactdp.checkers.search import search_claim
-    from exactdp.cli import _query
 
-    query = _query(args)  # --query with --clip, as for exactdp sensitivity
+    query = opt.query(args)  # --query with --clip, as for exactdp sensitivity
     result = search_claim(args.claim, query, args.universe, args.sizes, args.neighbors, args.d_in,
                           exact_k=args.exact_k, budget=args.budget, seed=args.seed,
                           enumerate_corner=not args.no_corner)
@@ -36,7 +42,7 @@ def _run(args) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result)
-    return 1  # violated, or not-found: a search never establishes a claim
+    return CLAIM_FAILED  # violated, or not-found: a search never establishes a claim
 
 
 def register(subparsers) -> None:
@@ -59,5 +65,5 @@ def register(subparsers) -> None:
                    help=f"pairs the search generates (default {DEFAULT_BUDGET:,})")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0); the same seed repeats it")
     p.add_argument("--no-corner", action="store_true", help="skip the exact enumeration of the small corner")
-    p.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    p.set_defaults(run=_run)
+    opt.json_option(p)
+    p.set_defaults(run=run)

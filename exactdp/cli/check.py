@@ -19,9 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from exactdp._budget import budget_argument
+from exactdp.cli import _options as opt
+from exactdp.cli._status import CLAIM_FAILED, OK
 
-__all__ = ["register"]
+__all__ = ["register", "run"]
 
 _DESCRIPTION = """\
 Check every claim of a claims file (TOML: [[claim]] tables with id, query or function,
@@ -54,15 +55,13 @@ def register(subparsers) -> None:
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("claims_file", metavar="CLAIMS.toml", help="the claims file")
-    p.add_argument("--max-pairs", type=budget_argument, default=None,
-                   help="refuse a claim whose enumeration has more neighbouring pairs (default: exactdp's budget)")
-    p.add_argument("--max-datasets", type=budget_argument, default=None,
-                   help="refuse a claim whose space has more datasets (default: exactdp's budget)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=_run)
+    opt.budget_options(p, "refuse a claim whose enumeration has more neighbouring pairs (default: exactdp's budget)",
+                       "refuse a claim whose space has more datasets (default: exactdp's budget)")
+    opt.json_option(p, "print one JSON object")
+    p.set_defaults(run=run)
 
 
-def _run(args) -> int:
+def run(args) -> int:
     from exactdp.claimsfile import check_claims, load_claims
 
     specs = load_claims(args.claims_file)  # ClaimsFileError (an InvalidArgument): exit 2
@@ -80,4 +79,4 @@ def _run(args) -> int:
         bad = [c.spec.id for c in checked if not c.passed]
         tail = f"; not as expected: {', '.join(bad)}" if bad else ""
         print(f"{len(checked)} claim(s) checked, {len(checked) - len(bad)} as expected{tail}")
-    return 0 if passed else 1
+    return OK if passed else CLAIM_FAILED

@@ -34,6 +34,7 @@ import re
 from fractions import Fraction
 
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
 from exactdp.mechanisms.composition import advanced_composition, compose_zcdp
@@ -42,7 +43,7 @@ from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_ex
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
-__all__ = ["register"]
+__all__ = ["register", "run"]
 
 MAX_COPIES = 10**12
 _FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
@@ -82,7 +83,7 @@ def register(subparsers) -> None:
     c.add_argument("--delta-prime", metavar="D", help="the slack delta' of --method advanced, e.g. 1e-6")
     add_floats_option(c)
     c.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    c.set_defaults(run=with_floats(_cmd_compose))
+    c.set_defaults(run=with_floats(run))
 
 
 # --- parsing -------------------------------------------------------------------------
@@ -200,7 +201,7 @@ def _first_overspend(budget: dict, entries: list, keys) -> str | None:
     return None
 
 
-def _cmd_compose(args) -> int:
+def run(args) -> int:
     spends, rhos = _spends(args)
     _check_options(args, spends, rhos)
     out: dict = {"method": args.method,
@@ -243,7 +244,7 @@ def _cmd_compose(args) -> int:
         else:
             for message in out["overspend"]:
                 print(f"OVERSPENDS: {message}")
-    return 0 if out["fits"] else 1
+    return OK if out["fits"] else CLAIM_FAILED
 
 
 def _sequential(spends, budget_eps, budget_delta, out, lines) -> None:

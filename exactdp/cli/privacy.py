@@ -6,12 +6,20 @@ import argparse
 import json
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS
-from exactdp.checkers.privacy import MAX_VALUE_PAIRS, check_mechanism
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp.checkers.privacy import MAX_VALUE_PAIRS, check_mechanism
+from exactdp.cli import _options as opt
+from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names, parse_params
 from exactdp.spaces.metrics import parse_metric
 from exactdp.spaces.universe import parse_values
+
+__all__ = ["register", "run", "VALUE_OPTIONS"]
+
+VALUE_OPTIONS = ("--param", "--values", "--query", "--universe", "--sizes", "--pool", "--size",
+                 "--clip", "--neighbors", "--d-in", "--undefined")
+"""Options whose value is always taken as a value, even one that begins with '-'."""
 
 _DESCRIPTION = """\
 The exact privacy loss of a mechanism applied to a query, over every neighbouring pair of
@@ -35,9 +43,7 @@ examples:
   exactdp privacy --mechanism exponential --param epsilon=1 --values '0,0;1,-1' --epsilon 1"""
 
 
-def _run(args) -> int:
-    from exactdp.cli import _query, _space, _undefined
-
+def run(args) -> int:
     mechanism = make_mechanism(args.mechanism, **parse_params(args.param))
     if args.values is not None:
         if args.query or args.universe or args.pool:
@@ -59,9 +65,9 @@ def _run(args) -> int:
         if d_in is None:
             raise InvalidArgument(f"--d-in={args.d_in!r} is not a whole number")
         result = check_mechanism(
-            mechanism, _query(args), _space(args), parse_metric(args.neighbors), d_in,
+            mechanism, opt.query(args), opt.space(args), parse_metric(args.neighbors), d_in,
             epsilon=args.epsilon, delta=args.delta, rho=args.rho, exact_k=args.exact_k,
-            undefined=_undefined(args.undefined), max_pairs=args.max_pairs,
+            undefined=opt.undefined(args.undefined), max_pairs=args.max_pairs,
             max_datasets=args.max_datasets, max_value_pairs=args.max_value_pairs, progress=None,
         )
     if args.json:
@@ -74,8 +80,8 @@ def _run(args) -> int:
             print(floats_note(args))
         print(result)
     if result.verdict is None:
-        return 0
-    return 0 if result.ok else 1
+        return OK
+    return OK if result.ok else CLAIM_FAILED
 
 
 def register(subparsers) -> None:
@@ -102,12 +108,11 @@ def register(subparsers) -> None:
     p.add_argument("--delta", metavar="D", help="claimed delta (with --epsilon)")
     p.add_argument("--rho", metavar="R",
                    help="claimed zCDP rho, alone (the Gaussian and the discrete Gaussian)")
-    p.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, metavar="N",
-                   help=f"refuse above N candidate neighbour pairs (default {DEFAULT_MAX_PAIRS:,})")
-    p.add_argument("--max-datasets", type=int, default=DEFAULT_MAX_DATASETS, metavar="N",
-                   help=f"refuse above N datasets (default {DEFAULT_MAX_DATASETS:,})")
+    opt.budget_options(p, f"refuse above N candidate neighbour pairs (default {DEFAULT_MAX_PAIRS:,})",
+                       f"refuse above N datasets (default {DEFAULT_MAX_DATASETS:,})",
+                       pairs=DEFAULT_MAX_PAIRS, datasets=DEFAULT_MAX_DATASETS, metavar="N")
     p.add_argument("--max-value-pairs", type=int, default=MAX_VALUE_PAIRS, metavar="N",
                    help=f"refuse above N distinct pairs of query values (default {MAX_VALUE_PAIRS:,})")
     add_floats_option(p)
-    p.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    p.set_defaults(run=with_floats(_run))
+    opt.json_option(p)
+    p.set_defaults(run=with_floats(run))

@@ -1,4 +1,5 @@
-"""``exactdp catalog``: every catalogue formula, re-checked by enumeration.
+"""``exactdp catalog``: every catalogue formula (the registry's claims of kind
+``"formula"``), re-checked by enumeration.
 
 Also used by ``exactdp verify``, which re-checks the catalogue after the built-in claims.
 """
@@ -9,26 +10,25 @@ import argparse
 import json
 import sys
 
+from exactdp.cli import _options as opt
+from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 
-__all__ = ["register", "check_catalogue", "print_checks"]
+__all__ = ["register", "run", "check_catalogue", "print_checks"]
 
 
-def check_catalogue(only: str | None = None) -> list:
-    """Check every entry whose id starts with ``only`` (all by default), in catalogue order.
+def check_catalogue(entries: list) -> list:
+    """Check each entry (``registry.claims("formula", prefix)``), in order.
 
     A progress line goes to stderr when it is a terminal.
     """
-    from exactdp.symbolic.catalogue import catalogue, check_entry
-
-    entries = [e for e in catalogue() if only is None or e.id.startswith(only)]
     tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
     checks = []
     for i, entry in enumerate(entries):
         if tty:
             sys.stderr.write(f"\rexactdp: catalogue {i + 1}/{len(entries)}: {entry.id:<50.50}")
             sys.stderr.flush()
-        checks.append(check_entry(entry))
+        checks.append(entry.check())
     if tty and entries:
         sys.stderr.write("\r" + " " * 79 + "\r")
     return checks
@@ -50,15 +50,17 @@ def print_checks(checks) -> int:
     return failures
 
 
-def _cmd_catalog(args) -> int:
-    checks = check_catalogue(args.only)
+def run(args) -> int:
+    from exactdp import registry
+
+    checks = check_catalogue(registry.claims("formula", args.only))
     if args.only and not checks:
         raise InvalidArgument(f"--only={args.only!r} matches no catalogue id; "
                               f"run 'exactdp catalog' to list them")
     if args.json:
         print(json.dumps([c.to_dict() for c in checks], indent=2))
-        return 1 if any(not c.ok for c in checks) else 0
-    return 1 if print_checks(checks) else 0
+        return CLAIM_FAILED if any(not c.ok for c in checks) else OK
+    return CLAIM_FAILED if print_checks(checks) else OK
 
 
 _DESCRIPTION = """\
@@ -80,6 +82,6 @@ def register(subparsers) -> None:
         "catalog", aliases=["catalogue"],
         help="list the catalogue of sensitivity formulas, each re-checked by enumeration",
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    c.add_argument("--only", metavar="PREFIX", help="only entries whose id starts with PREFIX, e.g. s002")
-    c.add_argument("--json", action="store_true", help="a JSON list of objects instead of text")
-    c.set_defaults(run=_cmd_catalog)
+    opt.only_option(c, "only entries whose id starts with PREFIX, e.g. s002")
+    opt.json_option(c, "a JSON list of objects instead of text")
+    c.set_defaults(run=run)

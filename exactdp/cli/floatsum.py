@@ -25,12 +25,16 @@ from exactdp._progress import Progress
 from exactdp.checkers.float_witness import (
     DEFAULT_BUDGET, MAX_BUDGET, NEIGHBORS, SLOWEST_RATE, search_float_witness,
 )
+from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import format_named
 from exactdp.numeric.floatsum import MODEL_NAMES, PAIRWISE_BLOCKSIZE
 
-__all__ = ["register", "MAX_BUDGET"]
+__all__ = ["register", "run", "MAX_BUDGET", "VALUE_OPTIONS"]
+
+VALUE_OPTIONS = ("--neighbors", "--d-in", "--claim")
+"""Options whose value is always taken as a value, even one that begins with '-'."""
 
 
 
@@ -88,7 +92,7 @@ def _duration(evaluations: int) -> str:
     return f"about {seconds:,.0f} seconds"
 
 
-def _run(args) -> int:
+def run(args) -> int:
     fmt = format_named(args.dtype)
     bounds = _parse_bounds(args.bounds, fmt)
     if args.model not in MODEL_NAMES:
@@ -171,7 +175,7 @@ def _run(args) -> int:
             if w is not None:
                 print(w)
         print(f"  scope: {result.scope()}")
-    return 0 if verdict == "holds" else 1
+    return OK if verdict == "holds" else CLAIM_FAILED
 
 
 _DESCRIPTION = f"""\
@@ -228,4 +232,4 @@ def register(subparsers) -> None:
                         "witness), not the first")
     add_floats_option(p)
     p.add_argument("--json", action="store_true", help="a JSON object instead of text")
-    p.set_defaults(run=with_floats(_run))
+    p.set_defaults(run=with_floats(run))

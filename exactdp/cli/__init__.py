@@ -1,0 +1,143 @@
+"""The ``exactdp`` command: a thin layer over the Python API.
+
+One module per sub-command in this package (:data:`COMMANDS`, in help order), each with
+``register(subparsers)``, which adds its sub-parser with ``set_defaults(run=...)``, and
+``run(args) -> exit status``. Top-level ``--help`` lists the summaries without importing
+any of them; :func:`main` imports only the module of the command asked for. Shared options
+are in :mod:`exactdp.cli._options`.
+
+Exit status (the same for every sub-command; :mod:`exactdp.cli._status`): 0 done, every
+claim asked holds; 1 a claim is violated, undecided or vacuous, a search found nothing, or
+a built-in claim departs from its expectation; 2 bad input or a refused budget, with a
+one-line message and no traceback; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import NamedTuple, Sequence
+
+from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, EXIT_CODES, INTERRUPTED
+from exactdp.errors import ExactDPError
+
+__all__ = ["main", "COMMANDS"]
+
+
+class Command(NamedTuple):
+    """Where a sub-command lives and the line ``exactdp --help`` shows for it."""
+
+    module: str
+    summary: str
+    aliases: tuple[str, ...] = ()
+
+
+COMMANDS: dict[str, Command] = {
+    "verify": Command("exactdp.cli.verify", "re-check every built-in claim (the main job)"),
+    "sensitivity": Command("exactdp.cli.sensitivity", "exact sensitivity of one query over one space"),
+    "calibrate": Command("exactdp.cli.calibrate", "exact noise scale / sigma / epsilon, with the safe float"),
+    "compose": Command("exactdp.cli.compose", "add up privacy spends exactly and check them against a budget"),
+    "floatsum": Command("exactdp.cli.floatsum",
+                        "sound sensitivity bound of a float sum, and a witness search against a claim"),
+    "catalog": Command("exactdp.cli.catalog",
+                       "list the catalogue of sensitivity formulas, each re-checked by enumeration",
+                       ("catalogue",)),
+    "privacy": Command("exactdp.cli.privacy", "exact privacy loss of a mechanism over every neighbouring pair"),
+    "account": Command("exactdp.cli.account",
+                       "certified epsilon(delta) or delta(epsilon) of k composed mechanisms"),
+    "search": Command("exactdp.cli.search",
+                      "search a domain too large to enumerate for a violated sensitivity claim"),
+    "check": Command("exactdp.cli.check", "check every claim of a claims file (TOML) exactly"),
+    "audit": Command("exactdp.cli.audit", "run the audit suite against an installed DP library"),
+}
+"""Sub-command name -> its module and summary; the order is the order of ``--help``."""
+
+
+def _version() -> str:
+    try:
+        from exactdp import __version__
+    except ImportError:  # a stripped-down import of the package (the tests' child processes)
+        return "unknown"
+    return __version__
+
+
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The sub-command named in ``argv`` (its first word that is not an option), if known."""
+    word = next((token for token in argv if not token.startswith("-")), None)
+    for name, command in COMMANDS.items():
+        if word == name or word in command.aliases:
+            return name
+    return None
+
+
+def _parser(chosen: str | None = None):
+    """The ``exactdp`` parser, with the real sub-parser of ``chosen`` (its module imported)
+    and, for every other command, a stand-in that only carries its help line. Returns the
+    parser and the chosen module (or None)."""
+    p = argparse.ArgumentParser(
+        prog="exactdp", epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Check differential-privacy claims (sensitivities, privacy parameters, "
+                    "float sums) with exact arithmetic.")
+    p.add_argument("--version", action="version", version=f"exactdp {_version()}")
+    sub = p.add_subparsers(dest="command", required=True)
+    module = None
+    for name, command in COMMANDS.items():
+        if name == chosen:
+            module = importlib.import_module(command.module)
+            module.register(sub)
+        else:
+            sub.add_parser(name, aliases=list(command.aliases), help=command.summary)
+    return p, module
+
+
+def _looks_negative(token: str | None) -> bool:
+    return token is not None and len(token) > 1 and token[0] == "-" and (token[1].isdigit() or token[1] == ".")
+
+
+def _glue_values(argv: Sequence[str], value_options: Sequence[str] = ()) -> list[str]:
+    """``--universe -3..13`` -> ``--universe=-3..13``, so values may start with '-': for
+    every option of ``value_options`` (a command module's ``VALUE_OPTIONS``), and for any
+    ``--option`` followed by a value that looks like a negative number."""
+    out: list[str] = []
+    argv = list(argv)
+    it = iter(range(len(argv)))
+    for i in it:
+        token = argv[i]
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if following == "--":  # argparse reads '--opt=--' as an empty list: let it refuse '--opt --'
+            out.append(token)
+        elif token in value_options or (token.startswith("--") and "=" not in token
+                                        and _looks_negative(following)):
+            j = next(it, None)
+            out.append(token if j is None else f"{token}={argv[j]}")
+        else:
+            out.append(token)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser, module = _parser(_chosen(argv))
+    except ExactDPError as e:  # e.g. a command's options need a missing extra
+        print(f"exactdp: error: {e}", file=sys.stderr)
+        return BAD_INPUT
+    args = parser.parse_args(_glue_values(argv, getattr(module, "VALUE_OPTIONS", ())))
+    try:
+        return args.run(args)
+    except ExactDPError as e:
+        print(f"exactdp: error: {e}", file=sys.stderr)
+        return BAD_INPUT
+    except BrokenPipeError:  # pragma: no cover - output piped into e.g. `head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return CLAIM_FAILED
+    except KeyboardInterrupt:  # pragma: no cover
+        print("exactdp: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

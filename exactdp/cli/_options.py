@@ -1,0 +1,117 @@
+"""Options shared by several sub-commands: factories that add them to a parser (one call
+per parser, so no option object is shared between parses), and the readers that turn the
+space and query options into exactdp objects."""
+
+from __future__ import annotations
+
+import argparse
+
+from exactdp._budget import MAX_D_IN_ROWS, budget_argument, refuse_above
+from exactdp.cli._status import EXIT_CODES
+from exactdp.errors import InvalidArgument
+
+__all__ = ["command_help", "json_option", "only_option", "budget_options", "int_bounds",
+           "d_in_values", "space", "query", "undefined"]
+
+
+def command_help(description: str, examples: str) -> dict:
+    """Keyword arguments of a sub-command parser: a description, ready-to-run examples
+    and the exit codes, laid out as written."""
+    return dict(description=description, epilog=f"examples:\n{examples}\n\n{EXIT_CODES}",
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def json_option(parser: argparse.ArgumentParser, help: str = "a JSON object instead of text") -> None:
+    """``--json``: machine-readable output instead of text."""
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def only_option(parser: argparse.ArgumentParser, help: str, *, metavar: str = "PREFIX",
+                repeat: bool = False) -> None:
+    """``--only``: a prefix of claim ids (or, with ``repeat``, ids given one by one)."""
+    parser.add_argument("--only", metavar=metavar, help=help,
+                        **({"action": "append"} if repeat else {}))
+
+
+def budget_options(parser: argparse.ArgumentParser, pairs_help: str, datasets_help: str, *,
+                   pairs: int | None = None, datasets: int | None = None,
+                   metavar: str | None = None) -> None:
+    """``--max-pairs`` and ``--max-datasets``: whole numbers of at least 1
+    (:func:`exactdp._budget.budget_argument`), defaulting to ``pairs`` and ``datasets``."""
+    parser.add_argument("--max-pairs", type=budget_argument, default=pairs, metavar=metavar,
+                        help=pairs_help)
+    parser.add_argument("--max-datasets", type=budget_argument, default=datasets, metavar=metavar,
+                        help=datasets_help)
+
+
+def int_bounds(text: str, name: str) -> tuple[int, int]:
+    """``(A, B)`` from ``'A..B'`` or ``'N'`` (whole numbers, never expanded here)."""
+    lo, sep, hi = text.strip().partition("..")
+    try:
+        if len(text) > 200:
+            raise ValueError
+        a = int(lo)
+        b = int(hi) if sep else a
+    except ValueError:
+        raise InvalidArgument(f"{name}={text[:40]!r} is not a whole number or a range 'A..B'") from None
+    if a < 0 or b < 0:
+        raise InvalidArgument(f"{name}={text!r} is negative; use values of at least 0")
+    if b < a:
+        raise InvalidArgument(f"{name}={text!r} has B < A; write '{b}..{a}'")
+    return a, b
+
+
+def d_in_values(text: str) -> range:
+    """The ``d_in`` values of ``--d-in K`` or ``--d-in A..B`` (at most ``MAX_D_IN_ROWS``)."""
+    a, b = int_bounds(text, "--d-in")
+    refuse_above(b - a + 1, MAX_D_IN_ROWS, what=f"d_in values in --d-in {text}", option=None,
+                 hint="ask for a shorter range (beyond the space's largest distance the "
+                      "sensitivity no longer changes)")
+    return range(a, b + 1)
+
+
+def space(args):
+    """The space of ``--universe SPEC --sizes A..B`` or ``--pool SPEC --size N``."""
+    from exactdp.spaces.datasets import Multisets, SubMultisets
+    from exactdp.spaces.universe import parse_universe, parse_values
+
+    if (args.universe is None) == (args.pool is None):
+        raise InvalidArgument(
+            "give either --universe SPEC with --sizes A..B (multisets over values), or "
+            "--pool SPEC with --size N (sub-multisets of a record pool)"
+        )
+    if args.universe is not None:
+        if args.size is not None and args.sizes is not None:
+            raise InvalidArgument("--size and --sizes both given; use one")
+        sizes = args.sizes if args.sizes is not None else args.size
+        if sizes is None:
+            raise InvalidArgument("--universe needs --sizes A..B (or --size N)")
+        universe = parse_universe(args.universe, "--universe")
+        return Multisets(universe, sizes=int_bounds(sizes, "--sizes"))
+    sizes = args.size if args.size is not None else args.sizes
+    if sizes is None:
+        raise InvalidArgument("--pool needs --size N (or --sizes A..B)")
+    return SubMultisets(parse_values(args.pool, "--pool"), sizes=int_bounds(sizes, "--size"))
+
+
+def query(args):
+    """The query of ``--query``, clamped by ``--clip L,U`` when given."""
+    from exactdp.numeric.exact import to_exact
+    from exactdp.queries import clipped, parse_query
+
+    q = parse_query(args.query)
+    if args.clip is not None:
+        parts = args.clip.split(",")
+        if len(parts) != 2:
+            raise InvalidArgument(f"--clip={args.clip!r} is not 'L,U'; write e.g. --clip 0,10")
+        q = clipped(q, to_exact(parts[0].strip(), "clip L"), to_exact(parts[1].strip(), "clip U"))
+    return q
+
+
+def undefined(text: str | None):
+    """``--undefined``: ``"error"`` (default), ``"exclude"`` or an exact value."""
+    from exactdp.numeric.exact import to_exact
+
+    if text is None or text in ("error", "exclude"):
+        return text or "error"
+    return to_exact(text, "--undefined")

@@ -1,0 +1,23 @@
+"""Exit status of every ``exactdp`` sub-command, and the text that explains it."""
+
+from __future__ import annotations
+
+OK = 0
+"""Done: every claim asked holds (or no claim was asked)."""
+
+CLAIM_FAILED = 1
+"""A claim is violated, undecided or vacuous, a search found nothing, or a built-in claim
+departs from what is expected of it."""
+
+BAD_INPUT = 2
+"""Bad input or a refused budget (one line on stderr, nothing computed); also a missing
+optional dependency, named with the extra that installs it."""
+
+INTERRUPTED = 130
+"""Stopped with Ctrl-C."""
+
+EXIT_CODES = f"""exit status:
+  {OK}  done: every claim asked holds (or no claim was asked)
+  {CLAIM_FAILED}  a claim is violated, undecided or vacuous (no neighbouring pair), a search found
+     nothing (never a proof), or a built-in claim departs from what is expected of it
+  {BAD_INPUT}  bad input or a budget refused: one line on stderr, nothing computed"""

@@ -1,0 +1,130 @@
+"""``exactdp audit LIBRARY``: run the built-in audit suite against the installed library;
+``exactdp audit [LIBRARY] --list`` lists the registry's claims of kind ``"audit"``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from exactdp.cli import _options as opt
+from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, OK
+from exactdp.errors import InvalidArgument, MissingDependency
+
+__all__ = ["register", "run"]
+
+_DESCRIPTION = """\
+Run exactdp's audit suite against the installed version of a DP library: each audit runs
+the library's own code (its sums, means, counts, clamping, calibrations, samplers, budget
+composition), reads its claims at their exact binary values, computes the exact truth, and
+replays every witness through the library ('confirmed' when the library's own output moves
+by more than it claims, 'model-mismatch' when exactdp's model was wrong, which is never
+called a violation). An audit says 'holds' only for arithmetic exactdp models bit for bit.
+The suite also holds a corpus of publicly reported bugs, each pinned to the versions where
+it applies. Exit status: 0 when nothing is violated or undecided, 1 when a claim is
+violated or undecided, 2 on bad input, a missing library (the message names the extra to
+install) or an audit whose library call raised or ran out of time. --list without a
+library lists every suite, and marks the audits of a library that is not installed as
+skipped."""
+
+_EPILOG = """\
+examples:
+  exactdp audit diffprivlib
+  exactdp audit opendp --only opendp/variance/sum-of-squared-deviations --json
+  exactdp audit opendp --list
+  exactdp audit --list"""
+
+
+def _line(audit) -> str:
+    scope = f" ({audit.library} {audit.versions})" if audit.versions else ""
+    return f"{audit.id}: {audit.statement}{scope}"
+
+
+def _list(library: str | None) -> int:
+    """The registry's audits (of ``library``, or of every suite): one line each, then the
+    installed version of each library; a missing library's audits are marked skipped."""
+    from exactdp import registry
+    from exactdp.audits.runner import installed_version
+
+    audits = [a for a in registry.claims("audit") if library in (None, a.library)]
+    if library is not None:  # one library: it must be installed (MissingDependency: exit 2)
+        version = installed_version(library)
+        for audit in audits:
+            print(_line(audit))
+        print(f"{library} {version} is installed")
+        return OK
+    libraries: dict[str, list] = {}
+    for audit in audits:
+        libraries.setdefault(audit.library, []).append(audit)
+    tail = []
+    for name, group in libraries.items():
+        try:
+            version, missing = installed_version(name), None
+        except MissingDependency as e:
+            version, missing = None, str(e)
+        for audit in group:
+            print(_line(audit) + ("" if missing is None else "  [skipped: not installed]"))
+        tail.append(f"{name} {version} is installed" if missing is None
+                    else f"{missing}; its {len(group)} audits are skipped")
+    print("\n".join(tail))
+    return OK
+
+
+def run(args) -> int:
+    from exactdp.audits.runner import run_audits
+
+    if args.list:
+        return _list(args.library)
+    if args.library is None:
+        raise InvalidArgument("give the library to audit (exactdp audit LIBRARY), or --list")
+    total = [0]
+
+    def progress(result) -> None:
+        total[0] += 1
+        if args.json:
+            print(f"[{total[0]}] {result.id}: {result.verdict}", file=sys.stderr, flush=True)
+        else:
+            print(result, flush=True)
+
+    results = run_audits(args.library, args.only, time_limit=args.time_limit, progress=progress)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], indent=2))
+    else:
+        summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        version = results[0].version if results else "?"
+        print(f"{args.library} {version}: {len(results)} audits: {summary}")
+    if counts.get("error"):
+        print(f"exactdp: {counts['error']} audit(s) could not run (see 'error' above)", file=sys.stderr)
+        return BAD_INPUT
+    return CLAIM_FAILED if counts.get("violated") or counts.get("undecided") else OK
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds, such as 60")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add ``exactdp audit`` to the ``exactdp`` command."""
+    from exactdp.audits.runner import DEFAULT_TIME_LIMIT, SUITES
+
+    p = subparsers.add_parser(
+        "audit", help="run the audit suite against an installed DP library",
+        description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("library", nargs="?", choices=sorted(SUITES),
+                   help="the library to audit (optional with --list)")
+    opt.only_option(p, "run only this audit (repeatable; --list shows the ids)", metavar="ID", repeat=True)
+    p.add_argument("--list", action="store_true",
+                   help="list the suite's audits and the installed version (every suite without LIBRARY)")
+    p.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="S",
+                   help=f"seconds one audit may take (default {DEFAULT_TIME_LIMIT:g})")
+    opt.json_option(p, "a JSON list instead of text")
+    p.set_defaults(run=run)
