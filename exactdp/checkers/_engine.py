@@ -123,7 +123,11 @@ class Table:
         self.undefined = set()
         for k in keys[~defined].tolist():
             self.undefined.add(k)
-        kd, vd = keys[defined], ints[defined]
+        if bool(defined.all()):
+            kd, vd = keys, ints  # no copies: the common case
+        else:
+            kd, vd = keys[defined], ints[defined]
+        built.ints = None  # held as vd (and sorted_values) from here on
         self.arrays = built
         self._dict = None
         if kd.dtype == np.int64 and vd.dtype == np.int64:
@@ -891,10 +895,12 @@ def _np_blocks(table: Table, sources, neighbours, progress, per_block):
 
 def _np_scalar(table: Table, sources, neighbours, progress) -> tuple:
     """:func:`_run_scalar` (or :func:`_run_sqrt`) with NumPy: per source its largest and
-    smallest neighbour value, then the first best source in source order."""
+    smallest neighbour value; per block the first best source in source order (blocks
+    follow key order, so each keeps its best and the blocks are compared at the end)."""
     np = table.arrays.np
     values = table.sorted_values
-    got = {"pos": [], "v": [], "hi": [], "lo": []}
+    sqrt = table.query.output == "sqrt"
+    kept = []  # per block: (best gap, first position, w) or, for sqrt, the near-best rows
     pairs = 0
 
     def per_block(pos, v, found, idx):
@@ -908,41 +914,61 @@ def _np_scalar(table: Table, sources, neighbours, progress) -> tuple:
             cnt += f
         pairs += int(cnt.sum())
         keep = cnt > 0
-        for name, arr in (("pos", pos), ("v", v), ("hi", hi), ("lo", lo)):
-            got[name].append(arr[keep])
+        if not keep.any():
+            return
+        pos, v, hi, lo = pos[keep], v[keep], hi[keep], lo[keep]
+        # Counting a missing neighbour as v changes neither answer: a source has a
+        # neighbour, so hi - v < 0 only if v - lo > 0, and the best gap is reached as
+        # before; it is 0 only if every neighbour equals v, and then hi = lo = v.
+        if sqrt:
+            kept.append(_np_sqrt_near(np, pos, v, hi, lo))
+            return
+        up, down = hi - v, v - lo
+        gap = np.maximum(up, down)
+        best = int(gap.max())
+        at = np.nonzero(gap == best)[0]
+        at = int(at[np.argmin(pos[at])])  # the first in source order
+        w = int(hi[at]) if int(up[at]) == best else int(lo[at])
+        kept.append((best, int(pos[at]), w))
 
     src = _np_blocks(table, sources, neighbours, progress, per_block)
-    if not got["pos"] or not sum(len(p) for p in got["pos"]):
-        return (None if table.query.output == "sqrt" else -1), None, None, pairs
-    pos, v, hi, lo = (np.concatenate(got[k]) for k in ("pos", "v", "hi", "lo"))
-    back = np.argsort(pos, kind="stable")  # source order
-    pos, v, hi, lo = pos[back], v[back], hi[back], lo[back]
-    # Counting a missing neighbour as v changes neither answer: a source has a neighbour,
-    # so hi - v < 0 only if v - lo > 0, and the best gap is reached as before; it is 0 only
-    # if every neighbour equals v, and then hi = lo = v are genuine.
-    if table.query.output == "sqrt":
-        return _np_sqrt_best(np, src, pos, v, hi, lo) + (pairs,)
-    up, down = hi - v, v - lo
-    gap = np.maximum(up, down)
-    best = int(gap.max())
-    at = int(np.argmax(gap == best))  # the first source reaching it
-    w = int(hi[at]) if int(up[at]) == best else int(lo[at])
-    return best, int(src[pos[at]]), w, pairs
+    if not kept:
+        return (None if sqrt else -1), None, None, pairs
+    if sqrt:
+        return _np_sqrt_best(np, src, kept) + (pairs,)
+    best = max(k[0] for k in kept)
+    _, at, w = min((k for k in kept if k[0] == best), key=lambda k: k[1])
+    return best, int(src[at]), w, pairs
 
 
-def _np_sqrt_best(np, src, pos, v, hi, lo) -> tuple:
+_SQRT_SLACK = 1e-9
+"""Relative width of the float shortlist; each float gap is within about ``1e-15 *
+(sqrt a + sqrt b)`` of the exact one."""
+
+
+def _np_sqrt_near(np, pos, v, hi, lo):
+    """The rows of a block whose float gap ``sqrt(hi) - sqrt(v)`` or ``sqrt(v) - sqrt(lo)``
+    may reach the block's largest: ``(top, mag, pos, v, hi, lo)``."""
+    rv, rh, rl = np.sqrt(v.astype(float)), np.sqrt(hi.astype(float)), np.sqrt(lo.astype(float))
+    gap = np.maximum(rh - rv, rv - rl)
+    top = float(gap.max())
+    mag = float(np.maximum(rh + rv, rv + rl).max())
+    near = gap >= top - _SQRT_SLACK * (1.0 + 2.0 * mag)
+    return top, mag, pos[near], v[near], hi[near], lo[near]
+
+
+def _np_sqrt_best(np, src, kept) -> tuple:
     """The first exact maximum of ``sqrt(a) - sqrt(b)`` over the candidates ``(hi, v)``
     and ``(v, lo)`` of each source, in source order: floats shortlist the candidates that
     may reach the maximum, then :class:`_SqrtBest` decides exactly among them in order."""
-    rv, rh, rl = np.sqrt(v.astype(float)), np.sqrt(hi.astype(float)), np.sqrt(lo.astype(float))
-    g1, g2 = rh - rv, rv - rl
-    top = max(float(g1.max()), float(g2.max()))
-    mag = float(np.maximum(rh + rv, rv + rl).max())
-    # each float gap is within about 1e-15 * (sqrt a + sqrt b) of the exact one
-    slack = 1e-9 * (1.0 + 2.0 * mag)
-    near = np.nonzero((g1 >= top - slack) | (g2 >= top - slack))[0]
+    top = max(k[0] for k in kept)
+    mag = max(k[1] for k in kept)
+    slack = _SQRT_SLACK * (1.0 + 2.0 * mag)
+    rows = [k[2:] for k in kept if k[0] >= top - slack]
+    pos, v, hi, lo = (np.concatenate([r[i] for r in rows]) for i in range(4))
+    order = np.argsort(pos, kind="stable")  # source order
     state = _SqrtBest()
-    for i in near.tolist():
+    for i in order.tolist():
         key = int(src[pos[i]])
         a, b, c = int(hi[i]), int(v[i]), int(lo[i])
         state.offer(a, b, key)
@@ -952,11 +978,11 @@ def _np_sqrt_best(np, src, pos, v, hi, lo) -> tuple:
 
 def _np_vector(table: Table, sources, neighbours, progress) -> tuple:
     """:func:`_run_vector` with NumPy: per source its first farthest neighbour in move
-    order, then the first best source in source order."""
+    order; per block the first best source in source order."""
     np = table.arrays.np
     values = table.sorted_values
     norm = table.query.norm
-    got = {"pos": [], "dist": [], "w": []}
+    kept = []
     pairs = 0
 
     def per_block(pos, v, found, idx):
@@ -978,20 +1004,20 @@ def _np_vector(table: Table, sources, neighbours, progress) -> tuple:
             where = np.where(better, j, where)
             cnt += f
         pairs += int(cnt.sum())
-        keep = cnt > 0
-        got["pos"].append(pos[keep])
-        got["dist"].append(best[keep])
-        got["w"].append(where[keep])
+        keep = np.nonzero(cnt > 0)[0]
+        if not len(keep):
+            return
+        top = int(best[keep].max())
+        at = keep[best[keep] == top]
+        at = int(at[np.argmin(pos[at])])
+        kept.append((top, int(pos[at]), tuple(int(x) for x in values[where[at]])))
 
     src = _np_blocks(table, sources, neighbours, progress, per_block)
-    if not got["pos"] or not sum(len(p) for p in got["pos"]):
+    if not kept:
         return -1, None, None, pairs
-    pos, dist, w = (np.concatenate(got[k]) for k in ("pos", "dist", "w"))
-    back = np.argsort(pos, kind="stable")
-    pos, dist, w = pos[back], dist[back], w[back]
-    best = int(dist.max())
-    at = int(np.argmax(dist == best))
-    return best, int(src[pos[at]]), tuple(int(x) for x in values[w[at]]), pairs
+    best = max(k[0] for k in kept)
+    _, at, w = min((k for k in kept if k[0] == best), key=lambda k: k[1])
+    return best, int(src[at]), w, pairs
 
 
 def source_keys(table: Table, space: DatasetSpace):
