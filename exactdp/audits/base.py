@@ -124,8 +124,9 @@ class Audit:
         version = getattr(result, "version", None)
         if version is None:
             from exactdp.audits.runner import installed_version
+            from exactdp.registry.audits import suite_of
 
-            version = installed_version(self.library)
+            version = installed_version(suite_of(self))
         expected = self.expected(version)
         if expected is None:
             return verdict not in (Verdict.VIOLATED.value, Verdict.UNDECIDED.value)

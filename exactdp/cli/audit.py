@@ -43,29 +43,26 @@ def _line(audit) -> str:
 def _list(library: str | None) -> int:
     """The registry's audits (of ``library``, or of every suite): one line each, then the
     installed version of each library; a missing library's audits are marked skipped."""
-    from exactdp import registry
     from exactdp.audits.runner import installed_version
+    from exactdp.registry.audits import suites
 
-    audits = [a for a in registry.claims("audit") if library in (None, a.library)]
+    listed = {name: audits for name, audits in suites().items() if library in (None, name)}
     if library is not None:  # one library: it must be installed (MissingDependency: exit 2)
         version = installed_version(library)
-        for audit in audits:
+        for audit in listed[library]:
             print(_line(audit))
         print(f"{library} {version} is installed")
         return OK
-    libraries: dict[str, list] = {}
-    for audit in audits:
-        libraries.setdefault(audit.library, []).append(audit)
     tail = []
-    for name, group in libraries.items():
+    for name, audits in listed.items():
         try:
             version, missing = installed_version(name), None
         except MissingDependency as e:
             version, missing = None, str(e)
-        for audit in group:
+        for audit in audits:
             print(_line(audit) + ("" if missing is None else "  [skipped: not installed]"))
         tail.append(f"{name} {version} is installed" if missing is None
-                    else f"{missing}; its {len(group)} audits are skipped")
+                    else f"{missing}; its {len(audits)} audits are skipped")
     print("\n".join(tail))
     return OK
 

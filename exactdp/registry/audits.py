@@ -5,11 +5,25 @@ whose library is missing as skipped."""
 
 from __future__ import annotations
 
-__all__ = ["claims"]
+__all__ = ["claims", "suites", "suite_of"]
+
+
+def suites() -> dict[str, list]:
+    """Suite name (as typed after ``exactdp audit``) -> its audits, in registry order."""
+    from exactdp.audits.runner import SUITES, suite
+
+    return {name: suite(name) for name in SUITES}
 
 
 def claims(all_k: bool = False) -> list:
-    from exactdp.audits.runner import SUITES, suite
+    return [audit for audits in suites().values() for audit in audits]
 
-    return [audit for library in SUITES for audit in suite(library)]
 
+def suite_of(audit) -> str:
+    """The name of the suite that holds ``audit``."""
+    for name, audits in suites().items():
+        if any(a.id == audit.id for a in audits):
+            return name
+    from exactdp.errors import InvalidArgument
+
+    raise InvalidArgument(f"audit id={audit.id!r} is in no suite of exactdp.audits.runner.SUITES")
