@@ -28,17 +28,18 @@ an environment of its own (``docs/tumult-environment.md``).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.floatsum import float_sum
 
 __all__ = [
-    "DISTRIBUTION", "EXTRA", "require", "version", "exact", "spark_session", "stop_spark",
-    "float_domain", "integer_domain", "run_on_rows", "spark_sum_model", "wrap_int64",
-    "check_spark_sum_model", "library_values", "sum_call_model", "enumerate_library",
+    "DISTRIBUTION", "EXTRA", "check_spark_sum_model", "enumerate_library", "exact",
+    "float_domain", "integer_domain", "library_values", "require", "run_on_rows", "spark_session",
+    "spark_sum_model", "stop_spark", "sum_call_model", "version", "wrap_int64",
 ]
 
 DISTRIBUTION = "tmlt.core"
@@ -77,7 +78,7 @@ def exact(value: Any) -> Any:
     import sympy
 
     expr = getattr(value, "expr", value)
-    if isinstance(expr, bool) or isinstance(expr, float):
+    if isinstance(expr, (bool, float)):
         raise InvalidArgument(f"value={value!r} is not an exact Tumult number; pass an "
                               "ExactNumber, an int or a SymPy expression")
     if isinstance(expr, int):
@@ -117,7 +118,10 @@ def stop_spark() -> None:
 def float_domain(column: str = "X"):
     """A Tumult DataFrame domain with one non-null, finite ``double`` column."""
     require()
-    from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkFloatColumnDescriptor
+    from tmlt.core.domains.spark_domains import (
+        SparkDataFrameDomain,
+        SparkFloatColumnDescriptor,
+    )
 
     return SparkDataFrameDomain({column: SparkFloatColumnDescriptor(
         allow_nan=False, allow_inf=False, allow_null=False)})
@@ -126,7 +130,10 @@ def float_domain(column: str = "X"):
 def integer_domain(column: str = "X"):
     """A Tumult DataFrame domain with one non-null ``bigint`` column."""
     require()
-    from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkIntegerColumnDescriptor
+    from tmlt.core.domains.spark_domains import (
+        SparkDataFrameDomain,
+        SparkIntegerColumnDescriptor,
+    )
 
     return SparkDataFrameDomain({column: SparkIntegerColumnDescriptor(allow_null=False)})
 
@@ -301,7 +308,7 @@ def sum_call_model(sum_transformation: Any, partitions: Sequence[Sequence[Any]],
     hi_x = from_float(hi) if isinstance(hi, float) else Fraction(hi)
 
     def clamp(v: Fraction) -> Fraction:
-        return lo_x if v < lo_x else hi_x if v > hi_x else v
+        return lo_x if v < lo_x else min(v, hi_x)
 
     cast = float if kind == "float" else int
     clamped = [[cast(clamp(from_float(v) if isinstance(v, float) else Fraction(v))) for v in p]

@@ -15,8 +15,9 @@ environment of its own (``docs/tumult-environment.md``, ``.ci/tumult``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from exactdp.audits.base import Audit, Finding, Replay
 from exactdp.checkers.results import Verdict, format_value
@@ -53,7 +54,9 @@ def _noise_cases(kind: str):
     import sympy
     from tmlt.core.domains.numpy_domains import NumpyFloatDomain
     from tmlt.core.measurements.noise_mechanisms import (
-        AddDiscreteGaussianNoise, AddGeometricNoise, AddLaplaceNoise,
+        AddDiscreteGaussianNoise,
+        AddGeometricNoise,
+        AddLaplaceNoise,
     )
 
     if kind == "laplace":
@@ -74,7 +77,10 @@ def _noise_cases(kind: str):
 
 
 def _noise_truth(kind: str, sampled: Fraction, d_in: Any) -> Fraction:
-    from exactdp.mechanisms.discrete import discrete_gaussian_rho, discrete_laplace_epsilon
+    from exactdp.mechanisms.discrete import (
+        discrete_gaussian_rho,
+        discrete_laplace_epsilon,
+    )
     from exactdp.mechanisms.laplace import laplace_epsilon
 
     if kind == "laplace":
