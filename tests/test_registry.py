@@ -60,6 +60,8 @@ def test_lookup_by_prefix_and_by_id():
     # a prefix across kinds, in registry order: sensitivity, privacy, formula
     assert [c.kind for c in registry.claims(prefix="s000/count")] == ["sensitivity", "sensitivity", "formula"]
     assert registry.claims(prefix="nope/") == []
+    assert ids(registry.claims(("privacy", "formula"), "s000/")) == ids(
+        [c for c in registry.claims(prefix="s000/") if c.kind in ("privacy", "formula")])
     found = registry.claim("s002/exponential/median/monotone")
     assert (found.kind, found.expect) == ("privacy", "violated")
     with pytest.raises(InvalidArgument, match="no claim has id='nope'"):

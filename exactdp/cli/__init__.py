@@ -118,11 +118,7 @@ def _glue_values(argv: Sequence[str], value_options: Sequence[str] = ()) -> list
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        parser, module = _parser(_chosen(argv))
-    except ExactDPError as e:  # e.g. a command's options need a missing extra
-        print(f"exactdp: error: {e}", file=sys.stderr)
-        return BAD_INPUT
+    parser, module = _parser(_chosen(argv))
     args = parser.parse_args(_glue_values(argv, getattr(module, "VALUE_OPTIONS", ())))
     try:
         return args.run(args)

@@ -14,13 +14,15 @@ __all__ = ["register", "run"]
 
 
 def _claims(args) -> tuple[list, list, list]:
-    """The sensitivity claims, the privacy claims and the catalogue entries to check."""
+    """The registry's sensitivity claims, privacy claims and catalogue entries to check
+    (its audits run with ``exactdp audit``)."""
     from exactdp import registry
 
-    def of(kind: str) -> list:
-        return registry.claims(kind, args.only or None, all_k=args.all)
-
-    return of("sensitivity"), of("privacy"), [] if args.no_catalogue else of("formula")
+    kinds = ("sensitivity", "privacy") + (() if args.no_catalogue else ("formula",))
+    chosen = registry.claims(kinds, args.only or None, all_k=args.all)
+    sensitivity, privacy, formula = ([c for c in chosen if c.kind == kind]
+                                     for kind in ("sensitivity", "privacy", "formula"))
+    return sensitivity, privacy, formula
 
 
 def run(args) -> int:

@@ -72,18 +72,22 @@ class Claim(Protocol):
     def meets_expectation(self, result: Any) -> bool: ...
 
 
-def claims(kind: str | None = None, prefix: str | None = None, *, all_k: bool = False) -> list[Claim]:
-    """Every claim of ``kind`` (all kinds by default) whose id starts with ``prefix``, in
-    registry order; seed 003 at ``k = 1, 2`` unless ``all_k`` (every ``k`` it printed).
+def claims(kind: str | tuple[str, ...] | None = None, prefix: str | None = None, *,
+           all_k: bool = False) -> list[Claim]:
+    """Every claim of ``kind`` (one kind, a tuple of kinds, or all by default) whose id
+    starts with ``prefix``, in registry order; seed 003 at ``k = 1, 2`` unless ``all_k``
+    (every ``k`` it printed).
 
-    Only the sources of ``kind`` are imported. An id given twice among them is refused
+    Only the sources of those kinds are imported. An id given twice among them is refused
     (:class:`~exactdp.errors.InvalidArgument`).
     """
-    if kind is not None and kind not in KINDS:
-        raise InvalidArgument(f"kind={kind!r}: expected one of {', '.join(KINDS)}")
+    kinds = KINDS if kind is None else (kind,) if isinstance(kind, str) else tuple(kind)
+    for k in kinds:
+        if k not in KINDS:
+            raise InvalidArgument(f"kind={k!r}: expected one of {', '.join(KINDS)}")
     found: list[Claim] = []
     for module, module_kind in SOURCES:
-        if kind is None or module_kind == kind:
+        if module_kind in kinds:
             found.extend(importlib.import_module(module).claims(all_k))
     seen: dict[str, str] = {}
     for c in found:
