@@ -46,7 +46,7 @@ def _list(library: str | None) -> int:
     from exactdp.audits.runner import installed_version
     from exactdp.registry.audits import suites
 
-    listed = {name: audits for name, audits in suites().items() if library in (None, name)}
+    listed = suites() if library is None else suites(library)
     if library is not None:  # one library: it must be installed (MissingDependency: exit 2)
         version = installed_version(library)
         for audit in listed[library]:

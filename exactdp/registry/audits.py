@@ -8,11 +8,12 @@ from __future__ import annotations
 __all__ = ["claims", "suites", "suite_of"]
 
 
-def suites() -> dict[str, list]:
-    """Suite name (as typed after ``exactdp audit``) -> its audits, in registry order."""
+def suites(*names: str) -> dict[str, list]:
+    """Suite name (as typed after ``exactdp audit``) -> its audits, in registry order (only
+    the suites ``names``, when given: the others are not imported)."""
     from exactdp.audits.runner import SUITES, suite
 
-    return {name: suite(name) for name in SUITES}
+    return {name: suite(name) for name in SUITES if not names or name in names}
 
 
 def claims(all_k: bool = False) -> list:
