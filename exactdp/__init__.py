@@ -28,6 +28,10 @@ _EXPORTS = exports_of({
     "exactdp.spaces.datasets": ("DatasetSpace", "Multisets", "SubMultisets"),
     "exactdp.spaces.metrics": ("ChangeDistance", "SymmetricDistance"),
     "exactdp.spaces.universe": ("ExactSet", "IntegerRange", "ValueUniverse"),
+    "exactdp.spaces.sequences": ("HammingDistance", "InsertDeleteDistance", "Sequences"),
+    "exactdp.spaces.units": (
+        "AddRemoveID", "MaxGroupsPerID", "MaxRowsPerGroupPerID", "MaxRowsPerID", "Units"),
+    "exactdp.checkers.graph": ("assert_graph_claim", "make_query", "verify_conversion"),
 })
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

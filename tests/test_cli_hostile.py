@@ -34,7 +34,7 @@ COMMANDS = {
         "--query": ["count", "sum", "mean", "median", "percentile:37", "std", "var:1",
                     "quantile:2", "histogram", ""],
         "--universe": SMALL, "--sizes": SIZES, "--pool": ["1,2,2,5", "0..1199"], "--size": SIZES,
-        "--neighbors": ["add-remove", "substitute", "hamming"],
+        "--neighbors": ["add-remove", "substitute", "hamming", "insert-delete"],
         "--d-in": ["1", "2", "0", "1..3", "99999999999999999999", "1..1000000"],
         "--clip": ["0,2", "2,0", "a,b"], "--claim": HOSTILE, "--local": ["1", "1,2", ""],
         "--undefined": ["error", "exclude", "0", "-1"],

@@ -7,6 +7,9 @@ _EXPORTS = exports_of({
     "exactdp.checkers.float_witness": (
         "FloatVerdict", "FloatWitness", "FloatWitnessResult", "naive_sum_claim", "search_float_witness"),
     "exactdp.checkers.search": ("SearchResult", "SearchVerdict", "search_claim"),
+    "exactdp.checkers.graph": (
+        "GraphQuery", "assert_graph_claim", "graph_sensitivity", "make_query", "verify_conversion",
+        "verify_graph_claim"),
     "exactdp.checkers.results": ("ClaimResult", "Scope", "SensitivityResult", "Verdict", "Witness"),
     "exactdp.checkers.sensitivity": (
         "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "SensitivityCurve", "assert_claim",

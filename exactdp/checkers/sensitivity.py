@@ -48,6 +48,8 @@ from exactdp.queries.base import Query, sqrt_value
 from exactdp.queries.builtin import parse_query
 from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
+from exactdp.spaces.sequences import Sequences
+from exactdp.spaces.units import Units
 from exactdp.symbolic.parse import parse_expression, substitute
 
 __all__ = [
@@ -259,6 +261,12 @@ def sensitivity(
     ``workers=1``).
     """
     workers = _engine.check_workers(workers)
+    if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
+        from exactdp.checkers.graph import graph_sensitivity  # here: graph imports this module
+
+        return graph_sensitivity(query, space, metric, d_in, exact_k=exact_k, scope=scope,
+                                 undefined=undefined, max_pairs=max_pairs,
+                                 max_datasets=max_datasets, progress=progress)
     setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, max_pairs,
                    exact_k, progress)
     return _compute(setup, d_in, progress, workers=workers)
@@ -396,6 +404,14 @@ def sensitivity_curve(
                  hint="ask for fewer distances")
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
+    if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
+        from exactdp.checkers.graph import graph_sensitivity
+
+        return SensitivityCurve(tuple(
+            graph_sensitivity(query, space, metric, d, exact_k=exact_k, scope=scope,
+                              undefined=undefined, max_pairs=max_pairs,
+                              max_datasets=max_datasets, progress=progress)
+            for d in d_list))
     setup = _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs,
                    exact_k, progress)
     return SensitivityCurve(tuple(_compute(setup, d, progress, workers=workers) for d in d_list))
@@ -412,6 +428,10 @@ CLAIM_PARAMETERS = {
 
 def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
     """The values of ``L``, ``U``, ``N``, ``d_in`` and ``k`` for a claim on this space."""
+    if isinstance(space, (Sequences, Units)):  # also R and G (rows, groups per id) for units
+        from exactdp.checkers.graph import graph_claim_parameters
+
+        return graph_claim_parameters(query, space, d_in)
     lo, hi = query.clip if query.clip is not None else (space.universe.lower, space.universe.upper)
     params = {"L": lo, "U": hi, "d_in": Fraction(d_in), "k": Fraction(d_in)}
     if space.fixed_size is not None:
@@ -467,6 +487,11 @@ def verify_claim(
     safely, or a SymPy expression) in ``L``, ``U``, ``N``, ``d_in`` and ``k``; see
     :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
     """
+    if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
+        from exactdp.checkers.graph import verify_graph_claim
+
+        options.pop("workers", None)  # one process: the graph engine has no pool yet
+        return verify_graph_claim(claim, query, space, metric, d_in, **options)
     query = _query(query)
     params = claim_parameters(query, as_space(space), check_d_in(d_in))
     text, value = bind_claim(claim, params)  # a bad claim is refused before any enumeration

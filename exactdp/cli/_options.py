@@ -87,6 +87,10 @@ def space(args):
         if sizes is None:
             raise InvalidArgument("--universe needs --sizes A..B (or --size N)")
         universe = parse_universe(args.universe, "--universe")
+        if getattr(args, "neighbors", None) in ("insert-delete", "hamming"):  # ordered data
+            from exactdp.spaces.sequences import Sequences
+
+            return Sequences(universe, sizes=int_bounds(sizes, "--sizes"))
         return Multisets(universe, sizes=int_bounds(sizes, "--sizes"))
     sizes = args.size if args.size is not None else args.sizes
     if sizes is None:

@@ -70,7 +70,9 @@ def run(args, _collect: dict | None = None) -> int:
         args = argparse.Namespace(**dict(vars(args), query=args.query[0]))
     space = opt.space(args)
     query = opt.query(args)
-    metric = parse_metric(args.neighbors)
+    # ordered relations (sequences: --neighbors insert-delete or hamming) are named as is
+    ordered = args.neighbors in ("insert-delete", "hamming")
+    metric = args.neighbors if ordered else parse_metric(args.neighbors)
     d_ins = opt.d_in_values(args.d_in)
     scope = "release-centred" if args.release_centred else "standard"
     opts = dict(exact_k=args.exact_k, scope=scope, undefined=opt.undefined(args.undefined))
@@ -146,7 +148,8 @@ def register(subparsers) -> None:
     s.add_argument("--sizes", metavar="A..B", help="dataset sizes with --universe (inclusive)")
     s.add_argument("--pool", metavar="SPEC", help="a record pool such as '1,2,2,2,5,5,7,8,9,9'")
     s.add_argument("--size", metavar="N", help="dataset size with --pool")
-    s.add_argument("--neighbors", default="add-remove", help="add-remove (default) or substitute")
+    s.add_argument("--neighbors", default="add-remove", help="add-remove (default), substitute; for ordered data "
+                   "(sequences, every order enumerated): insert-delete or hamming")
     s.add_argument("--d-in", default="1", metavar="K",
                    help=f"distance bound (default 1), or a range A..B for a table of at most {MAX_D_IN_ROWS:,} rows")
     s.add_argument("--exact-k", action="store_true", help="pairs at exactly k (seed 003's convention)")

@@ -14,6 +14,7 @@ _EXPORTS = exports_of({
     "exactdp.numeric.floatformat": ("FLOAT32", "FLOAT64", "FloatFormat", "FloatOverflow", "format_named"),
     "exactdp.numeric.floatsum": ("MODELS", "float_sum", "float_sum_float"),
     "exactdp.numeric.floatsum_bounds": ("exact_sum_sensitivity", "opendp_relaxation", "sensitivity_bound"),
+    "exactdp.numeric.fixedwidth": ("IntFormat", "b_ary_tree", "int_sum", "saturate", "wrap"),
     "exactdp.numeric.intervals": ("decide", "enclose", "interval_to_fractions", "normal_cdf", "refine_until"),
     "exactdp.numeric.rounding": (
         "ceiling_context", "decimal_at_least", "decimal_at_most", "exact_decimal_context",
