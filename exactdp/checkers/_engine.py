@@ -866,15 +866,16 @@ def _np_scanner(table: Table, neighbours):
 def _np_blocks(table: Table, sources, neighbours, progress, per_block):
     """Look up the neighbours of the sources, a block at a time, in key order (so the
     binary searches walk the key array forwards). ``per_block(pos, v, found, idx)`` gets
-    the block's positions in ``sources``, their values, and per move which neighbours
-    exist and where. Returns the sources (as an array) and whether each is defined."""
+    the block's defined sources (positions in ``sources``), their values, and per move
+    which neighbours exist and where, and returns the block's pair count. Returns the
+    sources as an array."""
     np = table.arrays.np
     keys, values = table.sorted_keys, table.sorted_values
     last = len(keys) - 1
     src = np.asarray(sources, dtype=np.int64)
     order = np.argsort(src, kind="stable")
     deltas = neighbours.deltas
-    done = 0
+    pairs = 0
     for start in range(0, len(src), NP_BLOCK):
         pos = order[start:start + NP_BLOCK]
         block = src[pos]
@@ -887,9 +888,8 @@ def _np_blocks(table: Table, sources, neighbours, progress, per_block):
             j = np.minimum(np.searchsorted(keys, t), last)
             found.append(keys[j] == t)
             idx.append(j)
-        per_block(pos, v, found, idx)
-        done += len(block)
-        progress.update(min(start + NP_BLOCK, len(src)), done)
+        pairs += per_block(pos, v, found, idx)
+        progress.update(min(start + NP_BLOCK, len(src)), pairs)
     return src
 
 
@@ -912,17 +912,18 @@ def _np_scalar(table: Table, sources, neighbours, progress) -> tuple:
             np.maximum(hi, w, out=hi)
             np.minimum(lo, w, out=lo)
             cnt += f
-        pairs += int(cnt.sum())
+        found_here = int(cnt.sum())
+        pairs += found_here
         keep = cnt > 0
         if not keep.any():
-            return
+            return found_here
         pos, v, hi, lo = pos[keep], v[keep], hi[keep], lo[keep]
         # Counting a missing neighbour as v changes neither answer: a source has a
         # neighbour, so hi - v < 0 only if v - lo > 0, and the best gap is reached as
         # before; it is 0 only if every neighbour equals v, and then hi = lo = v.
         if sqrt:
             kept.append(_np_sqrt_near(np, pos, v, hi, lo))
-            return
+            return found_here
         up, down = hi - v, v - lo
         gap = np.maximum(up, down)
         best = int(gap.max())
@@ -930,6 +931,7 @@ def _np_scalar(table: Table, sources, neighbours, progress) -> tuple:
         at = int(at[np.argmin(pos[at])])  # the first in source order
         w = int(hi[at]) if int(up[at]) == best else int(lo[at])
         kept.append((best, int(pos[at]), w))
+        return found_here
 
     src = _np_blocks(table, sources, neighbours, progress, per_block)
     if not kept:
@@ -1003,14 +1005,16 @@ def _np_vector(table: Table, sources, neighbours, progress) -> tuple:
             best = np.where(better, dist, best)
             where = np.where(better, j, where)
             cnt += f
-        pairs += int(cnt.sum())
+        found_here = int(cnt.sum())
+        pairs += found_here
         keep = np.nonzero(cnt > 0)[0]
         if not len(keep):
-            return
+            return found_here
         top = int(best[keep].max())
         at = keep[best[keep] == top]
         at = int(at[np.argmin(pos[at])])
         kept.append((top, int(pos[at]), tuple(int(x) for x in values[where[at]])))
+        return found_here
 
     src = _np_blocks(table, sources, neighbours, progress, per_block)
     if not kept:
