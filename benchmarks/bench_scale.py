@@ -57,6 +57,44 @@ print(json.dumps({{"value": str(r.value), "witness": str(r.witness), "pairs": r.
 """
 
 
+SCAN_CHILD = r"""
+import importlib, json, sys, time
+sys.path.insert(0, {root!r})
+from exactdp import IntegerRange, Multisets, SymmetricDistance
+from exactdp.checkers import _engine
+from exactdp._progress import Progress
+from exactdp.queries.builtin import parse_query
+S = importlib.import_module("exactdp.checkers.sensitivity")
+spec = json.loads({spec!r})
+space = Multisets(IntegerRange(0, spec["top"]), sizes=(1, spec["n"]))
+t = time.perf_counter()
+setup = S._setup(parse_query(spec["query"]), space, SymmetricDistance(), [1], "standard", "error",
+                 None, None, False, False)
+table_s = time.perf_counter() - t
+sources = _engine.source_keys(setup.table, space)
+nb = _engine.build_neighbours(setup.plans[1], setup.table, setup.metric, 1, False, True)
+best, raws = {{1: 1e9, 2: 1e9}}, {{}}
+for rep in range(spec["reps"]):
+    for w in (1, 2):
+        t = time.perf_counter()
+        raw = _engine.run(setup.table, sources, nb, "error", Progress("", 1, False), workers=w)
+        best[w] = min(best[w], time.perf_counter() - t)
+        raws[w] = (str(raw.best), raw.x_key, raw.x_prime_key, raw.pairs)
+print(json.dumps({{"table": table_s, "one": best[1], "two": best[2], "pairs": raw.pairs,
+                  "same": raws[1] == raws[2]}}))
+"""
+
+
+def scan_child(query: str, top: int, n: int, reps: int = 3):
+    """The pair scan alone with 1 and 2 processes, alternating, best of ``reps`` each."""
+    spec = json.dumps({"query": query, "top": top, "n": n, "reps": reps})
+    out = subprocess.run([sys.executable, "-c", SCAN_CHILD.format(root=ROOT, spec=spec)],
+                         capture_output=True, text=True, timeout=900)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def child(root: str, query: str, top: int, n: int, workers: int = 1, limit: float = 600):
     """Run one sensitivity in a fresh process; ``None`` when it exceeds ``limit`` s."""
     spec = json.dumps({"query": query, "top": top, "n": n, "workers": workers})
@@ -169,17 +207,27 @@ def part_c(out, n: int) -> None:
             f"{one['seconds'] / two['seconds']:>8.2f}x  {one['pairs'] / one['seconds'] / 1e6:>17.2f} "
             f"{two['pairs'] / two['seconds'] / 2e6:>6.2f}  yes")
     out("  (the table is built in one process before the pool starts: only the pair scan is split)")
+    out(f"  the pair scan alone (same process, same table), alternating 1 and 2 processes, best of 3:")
+    out(f"  {'query':<10} {'table':>7} {'scan w=1':>9} {'scan w=2':>9} {'speed-up':>9}  "
+        f"{'Mpairs/s/core w=1':>17} {'w=2':>6}  identical")
+    for query in ("mean", "std", "median"):
+        r = scan_child(query, 7, n)
+        if not r["same"]:
+            raise SystemExit(f"workers=2 differs on {query}")
+        out(f"  {query:<10} {r['table']:>6.2f}s {r['one']:>8.2f}s {r['two']:>8.2f}s "
+            f"{r['one'] / r['two']:>8.2f}x  {r['pairs'] / r['one'] / 1e6:>17.2f} "
+            f"{r['pairs'] / r['two'] / 2e6:>6.2f}  yes")
 
 
-def part_d(out, base: str, before_sizes, after_sizes, limit: float) -> None:
+def part_d(out, base: str, before_sizes, after_sizes, limit: float, pool_sizes) -> None:
     out(f"\nD. largest space within {limit:.0f} s: mean, d_in=1, multisets of size 1..N over "
         f"{{0..7}}, child processes with a {limit:.0f} s limit")
     out(f"{'engine':<16} {'N':>3} {'datasets':>12} {'pairs':>13} {'time':>8} {'peak MB':>8}")
     for label, root, sizes, workers in (("before", base, before_sizes, 1),
                                         ("after, 1 proc", ROOT, after_sizes, 1),
-                                        ("after, 2 procs", ROOT, after_sizes, 2)):
+                                        ("after, 2 procs", ROOT, pool_sizes, 2)):
         for n in sizes:
-            r = child(root, "mean", 7, n, workers, limit=limit + 30)
+            r = child(root, "mean", 7, n, workers, limit=limit + 15)
             if r is None or r["seconds"] > limit:
                 out(f"{label:<16} {n:>3} {'':>12} {'':>13} {'> %.0fs' % limit:>8}")
                 break
@@ -206,6 +254,10 @@ def main() -> None:
     if args.note:
         out(f"note:     {args.note}")
     out(f"start:    {time.strftime('%Y-%m-%d %H:%M:%S')}, {load()}")
+    others = subprocess.run(["ps", "-eo", "pcpu,comm", "--no-headers"], capture_output=True,
+                            text=True).stdout.split("\n")
+    busy = [line for line in others if line.strip() and float(line.split()[0]) >= 10.0]
+    out(f"busy:     {len(busy)} processes at >= 10% CPU when the run started (ps)")
     base = unpack(args.baseline_commit)
     out(f"baseline: commit {args.baseline_commit} (git archive into {base})")
     start = time.perf_counter()
@@ -213,9 +265,9 @@ def main() -> None:
     part_b(out, base, 12 if args.quick else 16)
     part_c(out, 16 if args.quick else 20)
     if args.quick:
-        part_d(out, base, (16,), (20, 22), 60)
+        part_d(out, base, (16,), (20, 22), 60, (20, 22))
     else:
-        part_d(out, base, (20, 21, 22), (24, 26, 28, 30), 60)
+        part_d(out, base, (22, 23, 24), (28, 30, 31, 32), 60, (30, 31, 32))
     out(f"\nend:      {time.strftime('%Y-%m-%d %H:%M:%S')}, {load()}, "
         f"{time.perf_counter() - start:.0f} s in all; children's peak "
         f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
