@@ -99,8 +99,11 @@ def test_without_numpy_the_pure_python_paths_run(monkeypatch):
 def test_importing_the_engine_does_not_import_numpy():
     """NumPy is imported lazily, on the incremental and vectorised paths only (so
     ``exactdp --help`` does not load it)."""
-    code = ("import sys, exactdp, exactdp.checkers.sensitivity, exactdp.checkers._engine, "
-            "exactdp.checkers._pool, exactdp.checkers._incremental\nprint('numpy' in sys.modules)")
+    code = ("import runpy, sys, exactdp, exactdp.checkers.sensitivity, exactdp.checkers._engine, "
+            "exactdp.checkers._pool, exactdp.checkers._incremental\n"
+            "sys.argv = ['exactdp', 'sensitivity', '--help']\n"
+            "try:\n    runpy.run_module('exactdp', run_name='__main__')\n"
+            "except SystemExit:\n    pass\nprint('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     assert out.stdout.strip().splitlines()[-1] == "False"
