@@ -39,7 +39,7 @@ COMMANDS = {
         "--clip": ["0,2", "2,0", "a,b"], "--claim": HOSTILE, "--local": ["1", "1,2", ""],
         "--undefined": ["error", "exclude", "0", "-1"],
         "--max-pairs": ["10", "-1", "0"], "--max-datasets": ["10", "-1"],
-        "--plot": ["/nonexistent/x.png", "x.txt"],
+        "--plot": ["/nonexistent/x.png", "x.txt"], "--workers": ["1", "2", "0", "-1", "x"],
         "--exact-k": None, "--release-centred": None, "--json": None,
     },
     "calibrate": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from exactdp._budget import MAX_D_IN_ROWS
@@ -95,7 +96,8 @@ def run(args, _collect: dict | None = None) -> int:
                                      max_datasets=args.max_datasets, **opts)]
     else:
         curve = sensitivity_curve(query, space, metric, d_ins, max_pairs=args.max_pairs,
-                                  max_datasets=args.max_datasets, progress=None, **opts)
+                                  max_datasets=args.max_datasets, progress=None,
+                                  workers=args.workers or _cores(), **opts)
         results = list(curve.results)
         if _collect is not None:
             _collect["curves"][f"{args.query} ({len(_collect['curves']) + 1})"
@@ -131,6 +133,23 @@ def run(args, _collect: dict | None = None) -> int:
     return CLAIM_FAILED if len(vacuous) == len(results) else OK
 
 
+def _cores() -> int:
+    """The cores this process may use (the default of --workers)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of processes >= 1, such as 2")
+    return n
+
+
 def register(subparsers) -> None:
     """Add ``exactdp sensitivity`` to the ``exactdp`` command."""
     s = subparsers.add_parser("sensitivity", help="exact sensitivity of one query over one space", **opt.command_help(
@@ -159,6 +178,9 @@ def register(subparsers) -> None:
     s.add_argument("--claim", metavar="EXPR", help="a claimed sensitivity: a number or a formula in L, U, N, d_in, k")
     s.add_argument("--local", metavar="DATASET", help="local sensitivity at this dataset (comma list)")
     s.add_argument("--undefined", metavar="POLICY", help="error (default), exclude, or a value to use")
+    s.add_argument("--workers", type=_workers, default=None, metavar="N",
+                   help="processes for the pair scan (default: every core; 1: no pool); "
+                        "the answer and the witness do not depend on it")
     opt.budget_options(
         s, f"refuse above N candidate neighbour pairs per d_in (default {DEFAULT_MAX_PAIRS:,})",
         f"refuse above N datasets in the value table (default {DEFAULT_MAX_DATASETS:,})",
