@@ -39,7 +39,7 @@ from exactdp.mechanisms.mechanism import Mechanism
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import format_dataset, format_exact, to_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
-from exactdp.symbolic.parse import parse_expression
+from exactdp.numeric.formula import parse_expression
 
 __all__ = ["check_mechanism", "PrivacyResult", "PrivacyWitness", "MAX_VALUE_PAIRS"]
 

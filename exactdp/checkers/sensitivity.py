@@ -50,7 +50,7 @@ from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.spaces.sequences import Sequences
 from exactdp.spaces.units import Units
-from exactdp.symbolic.parse import parse_expression, substitute
+from exactdp.numeric.formula import parse_expression, substitute
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",

@@ -14,7 +14,7 @@ from exactdp.symbolic.constructors import (
     make_symmetric_to_change, make_variance, make_vector_sum,
 )
 from exactdp.symbolic.maps import Domain, Measurement, Transformation
-from exactdp.symbolic.parse import parse_expression, substitute
+from exactdp.numeric.formula import parse_expression, substitute
 from exactdp.symbolic.verify import GridResult, assert_verified, verify
 
 __all__ = [

@@ -32,7 +32,7 @@ from exactdp.checkers.results import Verdict, format_value
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact
-from exactdp.symbolic.parse import substitute
+from exactdp.numeric.formula import substitute
 
 __all__ = ["Truth", "Entry", "EntryCheck", "InstanceWitness", "check_entry", "catalogue",
            "evaluate", "ENTRY_MODULES"]

@@ -40,7 +40,7 @@ import sympy
 from exactdp.errors import InexactInput, InvalidArgument, SpaceMismatch
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
-from exactdp.symbolic.parse import parse_expression, substitute
+from exactdp.numeric.formula import parse_expression, substitute
 from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Verify a symbolic claim against a transformation over a grid of parameter values.
 
 :func:`verify` takes a claimed stability map (a SymPy expression, or a string parsed
-safely by :func:`~exactdp.symbolic.parse.parse_expression` with the canonical symbols),
+safely by :func:`~exactdp.numeric.formula.parse_expression` with the canonical symbols),
 a :class:`~exactdp.symbolic.maps.Transformation` built by a ``make_*`` constructor, and a
 grid of parameter bindings. It enumerates every binding exactly with the engine and says
 whether the claim is VIOLATED (with the first binding and neighbouring pair that break
@@ -38,7 +38,7 @@ from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.symbolic.catalogue import Entry, EntryCheck, InstanceWitness, check_entry
 from exactdp.symbolic.maps import Transformation, meanings, parameter_symbol
-from exactdp.symbolic.parse import parse_expression, substitute
+from exactdp.numeric.formula import parse_expression, substitute
 
 __all__ = ["verify", "assert_verified", "GridResult", "default_grid", "DEFAULT_VALUES",
            "DEFAULT_BOUNDS", "MAX_BINDINGS"]

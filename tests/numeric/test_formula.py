@@ -9,8 +9,8 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from exactdp import InvalidArgument
-from exactdp.symbolic import parse_expression
-from exactdp.symbolic.parse import ALLOWED_FUNCTIONS
+from exactdp.numeric.formula import parse_expression
+from exactdp.numeric.formula import ALLOWED_FUNCTIONS
 
 x = sympy.Symbol("x", real=True)
 d_in, U, L = (sympy.Symbol(n, real=True) for n in ("d_in", "U", "L"))
@@ -263,7 +263,7 @@ HUGE = {
     "floor-of-exp-exp": "floor(exp(exp(10)))",
     "too-many-digits": "((10^64)^64)^2",
 }
-SETUP = "from exactdp.symbolic.parse import parse_expression"
+SETUP = "from exactdp.numeric.formula import parse_expression"
 
 
 def test_child_outcomes_are_reported(outcomes_in_child):
@@ -294,7 +294,7 @@ def test_moderate_transcendental_constants_still_parse():
 import re  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
-from exactdp.symbolic.parse import substitute  # noqa: E402
+from exactdp.numeric.formula import substitute  # noqa: E402
 
 U_SYM = sympy.Symbol("U", real=True)
 
@@ -349,7 +349,7 @@ def test_bounds_hold_for_the_mapping_form_and_for_substitute(text, values, messa
 )
 def test_substitute_refuses_before_building(outcomes_in_child, expr, values):
     # was: SymPy's xreplace/subs built 10**(10**9) (and never returned)
-    setup = "import sympy; from exactdp.symbolic.parse import substitute"
+    setup = "import sympy; from exactdp.numeric.formula import substitute"
     call = f"substitute(sympy.sympify({sympy.srepr(expr)!r}), {values!r})"
     assert outcomes_in_child(setup, [call], 5.0) == ["InvalidArgument"]
 
