@@ -113,3 +113,23 @@ def test_verify_subset_text_and_json(capsys):
     rows = json.loads(out)
     assert len(rows) == 10 and all(r["as_expected"] for r in rows)
     assert {r["verdict"] for r in rows} <= {"holds", "holds-tight", "violated"}
+
+
+def test_start_up_imports_only_what_the_path_needs():
+    """Issue 12, part 5: --help imports neither SymPy nor NumPy; a sensitivity without a claim
+    imports NumPy (the engine) but not SymPy; a claim brings SymPy in (measured: 0.1 s, 0.13 s)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom exactdp.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n"
+             "    pass\nprint('sympy' in sys.modules, 'numpy' in sys.modules)")
+
+    def loaded(argv):
+        out = subprocess.run([sys.executable, "-c", probe.format(argv=argv)], capture_output=True,
+                             text=True, check=True).stdout.split()
+        return out[-2:]
+
+    assert loaded(["--help"]) == ["False", "False"]
+    assert loaded(["sensitivity", "--query", "sum", "--universe", "0..3", "--sizes", "0..2"]) == ["False", "True"]
+    assert loaded(["sensitivity", "--query", "sum", "--universe", "0..3", "--sizes", "0..2",
+                   "--claim", "U-L"]) == ["True", "True"]

@@ -33,7 +33,6 @@ from fractions import Fraction
 from itertools import islice
 from typing import Any, Iterable, Sequence
 
-import sympy
 
 from exactdp._budget import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, check_budget, refuse_above, show_count,
@@ -42,7 +41,6 @@ from exactdp._progress import Progress
 from exactdp.checkers import _engine
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Verdict, Witness, format_value
 from exactdp.errors import ClaimViolated, InvalidArgument, Undecided
-from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import format_dataset, to_exact
 from exactdp.queries.base import Query, sqrt_value
 from exactdp.queries.builtin import parse_query
@@ -50,7 +48,6 @@ from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.spaces.sequences import Sequences
 from exactdp.spaces.units import Units
-from exactdp.numeric.formula import parse_expression, substitute
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
@@ -176,6 +173,8 @@ def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pai
 def _final_value(query: Query, raw: _engine.RawResult, scale: int):
     if query.output == "scalar":
         return Fraction(raw.best, scale)
+    from exactdp.numeric.decide import to_fraction_if_rational, to_sympy  # SymPy: only here
+
     if query.output == "sqrt":
         a, b = raw.best
         return to_fraction_if_rational(
@@ -331,6 +330,8 @@ class SensitivityCurve:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from exactdp.numeric.decide import to_sympy
+
         xs = [r.scope.d_in for r in self.results]
         ys = [float(to_sympy(r.value).evalf(17)) for r in self.results]  # display only
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -443,6 +444,11 @@ def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
     """``(text, exact value)`` of a claim once ``params`` (see :func:`claim_parameters`)
     are substituted. A claim is a number, a formula string (parsed safely) or a SymPy
     expression in the parameter names."""
+    import sympy  # a claim is a formula: SymPy is imported when one is given
+
+    from exactdp.numeric.decide import to_fraction_if_rational
+    from exactdp.numeric.formula import parse_expression, substitute
+
     if isinstance(claim, str):
         try:
             return claim, to_exact(claim, "claim")
@@ -504,6 +510,8 @@ def judge(text: str, value: Any, result: SensitivityResult, params: dict | None 
     no neighbouring pair was examined: a maximum over nothing confirms nothing)."""
     if result.scope.pairs == 0:
         return ClaimResult(text, value, Verdict.VACUOUS, result, dict(params or {}))
+    from exactdp.numeric.decide import compare
+
     try:
         c = compare(value, result.value)
     except Undecided:
