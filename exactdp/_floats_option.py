@@ -54,3 +54,17 @@ def floats_note(args) -> str | None:
         return None
     return ("numbers read as float64 (--floats binary): each decimal is the float Python "
             "stores, at its exact binary value")
+
+
+def print_report(args, payload: dict, text: str) -> None:
+    """Print a command's report: ``payload`` as JSON under ``--json`` (with ``"floats"`` under
+    ``--floats binary``), else ``text`` (after the note line under ``--floats binary``)."""
+    import json
+
+    note = floats_note(args)
+    if args.json:
+        print(json.dumps({**payload, "floats": args.floats} if note else payload, indent=2))
+    else:
+        if note:
+            print(note)
+        print(text)

@@ -67,19 +67,6 @@ class Built:
         self.scale = scale
 
 
-def _lcm(numbers) -> int:
-    out = 1
-    for x in numbers:
-        out = out * x // math.gcd(out, x)
-    return out
-
-
-def _round_half_even(h: Fraction) -> int:
-    fl = math.floor(h)
-    rem = h - fl
-    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1):
-        return fl + 1
-    return fl
 
 
 def _quantile_weights(q: Fraction, method: str, n: int):
@@ -94,7 +81,7 @@ def _quantile_weights(q: Fraction, method: str, n: int):
     if method == "higher":
         return lo + 1, one, lo, zero
     if method == "nearest":
-        return _round_half_even(h), one, lo, zero
+        return round(h), one, lo, zero  # round: a Fraction rounds half to even
     if method == "midpoint":
         return lo, Fraction(1, 2), lo + 1, Fraction(1, 2)
     return lo, 1 - frac, lo + 1, frac
@@ -190,7 +177,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     elif kind == "mean":
         defined = n > 0
         sizes = [s for s in range(max(lo, 1), hi + 1)]
-        big_l = _lcm(sizes)
+        big_l = math.lcm(*sizes)
         mult = [0] + [big_l // s for s in range(1, hi + 1)]
         scale_d = den * big_l
         if s_big or hi * top * big_l >= LIMIT:
@@ -201,7 +188,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
         ddof = form.ddof
         defined = n > ddof
         prods = [s * (s - ddof) for s in range(max(lo, ddof + 1), hi + 1)]
-        big_l = _lcm(prods)
+        big_l = math.lcm(*prods)
         mult = [0] * (ddof + 1) + [big_l // (s * (s - ddof)) for s in range(ddof + 1, hi + 1)]
         scale_d = den * den * big_l
         if s_big or 2 * hi * hi * top * top * big_l >= LIMIT:
@@ -212,7 +199,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     elif kind == "quantile":
         defined = n > 0
         rows = {s: _quantile_weights(form.q, form.method, s) for s in range(max(lo, 1), hi + 1)}
-        big_l = _lcm(w.denominator for r in rows.values() for w in (r[1], r[3]))
+        big_l = math.lcm(*(w.denominator for r in rows.values() for w in (r[1], r[3])))
         j1 = [0] * (hi + 1)
         j2 = [0] * (hi + 1)
         al = [0] * (hi + 1)

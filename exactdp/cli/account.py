@@ -4,9 +4,8 @@ composed mechanisms (see :mod:`exactdp.mechanisms.accountant`)."""
 from __future__ import annotations
 
 import argparse
-import json
 
-from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative
@@ -117,19 +116,8 @@ def run(args) -> int:
     result = account(target, k, delta=args.delta, epsilon=args.epsilon, width=width,
                      max_k=args.max_k, max_slots=args.max_slots)
     checked = result.check(published) if published is not None else None
-    if args.json:
-        out = result.to_dict()
-        if checked is not None:
-            out["check"] = checked.to_dict()
-        if floats_note(args) is not None:
-            out["floats"] = args.floats
-        print(json.dumps(out, indent=2))
-    else:
-        if floats_note(args) is not None:
-            print(floats_note(args))
-        print(result)
-        if checked is not None:
-            print(f"  check: {checked.message()}")
+    payload = result.to_dict() if checked is None else {**result.to_dict(), "check": checked.to_dict()}
+    print_report(args, payload, str(result) if checked is None else f"{result}\n  check: {checked.message()}")
     if checked is None:
         return OK
     return OK if checked.ok else CLAIM_FAILED

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS
-from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.checkers.privacy import MAX_VALUE_PAIRS, check_mechanism
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
@@ -70,15 +69,7 @@ def run(args) -> int:
             undefined=opt.undefined(args.undefined), max_pairs=args.max_pairs,
             max_datasets=args.max_datasets, max_value_pairs=args.max_value_pairs, progress=None,
         )
-    if args.json:
-        out = result.to_dict()
-        if floats_note(args) is not None:
-            out["floats"] = args.floats
-        print(json.dumps(out, indent=2))
-    else:
-        if floats_note(args) is not None:
-            print(floats_note(args))
-        print(result)
+    print_report(args, result.to_dict(), str(result))
     if result.verdict is None:
         return OK
     return OK if result.ok else CLAIM_FAILED

@@ -14,7 +14,6 @@ a percentile ``p`` the *virtual index* is ``h = (n - 1) * p / 100``;
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -111,13 +110,6 @@ def _order_stat_factory(values):
     return kth
 
 
-def _round_half_even(h: Fraction) -> int:
-    fl = math.floor(h)
-    rem = h - fl
-    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1):
-        return fl + 1
-    return fl
-
 
 def _quantile_prep(q: Fraction, method: str):
     def prep(values):
@@ -135,7 +127,7 @@ def _quantile_prep(q: Fraction, method: str):
             if method == "higher":
                 return kth(counts, lo + 1)
             if method == "nearest":
-                return kth(counts, _round_half_even(h))
+                return kth(counts, round(h))  # round: a Fraction rounds half to even
             a, b = kth(counts, lo), kth(counts, lo + 1)
             if method == "midpoint":
                 return (a + b) / 2
