@@ -114,10 +114,11 @@ def _effective_d_in(space: DatasetSpace, metric: Metric, d_in: int, exact_k: boo
 
 
 def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs, exact_k,
-           progress, local_at=None) -> _Setup:
+           progress, local_at=None, build: bool = True) -> _Setup:
     """Validate, then check every budget from counts alone, then build the value table.
 
     ``local_at``: the sorted value indices of the one ``x`` of a local sensitivity.
+    ``build=False``: no table (the Dask engine builds slices of it on its workers).
     """
     query = _query(query)
     space = as_space(space)
@@ -162,6 +163,8 @@ def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pai
             continue
         plans[d] = _engine.plan_neighbours(space, ambient, metric, e, exact_k, n_sources,
                                            n_table, max_pairs, what, by_size)
+    if not build:
+        return _Setup(query, space, metric, scope, policy, exact_k, None, plans, effective)
     bar = Progress(f"{query.name}", n_table, progress)
     try:
         table = _engine.make_table(query, space, ambient, d_max, policy, bar)
@@ -247,6 +250,7 @@ def sensitivity(
     max_datasets: int | None = DEFAULT_MAX_DATASETS,
     progress: bool | None = None,
     workers: int = 1,
+    cluster: object = None,
 ) -> SensitivityResult:
     """Exact global sensitivity of ``query`` over ``space`` under ``metric`` at ``d_in``.
 
@@ -257,9 +261,17 @@ def sensitivity(
     checked *before* enumerating (``None``: no limit); ``progress`` forces the stderr
     progress line on or off (default: on when stderr is a terminal). ``workers`` processes
     scan the pairs (a pool over parts of the table; the same answer and witness as
-    ``workers=1``).
+    ``workers=1``). ``cluster`` runs the scan on Dask instead (the ``dask`` extra):
+    ``"local"`` (an embedded LocalCluster of ``workers`` processes), a scheduler address
+    such as ``"tcp://host:8786"``, or a ``distributed.Client``; the budgets are then per
+    worker (see :mod:`exactdp.checkers._dask`).
     """
     workers = _engine.check_workers(workers)
+    if cluster is not None:
+        return sensitivity_curve(query, space, metric, (d_in,), exact_k=exact_k, scope=scope,
+                                 undefined=undefined, max_pairs=max_pairs,
+                                 max_datasets=max_datasets, progress=progress, workers=workers,
+                                 cluster=cluster).results[0]
     if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
         from exactdp.checkers.graph import graph_sensitivity  # here: graph imports this module
 
@@ -391,6 +403,7 @@ def sensitivity_curve(
     max_datasets: int | None = DEFAULT_MAX_DATASETS,
     progress: bool | None = None,
     workers: int = 1,
+    cluster: object = None,
 ) -> SensitivityCurve:
     """:func:`sensitivity` for each ``d_in`` in ``d_ins``, sharing one value table."""
     workers = _engine.check_workers(workers)
@@ -405,6 +418,13 @@ def sensitivity_curve(
                  hint="ask for fewer distances")
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
+    if cluster is not None:  # the pair scan on Dask workers (the dask extra)
+        from exactdp.checkers import _dask
+
+        return SensitivityCurve(_dask.curve(
+            query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
+            max_pairs=max_pairs, max_datasets=max_datasets, progress=progress,
+            workers=workers, cluster=cluster))
     if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
         from exactdp.checkers.graph import graph_sensitivity
 

@@ -11,7 +11,7 @@ from exactdp.cli._status import EXIT_CODES
 from exactdp.errors import InvalidArgument
 
 __all__ = ["command_help", "json_option", "only_option", "budget_options", "int_bounds",
-           "d_in_values", "space", "query", "undefined"]
+           "d_in_values", "space", "query", "undefined", "cluster_options", "cluster"]
 
 
 def command_help(description: str, examples: str) -> dict:
@@ -119,3 +119,27 @@ def undefined(text: str | None):
     if text is None or text in ("error", "exclude"):
         return text or "error"
     return to_exact(text, "--undefined")
+
+
+def cluster_options(parser: argparse.ArgumentParser) -> None:
+    """``--dask`` (an embedded LocalCluster of ``--workers`` processes) and ``--scheduler
+    ADDRESS`` (a running Dask scheduler): the pair scan on Dask (the ``dask`` extra)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--dask", action="store_true",
+                       help="scan the pairs on an embedded Dask LocalCluster of --workers processes "
+                            "(needs the dask extra: pip install 'exactdp[dask]'); the budgets are "
+                            "then per worker")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="scan the pairs on the workers of a running Dask scheduler, e.g. "
+                            "tcp://host:8786 (start it with `dask scheduler`, workers with `dask "
+                            "worker ADDRESS`); the budgets are per worker")
+
+
+def cluster(args):
+    """``cluster=`` for :func:`exactdp.sensitivity`: ``"local"``, an address, or ``None``."""
+    address = getattr(args, "scheduler", None)
+    if address is not None:
+        if not address.strip():
+            raise InvalidArgument("--scheduler is empty; pass an address such as tcp://host:8786")
+        return address.strip()
+    return "local" if getattr(args, "dask", False) else None

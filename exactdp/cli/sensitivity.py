@@ -77,6 +77,9 @@ def run(args, _collect: dict | None = None) -> int:
     d_ins = opt.d_in_values(args.d_in)
     scope = "release-centred" if args.release_centred else "standard"
     opts = dict(exact_k=args.exact_k, scope=scope, undefined=opt.undefined(args.undefined))
+    cluster = opt.cluster(args)
+    if cluster is not None and args.local is not None:
+        raise InvalidArgument("--local runs in one process; drop --dask/--scheduler")
     if args.local is not None and len(d_ins) != 1:
         raise InvalidArgument(f"--local takes one --d-in, not the range {args.d_in!r}")
     if args.plot:
@@ -97,7 +100,7 @@ def run(args, _collect: dict | None = None) -> int:
     else:
         curve = sensitivity_curve(query, space, metric, d_ins, max_pairs=args.max_pairs,
                                   max_datasets=args.max_datasets, progress=None,
-                                  workers=args.workers or _cores(), **opts)
+                                  workers=args.workers or _cores(), cluster=cluster, **opts)
         results = list(curve.results)
         if _collect is not None:
             _collect["curves"][f"{args.query} ({len(_collect['curves']) + 1})"
@@ -181,6 +184,7 @@ def register(subparsers) -> None:
     s.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="processes for the pair scan (default: every core; 1: no pool); "
                         "the answer and the witness do not depend on it")
+    opt.cluster_options(s)
     opt.budget_options(
         s, f"refuse above N candidate neighbour pairs per d_in (default {DEFAULT_MAX_PAIRS:,})",
         f"refuse above N datasets in the value table (default {DEFAULT_MAX_DATASETS:,})",

@@ -1,0 +1,480 @@
+"""The pair scan on a Dask cluster (issue 12, part 3; the optional extra ``exactdp[dask]``).
+
+The process pool (:mod:`._pool`) forks and inherits the value table; Dask workers
+cannot, and the driver never builds the table here (its memory does not grow with the
+number of datasets). Instead the datasets are split by *prefix*: the counts ``(c_0, ...,
+c_{j-1})`` of the ``j`` smallest values. Datasets enumerate lexicographically with
+``c_0`` slowest, so consecutive prefixes are consecutive runs of the serial source order,
+and a run of prefixes is one *partition*.
+
+A neighbour ``key + delta`` of a dataset with prefix ``p`` has the prefix ``p + delta_p``,
+where ``delta_p`` is the part of the move on the ``j`` smallest values. A partition's task
+therefore rebuilds, from the picklable spec (query, space, deltas), only the datasets of
+its own prefixes and of the *halo* ``{p + delta_p}``, evaluates the query on them
+(``query.prepare``, the per-dataset path), scans its own datasets with the serial
+:func:`_engine.scan` and returns ``(best, x_key, w, pairs)`` with the scale of its slice
+(each slice has its own least common denominator). The driver rescales the parts to one
+common denominator and combines them in partition order with :func:`_engine.combine`,
+so the answer *and* the witness are those of the serial engine.
+
+Budgets (checked on the driver from counts alone, before any task runs): the dataset
+and pair budgets are per worker, so the cluster's are ``budget * workers``; every
+partition's slice (its datasets plus the halo) must also fit the per-worker dataset
+budget. A task that fails fails the run with the worker's error (the other tasks are
+cancelled); no partial answer is returned. Progress: partitions done out of the total.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from fractions import Fraction
+
+from exactdp._budget import refuse_above, show_count
+from exactdp._progress import Progress
+from exactdp.checkers import _engine
+from exactdp.errors import InvalidArgument
+
+__all__ = ["open_client", "plan_partitions", "compute", "CONNECT_TIMEOUT", "PARTS_PER_WORKER",
+           "MAX_PREFIXES"]
+
+CONNECT_TIMEOUT = 3
+"""Seconds to wait for a scheduler to answer (``cluster="tcp://host:8786"``)."""
+
+PARTS_PER_WORKER = 4
+"""Partitions per worker at least: the last to finish is then short."""
+
+MAX_PREFIXES = 20_000
+"""Most prefixes the driver lists (its memory: a few hundred bytes each)."""
+
+MISSING = ("the Dask engine needs dask.distributed, which is not installed; install the dask "
+           "extra: pip install 'exactdp[dask]'")
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise InvalidArgument(MISSING) from None
+    return distributed
+
+
+@contextmanager
+def open_client(cluster: object, workers: int):
+    """A ``distributed.Client`` for ``cluster``: ``"local"`` starts an embedded LocalCluster
+    of ``workers`` processes (closed afterwards), an address such as
+    ``"tcp://host:8786"`` connects to a running scheduler (refused after
+    :data:`CONNECT_TIMEOUT` seconds without an answer), a ``Client`` is used as given."""
+    distributed = _distributed()
+    if isinstance(cluster, distributed.Client):
+        yield cluster
+        return
+    if not isinstance(cluster, str) or not cluster.strip():
+        raise InvalidArgument(
+            f"cluster={cluster!r} is not a cluster; pass 'local' (an embedded LocalCluster), a "
+            f"scheduler address such as 'tcp://host:8786', or a distributed.Client"
+        )
+    if cluster == "local":
+        import logging
+
+        local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                         dashboard_address=None, silence_logs=logging.ERROR)
+        try:
+            with distributed.Client(local) as client:
+                yield client
+        finally:
+            local.close()
+        return
+    try:
+        client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise InvalidArgument(
+            f"cluster={cluster!r}: no Dask scheduler answered within {CONNECT_TIMEOUT} s "
+            f"({type(e).__name__}); start one with `dask scheduler` and workers with "
+            f"`dask worker ADDRESS`, or use cluster='local'"
+        ) from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def worker_count(client) -> int:
+    """Workers connected to the scheduler (waiting up to :data:`CONNECT_TIMEOUT` s for one)."""
+    n = len(client.scheduler_info()["workers"])
+    if n == 0:
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except Exception:  # noqa: BLE001 - a timeout of any flavour: refused below
+            pass
+        n = len(client.scheduler_info()["workers"])
+    if n == 0:
+        raise InvalidArgument(
+            "the Dask scheduler has no workers; start some with `dask worker ADDRESS`"
+        )
+    return n
+
+
+def check_picklable(spec: dict) -> None:
+    """Refuse, before any task is sent, a spec the workers could not receive."""
+    try:
+        import cloudpickle
+
+        cloudpickle.dumps(spec)
+    except Exception as e:  # noqa: BLE001 - any pickling failure
+        raise InvalidArgument(
+            f"query={spec['query'].name!r} cannot be sent to Dask workers ({type(e).__name__}: "
+            f"{e}); define its function at module level in an importable module (installed "
+            f"on the workers) or use a built-in query"
+        ) from None
+
+
+# -- counting and partitioning (on the driver: counts only) ------------------------------
+
+def _suffix_ways(caps: list[int], top: int) -> list[list[int]]:
+    """``ways[j][s]``: count vectors over the values ``j..m-1`` (within ``caps``) of size ``s``."""
+    m = len(caps)
+    ways = [None] * (m + 1)
+    ways[m] = [1] + [0] * top
+    for j in range(m - 1, -1, -1):
+        prev, cap = ways[j + 1], caps[j]
+        row, window = [0] * (top + 1), 0
+        for s in range(top + 1):
+            window += prev[s]
+            if s - cap - 1 >= 0:
+                window -= prev[s - cap - 1]
+            row[s] = window
+        ways[j] = row
+    return ways
+
+
+def _between(row: list[int], used: int, lo: int, hi: int) -> int:
+    """Suffixes of a prefix holding ``used`` records that give sizes ``lo..hi``."""
+    a, b = max(0, lo - used), hi - used
+    return sum(row[a:b + 1]) if b >= a else 0
+
+
+def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
+                    per_worker: int | None) -> tuple[int, list, list]:
+    """``(j, prefixes, parts)``: the prefix length, the prefixes (``(counts, sources,
+    datasets)`` in source order) and the partitions (``(start, stop, needed)``: a run of
+    prefixes and every prefix its table slice needs, with the slice's size)."""
+    m = ambient.universe.size
+    caps = [ambient.max_count(i) for i in range(m)]
+    lo_a, hi_a, lo_s, hi_s = ambient.min_size, ambient.max_size, space.min_size, space.max_size
+    ways = _suffix_ways(caps, hi_a)
+    target = max(1, -(-n_sources // (workers * PARTS_PER_WORKER)))
+    if per_worker is not None:
+        target = max(1, min(target, per_worker // 4))
+    layer = [((), 0)]
+    j = 0
+    while j < m:
+        biggest = max(_between(ways[j], u, lo_s, hi_s) for _, u in layer)
+        if biggest <= target or len(layer) * (caps[j] + 1) > MAX_PREFIXES:
+            break
+        grown = []
+        for p, u in layer:
+            for c in range(min(caps[j], hi_a - u) + 1):
+                if _between(ways[j + 1], u + c, lo_a, hi_a):
+                    grown.append((p + (c,), u + c))
+        layer, j = grown, j + 1
+    prefixes = [(p, _between(ways[j], u, lo_s, hi_s), _between(ways[j], u, lo_a, hi_a))
+                for p, u in layer]
+    index = {p: i for i, (p, _, _) in enumerate(prefixes)}
+    shifts = sorted(set(_prefix_shifts(j, moves)) | {(0,) * j})
+    parts, start, held = [], 0, 0
+    for i, (_, n_src, _) in enumerate(prefixes):
+        held += n_src
+        if held >= target or i == len(prefixes) - 1:
+            parts.append((start, i + 1))
+            start, held = i + 1, 0
+    out = []
+    for a, b in parts:
+        need = set()
+        for p, _, _ in prefixes[a:b]:
+            for s in shifts:
+                q = tuple(x + y for x, y in zip(p, s))
+                if q in index:
+                    need.add(index[q])
+        need = sorted(need)
+        size = sum(prefixes[i][2] for i in need)
+        out.append((a, b, need, size))
+    return j, prefixes, out
+
+
+def _prefix_shifts(j: int, moves) -> list[tuple[int, ...]]:
+    """The change each move makes to the counts of the ``j`` smallest values."""
+    out = set()
+    for removed, added in moves:
+        d = [0] * j
+        for i in added:
+            if i < j:
+                d[i] += 1
+        for i in removed:
+            if i < j:
+                d[i] -= 1
+        out.add(tuple(d))
+    return sorted(out)
+
+
+# -- one partition (on a worker) -----------------------------------------------------------
+
+def _codec(query, space, ambient, base: int):
+    """A :class:`_engine.Table` without values: keys to datasets and back."""
+    t = _engine.Table.__new__(_engine.Table)
+    t.query, t.space, t.ambient, t.base = query, space, ambient, base
+    t.weights = [base**i for i in range(space.universe.size)]
+    return t
+
+
+def _suffixes(ambient, prefix: tuple, used: int):
+    """Every dataset of ``ambient`` with this prefix, as count vectors in source order."""
+    from exactdp.spaces.datasets import DatasetSpace
+    from exactdp.spaces.universe import ValueUniverse
+
+    j, m = len(prefix), ambient.universe.size
+    if j == m:
+        yield prefix
+        return
+    values = ambient.universe.values[j:]
+    caps = list(ambient.caps[j:])
+    rest = DatasetSpace(ValueUniverse(values), caps, max(0, ambient.min_size - used),
+                        ambient.max_size - used)
+    for counts in rest:
+        yield prefix + counts
+
+
+def scan_partition(spec: dict, own: list, halo: list) -> dict:
+    """Build the slice (the datasets of the prefixes ``own`` and ``halo``), scan the
+    datasets of ``own`` within the space's sizes, and return the part's result."""
+    query, space, ambient = spec["query"], spec["space"], spec["ambient"]
+    t = _codec(query, space, ambient, spec["base"])
+    weights = t.weights
+    from exactdp.queries.base import UNDEFINED
+
+    prepared = query.prepare(space.universe.values)
+    undefined_type = type(UNDEFINED)  # a query sent by value may carry a copy of the sentinel
+    lo_s, hi_s = space.min_size, space.max_size
+    sources = []
+    mine = set(own)
+
+    def entries():
+        for p in sorted(mine | set(halo)):
+            used = sum(p)
+            keep = p in mine
+            for counts in _suffixes(ambient, p, used):
+                key = sum(c * w for c, w in zip(counts, weights) if c)
+                if keep and lo_s <= sum(counts) <= hi_s:
+                    sources.append(key)
+                value = prepared(counts)
+                yield key, UNDEFINED if isinstance(value, undefined_type) else value
+
+    t._fill(entries(), spec["policy"], None)
+    _to_arrays(t)
+    neighbours = _engine.DeltaNeighbours(t, spec["deltas"], spec["halve"])
+    touched_src = sorted(k for k in sources if k in t.undefined) if t.undefined else []
+    touched, example = set(touched_src), None
+    if t.undefined and not spec["halve"]:
+        for key in sources:
+            if key in t.undefined:
+                continue
+            for k in neighbours.keys(key):
+                if k in t.undefined:
+                    touched.add(k)
+                    example = example or (key, k)
+    out = {"scale": t.scale, "touched": touched, "src": touched_src[:1], "example": example,
+           "part": None, "pair": None, "size": t.size}
+    if spec["policy"] == "error" and (touched_src or example):
+        return out  # the driver raises, naming the same dataset as the serial engine
+    quiet = Progress("", max(len(sources), 1), enabled=False)
+    best, x, w, pairs = _engine.scan(t, sources, neighbours, quiet)
+    out["part"] = (best, x, w, pairs)
+    if x is not None:
+        xp = neighbours.find(x, w)
+        out["pair"] = (xp, t.values[x], t.values[xp])
+    return out
+
+
+def _to_arrays(t) -> None:
+    """Give a filled slice the sorted arrays the NumPy scan reads, when they fit in int64."""
+    from exactdp.checkers._incremental import LIMIT, numpy_or_none
+
+    np = numpy_or_none()
+    if np is None or not t.values:
+        return
+    keys = list(t.values)
+    if max(keys) >= LIMIT:
+        return
+    try:
+        ka = np.array(keys, dtype=np.int64)
+        va = np.array(list(t.values.values()), dtype=np.int64)
+    except (OverflowError, ValueError):
+        return
+    order = np.argsort(ka, kind="stable")
+
+    class _Arrays:
+        pass
+
+    t.arrays = _Arrays()
+    t.arrays.np = np
+    t.sorted_keys, t.sorted_values = ka[order], va[order]
+
+
+# -- the driver -------------------------------------------------------------------------
+
+def _rescale(kind: str, norm, part: tuple, f: int) -> tuple:
+    best, x, w, pairs = part
+    if x is None or f == 1:
+        return part
+    if kind == "sqrt":
+        return (best[0] * f, best[1] * f), x, w * f, pairs
+    if kind == "vector":
+        return best * (f * f if norm == "L2" else f), x, tuple(c * f for c in w), pairs
+    return best * f, x, w * f, pairs
+
+
+def compute(setup, d_in: int, client, workers: int, per_worker: int | None, progress):
+    """:func:`exactdp.checkers.sensitivity._compute` on a cluster: the same result.
+    ``setup`` comes from ``_setup(..., build=False)`` (no table on the driver)."""
+    from exactdp.checkers.results import Scope, SensitivityResult, Witness
+    from exactdp.checkers.sensitivity import _ambient, _final_value
+
+    query, space, metric = setup.query, setup.space, setup.metric
+    plan = setup.plans[d_in]
+    d_eff = setup.effective[d_in]
+    kind = query.output
+    d_max = max(setup.effective.values())  # as the serial table: one base for every d_in
+    ambient = _ambient(space, metric, d_max, setup.scope)
+    halve = setup.scope == _engine.STANDARD
+    top = max((ambient.max_count(i) for i in range(space.universe.size)), default=0)
+    codec = _codec(query, space, ambient, top + d_max + 1)
+    raw = None
+    if plan is None:
+        raw = _engine.RawResult((0, 0) if kind == "sqrt" else 0, None, None, 0, 0)
+        witness = None
+    elif plan.kind != "delta":
+        raise InvalidArgument(
+            f"the Dask engine follows neighbours by key arithmetic, but this space needs the "
+            f"{plan.kind!r} strategy (many moves per dataset or a universe of more than "
+            f"{_engine.DENSE_MAX_VALUES:,} values); run it without cluster= (workers=N)"
+        )
+    else:
+        moves = metric.moves(space.universe.size, d_eff, setup.exact_k)
+        deltas = codec.deltas(moves, halve)
+        kept = [mv for mv in moves
+                if not (halve and (len(mv[1]), mv[1]) < (len(mv[0]), mv[0]))]
+        n_sources = space.count()
+        j, prefixes, parts = plan_partitions(space, ambient, kept, n_sources, workers,
+                                             per_worker)
+        for a, b, need, size in parts:
+            refuse_above(
+                size, per_worker,
+                what=f"datasets in one partition's table slice ({b - a:,} prefixes of {j} "
+                     f"counts and their neighbours) for {query.name} on {space.describe()}",
+                option="max_datasets", hint="add workers or shrink the space")
+        spec = {"query": query, "space": space, "ambient": ambient, "base": codec.base,
+                "deltas": deltas, "halve": halve, "policy": setup.policy}
+        check_picklable(spec)
+        raw, witness = _run_parts(client, spec, prefixes, parts, codec, kind, query, progress,
+                                  d_in)
+    value = _final_value(query, raw, raw.scale if hasattr(raw, "scale") else 1)
+    if witness is not None:
+        x_vals, xp_vals, fx, fxp = witness
+        witness = Witness(x_vals, xp_vals, fx, fxp, value)
+    scope = Scope(space=space, metric=metric, d_in=d_in, exact_k=setup.exact_k, scope=setup.scope,
+                  datasets=space.count(), pairs=raw.pairs, excluded=raw.excluded,
+                  d_in_effective=d_eff if d_eff != d_in else None)
+    return SensitivityResult(query, value, witness, scope)
+
+
+def _run_parts(client, spec, prefixes, parts, codec, kind, query, progress, d_in):
+    distributed = _distributed()
+    bar = Progress(f"{query.name}, d_in={d_in}", len(parts), progress)
+    spec_f = client.scatter([spec], broadcast=True)[0]  # one object, not one per key
+    futures = []
+    for a, b, need, _ in parts:
+        own = [prefixes[i][0] for i in range(a, b)]
+        halo = [prefixes[i][0] for i in need if not a <= i < b]
+        futures.append(client.submit(scan_partition, spec_f, own, halo, pure=False))
+    order = {f.key: i for i, f in enumerate(futures)}
+    results = [None] * len(futures)
+    done = pairs = 0
+    try:
+        for f in distributed.as_completed(futures):
+            r = f.result()  # a task's error is raised here, as the worker raised it
+            results[order[f.key]] = r
+            done += 1
+            pairs += r["part"][3] if r["part"] else 0
+            bar.show(f"{done} of {len(parts)} partitions, {pairs:,} pairs")
+    except BaseException:
+        client.cancel(futures)
+        raise
+    finally:
+        bar.close()
+    touched = set().union(*(r["touched"] for r in results))
+    if spec["policy"] == "error" and touched:
+        srcs = [k for r in results for k in r["src"]]
+        example = (min(srcs), None) if srcs else next(r["example"] for r in results if r["example"])
+        _engine._raise_undefined(codec, *example)
+    scales = [r["scale"] for r in results if r["part"][1] is not None]
+    big = 1
+    for s in scales:
+        big = big * s // math.gcd(big, s)
+    norm = query.norm
+    rescaled = [_rescale(kind, norm, r["part"], big // r["scale"]) for r in results]
+    best, x, w, n_pairs = _engine.combine(kind, rescaled)
+    excluded = len(touched)
+    if x is None:
+        raw = _engine.RawResult((0, 0) if kind == "sqrt" else 0, None, None, n_pairs, excluded)
+        raw.scale = big
+        return raw, None
+    r = next(r for r in results if r["part"][1] == x)
+    xp, vx, vxp = r["pair"]
+    raw = _engine.RawResult(best if kind == "sqrt" else max(best, 0), x, xp, n_pairs, excluded)
+    raw.scale = big
+
+    def public(v, s):
+        if kind == "vector":
+            return tuple(Fraction(c, s) for c in v)
+        return query.public_value(Fraction(v, s))
+
+    return raw, (codec.dataset(x), codec.dataset(xp), public(vx, r["scale"]),
+                 public(vxp, r["scale"]))
+
+
+def _scaled(budget: int | None, workers: int) -> int | None:
+    return None if budget is None else budget * workers
+
+
+def curve(query, space, metric, d_list, *, exact_k, scope, undefined, max_pairs, max_datasets,
+          progress, workers: int, cluster) -> tuple:
+    """The results of :func:`exactdp.checkers.sensitivity.sensitivity_curve` on a cluster.
+
+    ``max_datasets`` and ``max_pairs`` are per worker: the space may hold ``max_datasets *
+    workers`` datasets and ``max_pairs * workers`` candidate pairs, and each partition's
+    slice at most ``max_datasets``.
+    """
+    from exactdp._budget import check_budget
+    from exactdp.checkers.sensitivity import _setup
+    from exactdp.spaces.sequences import Sequences
+    from exactdp.spaces.units import Units
+
+    if isinstance(space, (Sequences, Units)):
+        raise InvalidArgument(
+            f"cluster={cluster!r}: the Dask engine enumerates multisets; sequences and privacy "
+            f"units use the edit-graph engine, which runs in one process (drop cluster=)"
+        )
+    max_datasets = check_budget(max_datasets, "max_datasets")
+    max_pairs = check_budget(max_pairs, "max_pairs")
+
+    def run(client, n: int) -> tuple:
+        setup = _setup(query, space, metric, d_list, scope, undefined, _scaled(max_datasets, n),
+                       _scaled(max_pairs, n), exact_k, progress, build=False)
+        return tuple(compute(setup, d, client, n, max_datasets, progress) for d in d_list)
+
+    if cluster == "local":  # the budgets first: a refusal starts no cluster
+        _distributed()
+        _setup(query, space, metric, d_list, scope, undefined, _scaled(max_datasets, workers),
+               _scaled(max_pairs, workers), exact_k, False, build=False)
+    with open_client(cluster, workers) as client:
+        return run(client, workers if cluster == "local" else worker_count(client))
