@@ -156,9 +156,15 @@ def _between(row: list[int], used: int, lo: int, hi: int) -> int:
 
 def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
                     per_worker: int | None) -> tuple[int, list, list]:
-    """``(j, prefixes, parts)``: the prefix length, the prefixes (``(counts, sources,
-    datasets)`` in source order) and the partitions (``(start, stop, needed)``: a run of
-    prefixes and every prefix its table slice needs, with the slice's size)."""
+    """``(depth, prefixes, parts)``.
+
+    ``prefixes``: ``(counts, sources, datasets)`` per prefix, in source order; a prefix
+    holding more sources than a partition's target is split by the count of the next
+    value (so prefixes have different lengths, at most ``depth``), until at most
+    :data:`MAX_PREFIXES`. ``parts``: ``(start, stop, halo, size)`` per partition: a run of
+    prefixes, the prefixes of the neighbours its own datasets may have (not covered by a
+    shorter one), and the datasets of its table slice (an upper bound).
+    """
     m = ambient.universe.size
     caps = [ambient.max_count(i) for i in range(m)]
     lo_a, hi_a, lo_s, hi_s = ambient.min_size, ambient.max_size, space.min_size, space.max_size
@@ -166,40 +172,74 @@ def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
     target = max(1, -(-n_sources // (workers * PARTS_PER_WORKER)))
     if per_worker is not None:
         target = max(1, min(target, per_worker // 4))
-    layer = [((), 0)]
-    j = 0
-    while j < m:
-        biggest = max(_between(ways[j], u, lo_s, hi_s) for _, u in layer)
-        if biggest <= target or len(layer) * (caps[j] + 1) > MAX_PREFIXES:
-            break
-        grown = []
-        for p, u in layer:
+
+    def sources(p, u):
+        return _between(ways[len(p)], u, lo_s, hi_s)
+
+    def datasets(p, u):
+        return _between(ways[len(p)], u, lo_a, hi_a)
+
+    shifts: dict = {}
+
+    def shifted(p):
+        """The valid prefixes ``p + delta`` of the neighbours of ``p``'s datasets."""
+        j = len(p)
+        if j not in shifts:
+            shifts[j] = _prefix_shifts(j, moves)
+        for d in shifts[j]:
+            q = tuple(x + y for x, y in zip(p, d))
+            if all(0 <= c <= cap for c, cap in zip(q, caps)) and sum(q) <= hi_a:
+                n = datasets(q, sum(q))
+                if n:
+                    yield q, n
+
+    def small(p, u):  # its sources and each block its neighbours lie in fit a partition
+        return sources(p, u) <= target and all(n <= target for _, n in shifted(p))
+
+    leaves = [((), 0)]
+    while True:
+        grown, split = [], False
+        for p, u in leaves:
+            j = len(p)
+            if j == m or small(p, u):
+                grown.append((p, u))
+                continue
+            split = True
             for c in range(min(caps[j], hi_a - u) + 1):
-                if _between(ways[j + 1], u + c, lo_a, hi_a):
+                if datasets(p + (c,), u + c):
                     grown.append((p + (c,), u + c))
-        layer, j = grown, j + 1
-    prefixes = [(p, _between(ways[j], u, lo_s, hi_s), _between(ways[j], u, lo_a, hi_a))
-                for p, u in layer]
-    index = {p: i for i, (p, _, _) in enumerate(prefixes)}
-    shifts = sorted(set(_prefix_shifts(j, moves)) | {(0,) * j})
-    parts, start, held = [], 0, 0
-    for i, (_, n_src, _) in enumerate(prefixes):
-        held += n_src
+        if not split or len(grown) > MAX_PREFIXES:
+            break
+        leaves = grown
+    prefixes = [(p, sources(p, u), datasets(p, u)) for p, u in leaves]
+    # consecutive prefixes up to the target of sources, and (with a budget) up to a slice
+    # of at most per_worker datasets (counted with the halo, an upper bound)
+    limit = per_worker if per_worker is not None else math.inf
+    parts, start, held, size, near = [], 0, 0, 0, set()
+    for i, (p, n_src, n_all) in enumerate(prefixes):
+        extra = {q: n for q, n in shifted(p) if q not in near}
+        grow = n_all + sum(extra.values())
+        if i > start and size + grow > limit:
+            parts.append((start, i))
+            start, held, size, near = i, 0, 0, set()
+            extra = dict(shifted(p))
+            grow = n_all + sum(extra.values())
+        held, size = held + n_src, size + grow
+        near.update(extra)
         if held >= target or i == len(prefixes) - 1:
             parts.append((start, i + 1))
-            start, held = i + 1, 0
+            start, held, size, near = i + 1, 0, 0, set()
     out = []
     for a, b in parts:
-        need = set()
-        for p, _, _ in prefixes[a:b]:
-            for s in shifts:
-                q = tuple(x + y for x, y in zip(p, s))
-                if q in index:
-                    need.add(index[q])
-        need = sorted(need)
-        size = sum(prefixes[i][2] for i in need)
-        out.append((a, b, need, size))
-    return j, prefixes, out
+        own = {p for p, _, _ in prefixes[a:b]}
+        near = set()
+        for p in own:
+            near.update(q for q, _ in shifted(p) if q not in own)
+        every = own | near
+        halo = sorted(q for q in near if not any(q[:k] in every for k in range(len(q))))
+        size = sum(n for _, _, n in prefixes[a:b]) + sum(datasets(q, sum(q)) for q in halo)
+        out.append((a, b, halo, size))
+    return max(len(p) for p, _ in leaves), prefixes, out
 
 
 def _prefix_shifts(j: int, moves) -> list[tuple[int, ...]]:
@@ -256,12 +296,10 @@ def scan_partition(spec: dict, own: list, halo: list) -> dict:
     undefined_type = type(UNDEFINED)  # a query sent by value may carry a copy of the sentinel
     lo_s, hi_s = space.min_size, space.max_size
     sources = []
-    mine = set(own)
 
-    def entries():
-        for p in sorted(mine | set(halo)):
+    def entries():  # own prefixes first, in source order (a halo prefix may cover some again)
+        for p, keep in [(p, True) for p in own] + [(q, False) for q in halo]:
             used = sum(p)
-            keep = p in mine
             for counts in _suffixes(ambient, p, used):
                 key = sum(c * w for c, w in zip(counts, weights) if c)
                 if keep and lo_s <= sum(counts) <= hi_s:
@@ -366,11 +404,11 @@ def compute(setup, d_in: int, client, workers: int, per_worker: int | None, prog
         n_sources = space.count()
         j, prefixes, parts = plan_partitions(space, ambient, kept, n_sources, workers,
                                              per_worker)
-        for a, b, need, size in parts:
+        for a, b, _, size in parts:
             refuse_above(
                 size, per_worker,
-                what=f"datasets in one partition's table slice ({b - a:,} prefixes of {j} "
-                     f"counts and their neighbours) for {query.name} on {space.describe()}",
+                what=f"datasets in one partition's table slice ({b - a:,} prefixes of up to "
+                     f"{j} counts and their neighbours) for {query.name} on {space.describe()}",
                 option="max_datasets", hint="add workers or shrink the space")
         spec = {"query": query, "space": space, "ambient": ambient, "base": codec.base,
                 "deltas": deltas, "halve": halve, "policy": setup.policy}
@@ -392,9 +430,8 @@ def _run_parts(client, spec, prefixes, parts, codec, kind, query, progress, d_in
     bar = Progress(f"{query.name}, d_in={d_in}", len(parts), progress)
     spec_f = client.scatter([spec], broadcast=True)[0]  # one object, not one per key
     futures = []
-    for a, b, need, _ in parts:
+    for a, b, halo, _ in parts:
         own = [prefixes[i][0] for i in range(a, b)]
-        halo = [prefixes[i][0] for i in need if not a <= i < b]
         futures.append(client.submit(scan_partition, spec_f, own, halo, pure=False))
     order = {f.key: i for i, f in enumerate(futures)}
     results = [None] * len(futures)
