@@ -17,9 +17,10 @@ Models of the order of additions:
 
 * :func:`int_sum` with ``model="sequential"``: ``((0 + v0) + v1) + ...``, the order of a
   loop or of Rust's ``Iterator::sum``;
-* :func:`b_ary_tree`: OpenDP's ``make_b_ary_tree``: leaves padded with zeros to a
-  power of the branching factor ``b``, each node the sum (left to right, from 0) of its
-  ``b`` children, every node returned root first (breadth-first); ``int_sum`` with
+* :func:`b_ary_tree`: OpenDP's ``make_b_ary_tree`` (checked against OpenDP 0.16 bit
+  for bit): leaves padded with zeros to a power of the branching factor ``b``, each node
+  the sum (left to right, from 0) of its ``b`` children, every node returned root first
+  (breadth-first) with the padding zeros at the end dropped; ``int_sum`` with
   ``model="tree"`` returns the root.
 
 Wrap-around is a ring homomorphism, so a wrapped sum does not depend on the order of
@@ -176,15 +177,24 @@ def _fold(values: Iterable[int], f: IntFormat, mode: str) -> int:
 
 
 def b_ary_tree(values: Iterable[object], fmt: object = "int32", overflow: str = "wrap", *,
-               arity: int = 2, bounds: tuple | None = None) -> list[int]:
-    """Every node of OpenDP's b-ary tree over the leaves ``values``, root first.
+               arity: int = 2, bounds: tuple | None = None,
+               leaf_count: int | None = None) -> list[int]:
+    """Every node of OpenDP's ``make_b_ary_tree(..., leaf_count, branching_factor=arity)``
+    over ``values``, root first, as OpenDP returns it.
 
-    Leaves are padded with zeros to ``arity**depth`` (the least power at least the number
-    of leaves, 1 for no leaf); each node is the sum, in the format, of its children
-    left to right from 0.
+    As in OpenDP's ``rust/src/transformations/b_ary_tree/mod.rs``: the first
+    ``leaf_count`` values are the leaves (``leaf_count`` defaults to ``len(values)``, at
+    least 1; extra values are ignored); the tree has ``layers = ceil(log_arity(leaf_count))
+    + 1`` layers, so ``arity**(layers - 1)`` leaf slots, filled with zeros after the
+    leaves; each node is the sum, in the format, of its ``arity`` children left to right
+    from 0 (Rust's ``Iterator::sum``, which wraps in release builds); the layers are
+    returned root first, and the trailing zero slots (``arity**(layers - 1) - min(leaf_count,
+    len(values))`` of them) are dropped from the end.
 
     >>> b_ary_tree([1, 2, 3], "int8", arity=2)
-    [6, 3, 3, 1, 2, 3, 0]
+    [6, 3, 3, 1, 2, 3]
+    >>> b_ary_tree([1], "int8", leaf_count=3)
+    [1, 1, 0, 1]
     >>> b_ary_tree([100, 100, 1, 1], "int8")[:3]
     [-54, -56, 2]
     """
@@ -192,19 +202,26 @@ def b_ary_tree(values: Iterable[object], fmt: object = "int32", overflow: str = 
     mode = _mode(overflow)
     if isinstance(arity, bool) or not isinstance(arity, int) or arity < 2:
         raise InvalidArgument(f"arity={arity!r} is not a branching factor >= 2")
-    leaves = _inputs(values, f, bounds)
-    width = 1
-    while width < len(leaves):
+    values = list(values)
+    if leaf_count is None:
+        leaf_count = max(len(values), 1)
+    if isinstance(leaf_count, bool) or not isinstance(leaf_count, int) or leaf_count < 1:
+        raise InvalidArgument(f"leaf_count={leaf_count!r} is not a number of leaves >= 1")
+    leaves = _inputs(values[:leaf_count], f, bounds)
+    width, depth = 1, 0
+    while width < leaf_count:
         width *= arity
-    layer = leaves + [0] * (width - len(leaves))
+        depth += 1
+    pad = width - len(leaves)
+    layer = leaves + [0] * pad
     layers = [layer]
-    while len(layer) > 1:
+    for _ in range(depth):
         layer = [_fold(layer[i:i + arity], f, mode) for i in range(0, len(layer), arity)]
         layers.append(layer)
     out: list[int] = []
     for lay in reversed(layers):
         out.extend(lay)
-    return out
+    return out[:len(out) - pad]
 
 
 def int_sum(values: Iterable[object], fmt: object = "int32", overflow: str = "wrap",
@@ -224,5 +241,6 @@ def int_sum(values: Iterable[object], fmt: object = "int32", overflow: str = "wr
     if model not in SUM_MODELS:
         raise InvalidArgument(f"model={model!r} is not one of {', '.join(SUM_MODELS)}")
     if model == "tree":
-        return b_ary_tree(values, f, mode, arity=arity, bounds=bounds)[0]
+        nodes = b_ary_tree(values, f, mode, arity=arity, bounds=bounds)
+        return nodes[0] if nodes else 0  # no value: OpenDP's tree drops its one zero leaf
     return _fold(_inputs(values, f, bounds), f, mode)

@@ -73,8 +73,10 @@ def test_b_ary_tree_nodes_match_numpy_layer_sums(values, arity):
         layer = layer.reshape(-1, arity).sum(axis=1, dtype=np.int8)
         layers.append(layer)
     expected = [int(v) for lay in reversed(layers) for v in lay]
-    assert nodes == expected
-    assert int_sum(values, "int8", model="tree", arity=arity) == nodes[0] == int_sum(values, "int8")
+    pad = width - len(values)  # OpenDP drops the trailing zero leaves it padded with
+    assert nodes == expected[:len(expected) - pad]
+    root = nodes[0] if nodes else 0
+    assert int_sum(values, "int8", model="tree", arity=arity) == root == int_sum(values, "int8")
 
 
 # == saturation ==========================================================================
@@ -106,7 +108,11 @@ def test_scalars_and_formats():
     assert wrap(np.int64(2**31), "int32") == -2**31
     assert int_sum([Fraction(4), 4], IntFormat("int4", 4)) == -8
     assert int_sum([500, -500, 3], "int8", bounds=(-100, 100)) == 3
-    assert b_ary_tree([], "int8") == [0]
+    assert b_ary_tree([], "int8") == [] and int_sum([], "int8", model="tree") == 0
+    # OpenDP's make_b_ary_tree(leaf_count=4, branching_factor=3) on [1, 2, 3, 4] and on [1]
+    assert b_ary_tree([1, 2, 3, 4], "int32", arity=3) == [10, 6, 4, 0, 1, 2, 3, 4]
+    assert b_ary_tree([1], "int32", arity=3, leaf_count=4) == [1, 1, 0, 0, 1]
+    assert b_ary_tree([1, 2, 3], "int32", leaf_count=2) == [3, 1, 2]  # extra values ignored
 
 
 @pytest.mark.parametrize("build, error", [
@@ -119,6 +125,7 @@ def test_scalars_and_formats():
     (lambda: int_sum([1], "int8", bounds=(5, 1)), InvalidArgument),
     (lambda: int_sum([1], "int8", bounds=(0, 300)), InvalidArgument),
     (lambda: b_ary_tree([1], "int8", arity=1), InvalidArgument),
+    (lambda: b_ary_tree([1], "int8", leaf_count=0), InvalidArgument),
     (lambda: IntFormat("x", 0), InvalidArgument),
     (lambda: wrap(True, "int8"), InvalidArgument),
 ])
