@@ -19,7 +19,11 @@ Metrics, as exactdp enumerates them:
 * ``SymmetricDistance`` on sized vectors (``size=n``): only changes keep the size, and one
   change is a symmetric distance of 2, so ``d_in`` allows ``d_in // 2`` changes;
 * ``InsertDeleteDistance`` (ordered data): every order of ``x`` and every position of an
-  inserted or deleted record (:func:`ordered_neighbours`).
+  inserted or deleted record (:func:`ordered_neighbours`); for larger ``d_in``, every pair
+  of sequences at that distance (:func:`sequence_pairs`, which also lists pairs at
+  ``HammingDistance``, exactdp's :mod:`~exactdp.spaces.sequences` metrics);
+* ``L1Distance`` on integer vectors of one length: every pair of vectors over a value set
+  whose coordinates differ by ``d_in`` in total (:func:`l1_neighbours`).
 
 >>> sorted(multiset_neighbours((0, 1), (0, 1), 1))
 [((), (0,)), ((), (1,)), ((0,), ()), ((1,), ())]
@@ -38,8 +42,10 @@ from exactdp.errors import InvalidArgument, MissingDependency
 __all__ = [
     "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
     "claim_map", "claim_epsilon", "run", "multiset_neighbours", "sized_neighbours",
-    "ordered_neighbours", "Stability", "enumerate_stability", "replay_pair",
-    "sum_model_matches", "ssd_model",
+    "ordered_neighbours", "sequence_pairs", "l1_neighbours", "Stability", "enumerate_stability",
+    "replay_pair", "sum_model_matches", "ssd_model", "mean_model", "b_ary_tree_model",
+    "absolute", "linf", "l1", "multiset_distance", "change_one_distance", "hamming",
+    "insert_delete",
 ]
 
 DISTRIBUTION = "opendp"
@@ -174,6 +180,43 @@ def ordered_neighbours(values: Sequence, sizes: Sequence[int]) -> Iterator[tuple
                 yield y, x
 
 
+def sequence_pairs(values: Sequence, sizes: Sequence[int], metric: str, d_in: int) -> Iterator[tuple[tuple, tuple]]:
+    """Ordered pairs ``(x, x')`` of distinct sequences of ``values`` with lengths in
+    ``sizes`` at ``metric`` distance ``1..d_in``: ``metric`` is ``"insert-delete"``
+    (``|x| + |x'| - 2 LCS``) or ``"hamming"`` (same length, positions that differ), as
+    exactdp's :class:`~exactdp.spaces.sequences.InsertDeleteDistance` and
+    :class:`~exactdp.spaces.sequences.HammingDistance` measure them.
+
+    >>> sorted(sequence_pairs((0, 1), (2,), "insert-delete", 2))[:2]
+    [((0, 0), (0, 1)), ((0, 0), (1, 0))]
+    """
+    from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance
+    relation = {"insert-delete": InsertDeleteDistance(), "hamming": HammingDistance()}.get(metric)
+    if relation is None:
+        raise InvalidArgument(f"metric={metric!r}: expected 'insert-delete' or 'hamming'")
+    pool = [x for n in sizes for x in itertools.product(values, repeat=n)]
+    for x in pool:
+        for y in pool:
+            if x != y and abs(len(x) - len(y)) <= d_in:
+                d = relation.distance(x, y)
+                if d is not None and d <= d_in:
+                    yield x, y
+
+
+def l1_neighbours(values: Sequence[int], length: int, d_in: int) -> Iterator[tuple[tuple, tuple]]:
+    """Ordered pairs of distinct integer vectors of ``length`` over ``values`` at
+    ``L1Distance`` ``1..d_in``.
+
+    >>> list(l1_neighbours((0, 1, 5), 1, 1))
+    [((0,), (1,)), ((1,), (0,))]
+    """
+    pool = list(itertools.product(values, repeat=length))
+    for x in pool:
+        for y in pool:
+            if x != y and sum(abs(a - b) for a, b in zip(x, y)) <= d_in:
+                yield x, y
+
+
 # -- enumeration of the library's own function ---------------------------------------------
 
 @dataclass(frozen=True)
@@ -212,6 +255,36 @@ def linf(a, b) -> Fraction:
     if len(a) != len(b):
         raise InvalidArgument(f"outputs of lengths {len(a)} and {len(b)}: LInfDistance needs equal lengths")
     return max((abs(exact(p, "output") - exact(q, "output")) for p, q in zip(a, b)), default=Fraction(0))
+
+
+def l1(a, b) -> Fraction:
+    """``sum_i |a_i - b_i|`` at exact values (``L1Distance``; equal lengths)."""
+    if len(a) != len(b):
+        raise InvalidArgument(f"outputs of lengths {len(a)} and {len(b)}: L1Distance needs equal lengths")
+    return sum((abs(exact(p, "output") - exact(q, "output")) for p, q in zip(a, b)), Fraction(0))
+
+
+def hamming(a, b) -> Fraction:
+    """``HammingDistance`` of two output vectors of one length (positions that differ)."""
+    if len(a) != len(b):
+        raise InvalidArgument(f"outputs of lengths {len(a)} and {len(b)}: HammingDistance is "
+                              f"infinite across lengths")
+    return Fraction(sum(1 for p, q in zip(a, b) if p != q))
+
+
+def insert_delete(a, b) -> Fraction:
+    """``InsertDeleteDistance`` of two output vectors: ``|a| + |b| - 2 LCS(a, b)``."""
+    from exactdp.spaces.sequences import lcs_length
+    return Fraction(len(a) + len(b) - 2 * lcs_length(list(a), list(b)))
+
+
+def change_one_distance(a, b) -> Fraction:
+    """``ChangeOneDistance`` of two output vectors of one length taken as multisets: half
+    their symmetric distance (the number of records changed)."""
+    if len(a) != len(b):
+        raise InvalidArgument(f"outputs of lengths {len(a)} and {len(b)}: ChangeOneDistance is "
+                              f"infinite across lengths")
+    return multiset_distance(a, b) / 2
 
 
 def multiset_distance(a, b) -> Fraction:
@@ -303,3 +376,33 @@ def ssd_model(x: Sequence[float], model: str = "opendp-pairwise") -> float:
         raise InvalidArgument("x=[] is empty; OpenDP's sum of squared deviations needs size > 0")
     mean = float_sum_float(values, model) / len(values)
     return float_sum_float([(v - mean) * (v - mean) for v in values], model)
+
+
+def b_ary_tree_model(values: Sequence[int], T: str, leaf_count: int, branching_factor: int) -> list[int]:
+    """OpenDP's ``make_b_ary_tree`` over ``T`` (``"i32"``, ``"i64"``...): exactdp's
+    :func:`~exactdp.numeric.fixedwidth.b_ary_tree` with OpenDP's wrap-around (Rust's
+    ``Iterator::sum`` in a release build)."""
+    from exactdp.numeric.fixedwidth import b_ary_tree
+    return b_ary_tree(values, T, "wrap", arity=branching_factor, leaf_count=leaf_count)
+
+
+def mean_model(x: Sequence[float], bounds: tuple[float, float], model: str = "opendp-pairwise") -> float:
+    """OpenDP's ``make_mean`` on ``n = len(x)`` floats in ``bounds``, bit for bit in float64:
+    the sized checked sum (``Pairwise<f64>``: exactdp's ``opendp-pairwise``), clamped to
+    ``(n*L, n*U)`` (each rounded outward), times ``1/n`` rounded to nearest (``recip``),
+    one rounded product (``make_lipschitz_float_mul``).
+
+    >>> mean_model([0.0, 1.0, 1.0], (0.0, 1.0))
+    0.6666666666666666
+    """
+    from exactdp.numeric.exact import from_float
+    from exactdp.numeric.floatsum import float_sum_float
+    from exactdp.numeric.rounding import float_at_least, float_at_most
+    values = [float(v) for v in x]
+    if not values:
+        raise InvalidArgument("x=[] is empty; OpenDP's make_mean needs size > 0")
+    n = len(values)
+    lo = float_at_most(n * from_float(bounds[0]))
+    hi = float_at_least(n * from_float(bounds[1]))
+    total = min(max(float_sum_float(values, model), lo), hi)
+    return total * (1.0 / n)

@@ -20,6 +20,7 @@ version; ``expect`` says what the suite expects where.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 from exactdp.audits.base import Audit, Finding, Replay
@@ -66,7 +67,9 @@ def _enumerated(make, pairs_at, d_ins, distance_name: str, scope: str) -> Findin
     its map. ``make(dp)`` builds the transformation, ``pairs_at(d_in)`` lists the pairs."""
     from exactdp.adapters import opendp as od
     dp = od.load()
-    distance = {"absolute": od.absolute, "linf": od.linf, "symmetric": od.multiset_distance}[distance_name]
+    distance = {"absolute": od.absolute, "linf": od.linf, "l1": od.l1,
+                "symmetric": od.multiset_distance, "change-one": od.change_one_distance,
+                "hamming": od.hamming, "insert-delete": od.insert_delete}[distance_name]
     with od.features("contrib") as flipped:
         t = od.run("constructor", make, dp)
         claims, truths, verdicts, worst = [], [], [], None
@@ -512,6 +515,315 @@ def _noisy_max(measure: str) -> Finding:
                    note=f"{note}; {flips}" if flips else note)
 
 
+# -- ordered data: metric conversions and resize, over every order -------------------------------
+
+_SEQ_VALUES = (0, 1, 2)
+
+
+def _convert(make_name: str, sized: bool, metric: str, pairs, d_ins, out: str, scope: str) -> Finding:
+    from exactdp.adapters import opendp as od
+
+    def make(dp):
+        domain = dp.vector_domain(dp.atom_domain(T=int), size=3 if sized else None)
+        m = {"insert-delete": dp.insert_delete_distance, "hamming": dp.hamming_distance,
+             "symmetric": dp.symmetric_distance, "change-one": dp.change_one_distance}[metric]()
+        return getattr(dp.t, make_name)(domain, m)
+    return _enumerated(make, pairs, d_ins, out, scope)
+
+
+def _insert_delete_to_hamming() -> Finding:
+    """#2926: make_metric_bounded halves an insert-delete distance into a Hamming one, the
+    multiset rule, on ordered data where a rotation (two edits) changes every position."""
+    from exactdp.adapters import opendp as od
+    from exactdp.spaces.sequences import insert_delete_to_hamming
+    f = _convert("make_metric_bounded", True, "insert-delete",
+                 lambda d: od.sequence_pairs(_SEQ_VALUES, (3,), "insert-delete", d), (1, 2, 3, 4),
+                 "hamming",
+                 "every sequence of 3 values in {0, 1, 2} (27, every order), every pair at "
+                 "InsertDeleteDistance 1..4; output distance: HammingDistance of OpenDP's "
+                 "outputs (the function is the identity)")
+    closed = "; ".join(f"d_in={d}: {insert_delete_to_hamming(d, 3)}" for d in (1, 2, 3, 4))
+    return replace(f, note=_join(f"exactdp's closed form insert_delete_to_hamming(d_in, 3): "
+                                 f"{closed}", f.note))
+
+
+def _hamming_to_insert_delete() -> Finding:
+    from exactdp.adapters import opendp as od
+    return _convert("make_metric_unbounded", True, "hamming",
+                    lambda d: od.sequence_pairs(_SEQ_VALUES, (3,), "hamming", d), (1, 2, 3),
+                    "insert-delete",
+                    "every sequence of 3 values in {0, 1, 2} (every order), every pair at "
+                    "HammingDistance 1..3; output distance: InsertDeleteDistance (|x| + |x'| - "
+                    "2 LCS) of OpenDP's outputs")
+
+
+def _unordered_insert_delete() -> Finding:
+    from exactdp.adapters import opendp as od
+    return _convert("make_unordered", False, "insert-delete",
+                    lambda d: od.sequence_pairs(_SEQ_VALUES, range(0, 4), "insert-delete", d),
+                    (1, 2, 3), "symmetric",
+                    "every sequence of 0..3 values in {0, 1, 2} (every order), every pair at "
+                    "InsertDeleteDistance 1..3; output distance: SymmetricDistance of the "
+                    "multisets of OpenDP's outputs")
+
+
+def _unordered_hamming() -> Finding:
+    from exactdp.adapters import opendp as od
+    return _convert("make_unordered", True, "hamming",
+                    lambda d: od.sequence_pairs(_SEQ_VALUES, (3,), "hamming", d), (1, 2, 3),
+                    "change-one",
+                    "every sequence of 3 values in {0, 1, 2} (every order), every pair at "
+                    "HammingDistance 1..3; output distance: ChangeOneDistance (records "
+                    "changed) of the multisets of OpenDP's outputs")
+
+
+def _resize_to_symmetric() -> Finding:
+    """make_resize with an ordered input and an unordered output shuffles neither way
+    (Rust: MO::ORDERED is false, MI::ORDERED is true): a deterministic function."""
+    from exactdp.adapters import opendp as od
+    return _enumerated(
+        lambda dp: dp.t.make_resize(dp.vector_domain(dp.atom_domain(T=int)),
+                                    dp.insert_delete_distance(), size=2, constant=0,
+                                    MO="SymmetricDistance"),
+        lambda d: od.sequence_pairs(_SEQ_VALUES, range(0, 5), "insert-delete", d), (1, 2),
+        "symmetric",
+        "every sequence of 0..4 values in {0, 1, 2} (every order), every pair at "
+        "InsertDeleteDistance 1..2, resized to 2 with constant 0; output distance: "
+        "SymmetricDistance of OpenDP's outputs (deterministic: pad at the end or keep the "
+        "first 2, no shuffle for this pair of metrics)")
+
+
+_RESIZE_DRAWS = 400
+
+
+def _permutations(v: tuple) -> set[tuple]:
+    import itertools
+    return set(itertools.permutations(v))
+
+
+def _resize_ordered() -> Finding:
+    """#2927: make_resize(InsertDeleteDistance -> InsertDeleteDistance) keeps the first
+    ``size`` records of a longer input (no shuffle) but shuffles the padded shorter or
+    equal-length one. OpenDP's shuffle (Fisher-Yates) gives every permutation positive
+    probability, so the output's support is known exactly: one sequence, or every distinct
+    permutation of the padded input. For a pair whose one side is deterministic, every
+    coupling puts mass on each output of the other side: the exact stability of that pair
+    is the largest distance from the fixed output to the other side's support. In general
+    the Hausdorff distance of the two supports is a lower bound (every output of either side
+    is paired with some output of the other)."""
+    from exactdp.adapters import opendp as od
+    dp = od.load()
+    size, constant = 3, 0
+
+    def support(x: tuple) -> set[tuple]:
+        if len(x) > size:
+            return {x[:size]}
+        return _permutations(x + (constant,) * (size - len(x)))
+
+    def hausdorff(a: set, b: set):
+        def directed(p, q):
+            best = None
+            for s in p:
+                near = min((od.insert_delete(s, t), t) for t in q)
+                if best is None or near[0] > best[0]:
+                    best = (near[0], s, near[1])
+            return best
+        one, two = directed(a, b), directed(b, a)
+        return max(one, two, key=lambda r: r[0]), one[0] >= two[0]
+
+    with od.features("contrib") as flipped:
+        t = od.run("make_resize", dp.t.make_resize, dp.vector_domain(dp.atom_domain(T=int)),
+                   dp.insert_delete_distance(), size=size, constant=constant,
+                   MO="InsertDeleteDistance")
+        claims, truths, verdicts, worst = [], [], [], None
+        for d in (1, 2):
+            claim = od.claim_map(t, d)
+            best = (Fraction(-1), None)
+            for x, y in od.sequence_pairs(_SEQ_VALUES, range(0, 5), "insert-delete", d):
+                if x > y:
+                    continue                      # the Hausdorff distance is symmetric
+                (value, a, b), from_x = hausdorff(support(x), support(y))
+                if value > best[0]:
+                    best = (value, (x, y, a, b) if from_x else (y, x, a, b))
+            value, where = best
+            v = _judge(claim, value)
+            claims.append(f"d_in={d}: {_txt(claim)}")
+            truths.append(f"d_in={d}: >= {_txt(value)}")
+            verdicts.append(v)
+            if v is Verdict.VIOLATED and worst is None:
+                worst = (d, claim, value, where)
+        verdict = _worst(verdicts)
+        if verdict is not Verdict.VIOLATED:
+            verdict = Verdict.UNDECIDED           # a lower bound alone never says "holds"
+        witness = replay = None
+        if worst is not None:
+            d, claim, value, (x, y, a, b) = worst
+            # the side whose output ``a`` is far from every output of the other side
+            seen_a = any(tuple(od.run("make_resize", t, list(x))) == a for _ in range(_RESIZE_DRAWS))
+            outs_y = {tuple(od.run("make_resize", t, list(y))) for _ in range(_RESIZE_DRAWS)}
+            moved = min(od.insert_delete(a, o) for o in outs_y)
+            replay = Replay.CONFIRMED if seen_a and moved > claim else Replay.MODEL_MISMATCH
+            witness = {"x": list(x), "x_prime": list(y), "fx": list(a),
+                       "fx_prime_outputs": sorted(list(o) for o in support(y)),
+                       "distance": str(value), "d_in": d, "claim": str(claim)}
+    return Finding("; ".join(claims), "; ".join(truths), verdict, witness, replay, modelled=True,
+                   scope=f"every sequence of 0..4 values in {{0, 1, 2}} (every order), every pair "
+                         f"at InsertDeleteDistance 1..2, resized to {size} with constant 0; "
+                         f"truth: the Hausdorff distance (InsertDeleteDistance) between the exact "
+                         f"output supports, a lower bound on any coupling's worst distance and "
+                         f"exact when one side is deterministic",
+                   note=_join(f"replay: {_RESIZE_DRAWS} draws of OpenDP on each side; fx must "
+                              f"appear, and every output drawn for x' must be further than the "
+                              f"claim from it", od.toggles_note(flipped)))
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}; {b}" if a and b else a or b
+
+
+# -- b-ary tree over i32: wrap-around -------------------------------------------------------------
+
+_TREE_VALUES = (-2**31, -2**31 + 1, -1, 0, 1, 2**31 - 2, 2**31 - 1)
+
+
+def _b_ary_tree() -> Finding:
+    """#178 / #2925: the tree's nodes are ``Iterator::sum`` of their children in ``T``, which
+    wraps in OpenDP's release build. exactdp's model (fixedwidth.b_ary_tree) is checked bit
+    for bit on seeded random inputs first; OpenDP itself is then run on every pair."""
+    import random
+
+    from exactdp.adapters import opendp as od
+    dp = od.load()
+    T, leaves, b = "i32", 3, 2
+    with od.features("contrib") as flipped:
+        t = od.run("make_b_ary_tree", dp.t.make_b_ary_tree,
+                   dp.vector_domain(dp.atom_domain(T=T)), dp.l1_distance(T=T),
+                   leaf_count=leaves, branching_factor=b)
+        rng = random.Random(2925)
+        checked = 0
+        for trial in range(200):
+            n, lc, bf = rng.randint(0, 9), rng.randint(1, 9), rng.randint(2, 4)
+            x = [rng.choice((rng.randint(-2**31, 2**31 - 1), rng.choice(_TREE_VALUES),
+                             rng.randint(-3, 3))) for _ in range(n)]
+            tt = od.run("make_b_ary_tree", dp.t.make_b_ary_tree,
+                        dp.vector_domain(dp.atom_domain(T=T)), dp.l1_distance(T=T),
+                        leaf_count=lc, branching_factor=bf)
+            got = od.run("b_ary_tree", tt, x)
+            if got != od.b_ary_tree_model(x, T, lc, bf):
+                return Finding(_txt(od.claim_map(t, 1)), "unknown", Verdict.UNDECIDED,
+                               {"input": x, "leaf_count": lc, "branching_factor": bf},
+                               modelled=False,
+                               note=f"exactdp's b_ary_tree model disagrees with OpenDP after "
+                                    f"{checked} agreements: no verdict")
+            checked += 1
+    f = _enumerated(
+        lambda dp: dp.t.make_b_ary_tree(dp.vector_domain(dp.atom_domain(T=T)), dp.l1_distance(T=T),
+                                        leaf_count=leaves, branching_factor=b),
+        lambda d: od.l1_neighbours(_TREE_VALUES, leaves, d), (1, 2), "l1",
+        f"i32 count vectors of {leaves} leaves (branching factor {b}: 3 layers, 6 nodes "
+        f"returned) with entries in {{-2**31, -2**31 + 1, -1, 0, 1, 2**31 - 2, 2**31 - 1}}, "
+        f"every pair at L1Distance 1..2; output distance: L1Distance of the node vectors at "
+        f"exact values; i32 is the narrowest integer OpenDP 0.16's vector_domain accepts "
+        f"(i8, i16, u8, u16 are refused)")
+    return replace(f, note=_join(f"exactdp's fixedwidth.b_ary_tree (wrap) matched OpenDP's "
+                                 f"make_b_ary_tree bit for bit on {checked} seeded random "
+                                 f"inputs (leaf_count 1..9, branching factor 2..4)", f.note))
+
+
+# -- the mean: sized checked sum, then make_lipschitz_float_mul -------------------------------------
+
+_MEAN_VALUES = (0.0, 2.0 ** -53, 0.1, 1 / 3, 0.5, 0.7, 1.0)
+
+
+def _mean() -> Finding:
+    """make_mean = make_sum (the sized Pairwise<f64> checked sum) >> make_lipschitz_float_mul
+    (clamp to (n L, n U), times recip(n)). OpenDP itself is run on every sequence of a small
+    space (every order: the sum depends on it); exactdp's bit-exact model is checked on the
+    same inputs and on random datasets of 1000 values, and gives a sound bound there."""
+    import itertools
+    import random
+    from collections import Counter
+
+    from exactdp.adapters import opendp as od
+    from exactdp.numeric.floatsum_bounds import sensitivity_bound
+    dp = od.load()
+    bounds = (0.0, 1.0)
+    results = []
+    with od.features("contrib") as flipped:
+        def make(n):
+            domain = dp.vector_domain(dp.atom_domain(bounds=bounds), size=n)
+            return od.run(f"make_mean(size={n})", dp.t.make_mean, domain, dp.symmetric_distance())
+        n = 3
+        t = make(n)
+        claim = od.claim_map(t, 2)
+        outputs: dict[tuple, list] = {}
+        mismatch = None
+        for x in itertools.product(_MEAN_VALUES, repeat=n):
+            fx = od.run("mean", t, list(x))
+            if fx != od.mean_model(x, bounds) and mismatch is None:
+                mismatch = list(x)
+            key = tuple(sorted(x))
+            lo_hi = outputs.setdefault(key, [(fx, x), (fx, x)])
+            lo_hi[0] = min(lo_hi[0], (fx, x))
+            lo_hi[1] = max(lo_hi[1], (fx, x))
+        # every multiset pair at one change (sized SymmetricDistance 2), every order of each
+        best = (Fraction(-1), None, None)
+        keys = list(outputs)
+        for a in keys:
+            for b in keys:
+                if a < b and sum(((Counter(a) - Counter(b))).values()) == 1:
+                    for (fx, x), (fy, y) in ((outputs[a][1], outputs[b][0]),
+                                             (outputs[a][0], outputs[b][1])):
+                        d = abs(od.exact(fx) - od.exact(fy))
+                        if d > best[0]:
+                            best = (d, x, y)
+        moved, x, y = best
+        big, trials = 1000, 100
+        tb = make(big)
+        claim_big = od.claim_map(tb, 2)
+        rng = random.Random(2024)
+        for _ in range(trials):
+            v = [min(max(rng.choice((rng.random(), rng.choice(_MEAN_VALUES),
+                                     rng.random() * 2.0 ** -rng.randint(1, 60))), 0.0), 1.0)
+                 for _ in range(big)]
+            if od.run("mean", tb, v) != od.mean_model(v, bounds) and mismatch is None:
+                mismatch = v
+        witness = replay = None
+        verdict = _judge(claim, moved)
+        if verdict is Verdict.VIOLATED:
+            replay, fx, fy, _ = od.replay_pair(t, x, y, claim)
+            witness = {"x": [repr(v) for v in x], "x_prime": [repr(v) for v in y],
+                       "fx": repr(fx), "fx_prime": repr(fy), "distance": str(moved)}
+    note = od.toggles_note(flipped)
+    if mismatch is not None:
+        return Finding(f"n=3: {_txt(claim)}", "unknown", Verdict.UNDECIDED,
+                       {"input": [repr(v) for v in mismatch[:20]]}, modelled=False,
+                       note=_join("exactdp's mean model disagrees with OpenDP: no verdict", note))
+    # n = 1000: a sound bound, |c| * (sum's sensitivity bound) + 2 * (half an ulp of the
+    # largest product) = |c| * B + ulp(w), with w the float OpenDP computes as |c| * n * U
+    c = od.exact(1.0 / big)
+    B = sensitivity_bound("opendp-pairwise", "float64", (od.exact(bounds[0]), od.exact(bounds[1])),
+                          big, neighbors="substitute", known_n=True, d_in=1)
+    from exactdp.numeric.rounding import float_at_least
+    w = float_at_least(big * od.exact(bounds[1]) * c)   # above every product |total * c|
+    ulp_w = Fraction(2) ** (math.frexp(w)[1] - 53)      # ulp of w's binade: 2 * the largest error
+    bound = c * B + ulp_w
+    v_big = Verdict.HOLDS if bound <= claim_big else Verdict.UNDECIDED
+    return Finding(
+        f"n=3: {_txt(claim)}; n=1000: {_txt(claim_big)}",
+        f"n=3: {_txt(moved)} (largest pair of OpenDP's own outputs: {list(x)!r} and "
+        f"{list(y)!r}); n=1000: <= {_txt(bound)} "
+        f"(|recip(n)| times exactdp's Pairwise<f64> sum sensitivity bound, plus ulp(w))",
+        _worst([verdict, v_big]) if verdict is not Verdict.VIOLATED else verdict, witness, replay,
+        modelled=True,
+        scope="n = 3: every sequence (every order) of values in {0, 2**-53, 0.1, 1/3, 0.5, 0.7, "
+              "1} with bounds (0, 1), every pair at one change (sized SymmetricDistance d_in = "
+              "2); n = 1000: any dataset in [0, 1], one change, through the sound bound",
+        note=_join("exactdp's mean model (opendp-pairwise sum, clamp to (n L, n U), times "
+                   "recip(n)) matched OpenDP on every n = 3 input and on "
+                   f"{trials} random inputs of {big} values", note))
+
+
 # -- the suite ------------------------------------------------------------------------------------
 
 def _with_claim(check):
@@ -603,4 +915,39 @@ def audits() -> list[Audit]:
         A("opendp/composition/laplace", lib,
           "make_composition([make_laplace(scale=1.7), make_laplace(scale=0.7)]) on one integer",
           "privacy map 1 -> 1/1.7 + 1/0.7 (pure DP)", _composition, versions=">=0.14"),
+        A("opendp/b-ary-tree/i32", lib,
+          "make_b_ary_tree(vector of i32, L1Distance<i32>, leaf_count=3, branching_factor=2)",
+          "stability map d_in -> layers * d_in bounds the L1 change of the tree's nodes",
+          _b_ary_tree, versions=">=0.8", source=_ISSUES + "2925", corpus=True,
+          expect={">=0.16": "violated"}),
+        A("opendp/convert/insert-delete-to-hamming", lib,
+          "make_metric_bounded(vector of int, size=3, InsertDeleteDistance)",
+          "stability map d_in -> d_in // 2 bounds the HammingDistance of the output",
+          _insert_delete_to_hamming, versions=">=0.8", source=_ISSUES + "2926", corpus=True,
+          expect={">=0.16": "violated"}),
+        A("opendp/convert/hamming-to-insert-delete", lib,
+          "make_metric_unbounded(vector of int, size=3, HammingDistance)",
+          "stability map d_in -> 2 d_in bounds the InsertDeleteDistance of the output",
+          _hamming_to_insert_delete, versions=">=0.8"),
+        A("opendp/convert/unordered-insert-delete", lib,
+          "make_unordered(vector of int, InsertDeleteDistance)",
+          "stability map d_in -> d_in bounds the SymmetricDistance of the output",
+          _unordered_insert_delete, versions=">=0.8"),
+        A("opendp/convert/unordered-hamming", lib,
+          "make_unordered(vector of int, size=3, HammingDistance)",
+          "stability map d_in -> d_in bounds the ChangeOneDistance of the output",
+          _unordered_hamming, versions=">=0.8"),
+        A("opendp/resize/insert-delete-to-symmetric", lib,
+          "make_resize(vector of int, InsertDeleteDistance, size=2, constant=0, MO='SymmetricDistance')",
+          "stability map d_in -> 2 d_in bounds the SymmetricDistance of the output",
+          _resize_to_symmetric, versions=">=0.8"),
+        A("opendp/resize/insert-delete-ordered", lib,
+          "make_resize(vector of int, InsertDeleteDistance, size=3, constant=0, MO='InsertDeleteDistance')",
+          "stability map d_in -> 2 d_in bounds the InsertDeleteDistance of the output",
+          _resize_ordered, versions=">=0.8", source=_ISSUES + "2927", corpus=True,
+          expect={">=0.16": "violated"}),
+        A("opendp/mean/float", lib,
+          "make_mean(vector of f64 in [0, 1], size=n, SymmetricDistance) for n = 3 and 1000",
+          "stability map at d_in = 2 bounds the change of the float mean",
+          _mean, versions=">=0.12"),
     ]
