@@ -9,6 +9,14 @@ computes the truth with exactdp:
 * float sums are compared, on seeded random inputs, with exactdp's bit-exact models
   (``sequential`` for ``Sequential<f64>``, ``opendp-pairwise`` for ``Pairwise<f64>``); when
   they agree, exactdp's sound rounding-error bound is compared with OpenDP's relaxation;
+* integer transformations that wrap: OpenDP's ``make_b_ary_tree`` over ``i32`` is compared
+  with exactdp's fixed-width model (:func:`~exactdp.numeric.fixedwidth.b_ary_tree`) on
+  seeded random inputs, then run on every pair of count vectors near the wrap-around points;
+* ordered data: the metric conversions and ``make_resize`` are run on every pair of
+  sequences (every order) at ``InsertDeleteDistance`` or ``HammingDistance``; where OpenDP
+  shuffles, the exact support of its output (every permutation) gives the truth;
+* the mean (``make_mean``: the sized ``Pairwise<f64>`` sum, then
+  ``make_lipschitz_float_mul``) with a bit-exact model and every order of a small space;
 * samplers whose output distribution OpenDP draws exactly (discrete Laplace, discrete
   Gaussian, Bernoulli at a float's exact value, permute-and-flip / exponential mechanism
   with rational arithmetic) are compared with exactdp's exact distributions.
@@ -32,6 +40,7 @@ EXTRA = "opendp"
 __all__ = ["DISTRIBUTION", "EXTRA", "audits"]
 
 _ISSUES = "https://github.com/opendp/opendp/issues/"
+_DOCS = "https://docs.rs/opendp/0.16.0/opendp/transformations/fn."
 
 
 def _txt(q) -> str:
@@ -542,9 +551,16 @@ def _insert_delete_to_hamming() -> Finding:
                  "every sequence of 3 values in {0, 1, 2} (27, every order), every pair at "
                  "InsertDeleteDistance 1..4; output distance: HammingDistance of OpenDP's "
                  "outputs (the function is the identity)")
+    from exactdp.checkers.graph import verify_conversion
+    from exactdp.spaces.universe import IntegerRange
+    from exactdp.spaces.sequences import Sequences
+    space = Sequences(IntegerRange(0, 2), size=3)
+    graph = "; ".join(f"d_in={d}: {verify_conversion(space, 'insert-delete', 'hamming', d, None).value}"
+                      for d in (1, 2, 3, 4))
     closed = "; ".join(f"d_in={d}: {insert_delete_to_hamming(d, 3)}" for d in (1, 2, 3, 4))
-    return replace(f, note=_join(f"exactdp's closed form insert_delete_to_hamming(d_in, 3): "
-                                 f"{closed}", f.note))
+    return replace(f, note=_join(f"exactdp's graph engine (verify_conversion over the same "
+                                 f"Sequences) finds {graph}; its closed form "
+                                 f"insert_delete_to_hamming(d_in, 3): {closed}", f.note))
 
 
 def _hamming_to_insert_delete() -> Finding:
@@ -662,7 +678,10 @@ def _resize_ordered() -> Finding:
             seen_a = any(tuple(od.run("make_resize", t, list(x))) == a for _ in range(_RESIZE_DRAWS))
             outs_y = {tuple(od.run("make_resize", t, list(y))) for _ in range(_RESIZE_DRAWS)}
             moved = min(od.insert_delete(a, o) for o in outs_y)
-            replay = Replay.CONFIRMED if seen_a and moved > claim else Replay.MODEL_MISMATCH
+            # confirmed: fx was drawn, every modelled output of x' was drawn and no other,
+            # and each is further from fx than the claim
+            replay = (Replay.CONFIRMED if seen_a and outs_y == support(y) and moved > claim
+                      else Replay.MODEL_MISMATCH)
             witness = {"x": list(x), "x_prime": list(y), "fx": list(a),
                        "fx_prime_outputs": sorted(list(o) for o in support(y)),
                        "distance": str(value), "d_in": d, "claim": str(claim)}
@@ -673,8 +692,11 @@ def _resize_ordered() -> Finding:
                          f"output supports, a lower bound on any coupling's worst distance and "
                          f"exact when one side is deterministic",
                    note=_join(f"replay: {_RESIZE_DRAWS} draws of OpenDP on each side; fx must "
-                              f"appear, and every output drawn for x' must be further than the "
-                              f"claim from it", od.toggles_note(flipped)))
+                              f"appear, the outputs drawn for x' must be exactly the modelled "
+                              f"support, and each must be further than the claim from fx (a "
+                              f"sampled replay: missing one of at most 6 equally likely outputs "
+                              f"in {_RESIZE_DRAWS} draws has probability below 1e-30)",
+                              od.toggles_note(flipped)))
 
 
 def _join(a: str, b: str) -> str:
@@ -725,7 +747,8 @@ def _b_ary_tree() -> Finding:
         f"every pair at L1Distance 1..2; output distance: L1Distance of the node vectors at "
         f"exact values; i32 is the narrowest integer OpenDP 0.16's vector_domain accepts "
         f"(i8, i16, u8, u16 are refused)")
-    return replace(f, note=_join(f"exactdp's fixedwidth.b_ary_tree (wrap) matched OpenDP's "
+    return replace(f, note=_join(f"integer overflow in a tree of sums (OpenDP #178, #2925); "
+                                 f"exactdp's fixedwidth.b_ary_tree (wrap) matched OpenDP's "
                                  f"make_b_ary_tree bit for bit on {checked} seeded random "
                                  f"inputs (leaf_count 1..9, branching factor 2..4)", f.note))
 
@@ -928,19 +951,23 @@ def audits() -> list[Audit]:
         A("opendp/convert/hamming-to-insert-delete", lib,
           "make_metric_unbounded(vector of int, size=3, HammingDistance)",
           "stability map d_in -> 2 d_in bounds the InsertDeleteDistance of the output",
-          _hamming_to_insert_delete, versions=">=0.8"),
+          _hamming_to_insert_delete, versions=">=0.8",
+          source=_DOCS + "make_metric_unbounded.html"),
         A("opendp/convert/unordered-insert-delete", lib,
           "make_unordered(vector of int, InsertDeleteDistance)",
           "stability map d_in -> d_in bounds the SymmetricDistance of the output",
-          _unordered_insert_delete, versions=">=0.8"),
+          _unordered_insert_delete, versions=">=0.8",
+          source=_DOCS + "make_unordered.html"),
         A("opendp/convert/unordered-hamming", lib,
           "make_unordered(vector of int, size=3, HammingDistance)",
           "stability map d_in -> d_in bounds the ChangeOneDistance of the output",
-          _unordered_hamming, versions=">=0.8"),
+          _unordered_hamming, versions=">=0.8",
+          source=_DOCS + "make_unordered.html"),
         A("opendp/resize/insert-delete-to-symmetric", lib,
           "make_resize(vector of int, InsertDeleteDistance, size=2, constant=0, MO='SymmetricDistance')",
           "stability map d_in -> 2 d_in bounds the SymmetricDistance of the output",
-          _resize_to_symmetric, versions=">=0.8"),
+          _resize_to_symmetric, versions=">=0.8",
+          source=_DOCS + "make_resize.html"),
         A("opendp/resize/insert-delete-ordered", lib,
           "make_resize(vector of int, InsertDeleteDistance, size=3, constant=0, MO='InsertDeleteDistance')",
           "stability map d_in -> 2 d_in bounds the InsertDeleteDistance of the output",
@@ -949,5 +976,6 @@ def audits() -> list[Audit]:
         A("opendp/mean/float", lib,
           "make_mean(vector of f64 in [0, 1], size=n, SymmetricDistance) for n = 3 and 1000",
           "stability map at d_in = 2 bounds the change of the float mean",
-          _mean, versions=">=0.12"),
+          _mean, versions=">=0.12",
+          source=_DOCS + "make_mean.html"),
     ]

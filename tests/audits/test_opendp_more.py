@@ -118,6 +118,8 @@ def test_insert_delete_to_hamming_is_halved_2926():
     # delete the first record and append one: two edits, every position differs
     assert f.witness == {"x": [0, 1, 0], "x_prime": [1, 0, 1], "fx": [0, 1, 0],
                          "fx_prime": [1, 0, 1], "distance": "3", "d_in": 2, "claim": "1"}
+    assert f.note.startswith("exactdp's graph engine (verify_conversion over the same Sequences) "
+                             "finds d_in=1: 0; d_in=2: 3; d_in=3: 3; d_in=4: 3;")
 
 
 @on_016
