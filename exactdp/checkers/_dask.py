@@ -27,16 +27,22 @@ cancelled); no partial answer is returned. Progress: partitions done out of the 
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from fractions import Fraction
 
-from exactdp._budget import refuse_above, show_count
+from exactdp._budget import refuse_above
 from exactdp._progress import Progress
 from exactdp.checkers import _engine
 from exactdp.errors import InvalidArgument
 
-__all__ = ["open_client", "plan_partitions", "compute", "CONNECT_TIMEOUT", "PARTS_PER_WORKER",
-           "MAX_PREFIXES"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "MAX_PREFIXES",
+    "PARTS_PER_WORKER",
+    "compute",
+    "open_client",
+    "plan_partitions",
+]
 
 CONNECT_TIMEOUT = 3
 """Seconds to wait for a scheduler to answer (``cluster="tcp://host:8786"``)."""
@@ -103,10 +109,8 @@ def worker_count(client) -> int:
     """Workers connected to the scheduler (waiting up to :data:`CONNECT_TIMEOUT` s for one)."""
     n = len(client.scheduler_info()["workers"])
     if n == 0:
-        try:
+        with suppress(Exception):  # a timeout of any flavour: refused below
             client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-        except Exception:  # noqa: BLE001 - a timeout of any flavour: refused below
-            pass
         n = len(client.scheduler_info()["workers"])
     if n == 0:
         raise InvalidArgument(
@@ -459,7 +463,7 @@ def _run_parts(client, spec, prefixes, parts, codec, kind, query, progress, d_in
         big = big * s // math.gcd(big, s)
     norm = query.norm
     rescaled = [_rescale(kind, norm, r["part"], big // r["scale"]) for r in results]
-    best, x, w, n_pairs = _engine.combine(kind, rescaled)
+    best, x, _, n_pairs = _engine.combine(kind, rescaled)
     excluded = len(touched)
     if x is None:
         raw = _engine.RawResult((0, 0) if kind == "sqrt" else 0, None, None, n_pairs, excluded)

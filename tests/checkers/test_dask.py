@@ -9,14 +9,14 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from exactdp import IntegerRange, Multisets, SubMultisets, sensitivity  # noqa: E402
-from exactdp.checkers import _dask, _pool  # noqa: E402
-from exactdp.checkers.sensitivity import sensitivity_curve  # noqa: E402
-from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery  # noqa: E402
-from exactdp.queries.base import Query  # noqa: E402
+from exactdp import IntegerRange, Multisets, SubMultisets, sensitivity
+from exactdp.checkers import _dask, _pool
+from exactdp.checkers.sensitivity import sensitivity_curve
+from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
+from exactdp.queries.base import Query
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +54,9 @@ def problems(draw):
         size = draw(st.integers(1, len(pool)))
         space = SubMultisets(pool, sizes=(draw(st.integers(0, size)), size))
         metric = draw(st.sampled_from(["add-remove", "substitute"]))
-    return dict(query=draw(st.sampled_from(QUERIES)), space=space, metric=metric,
-                d_in=draw(st.integers(1, 2)),
-                scope=draw(st.sampled_from(["standard", "release-centred"])))
+    return {"query": draw(st.sampled_from(QUERIES)), "space": space, "metric": metric,
+            "d_in": draw(st.integers(1, 2)),
+            "scope": draw(st.sampled_from(["standard", "release-centred"]))}
 
 
 @settings(max_examples=12, deadline=None, derandomize=True,
@@ -64,7 +64,7 @@ def problems(draw):
 @given(problems())
 def test_serial_pool_and_dask_agree(client, monkeypatch, p):
     monkeypatch.setattr(_pool, "SERIAL_BELOW", 0)  # the pool forks even for a small space
-    opts = dict(undefined="exclude", max_pairs=None)
+    opts = {"undefined": "exclude", "max_pairs": None}
     try:
         serial = sensitivity(p["query"], p["space"], p["metric"], p["d_in"], scope=p["scope"],
                              **opts)
