@@ -125,7 +125,7 @@ def main() -> None:
     part_b()
     t = time.perf_counter()
     cluster = distributed.LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
     client = distributed.Client(cluster)
     print(f"\nLocalCluster of {WORKERS} workers started in {time.perf_counter() - t:.1f} s")
     try:

@@ -84,7 +84,7 @@ def open_client(cluster: object, workers: int):
         import logging
 
         local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                         dashboard_address=None, silence_logs=logging.ERROR)
+                                         dashboard_address=":0", silence_logs=logging.ERROR)
         try:
             with distributed.Client(local) as client:
                 yield client

@@ -24,7 +24,7 @@ def client():
     import logging
 
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -215,3 +215,21 @@ def test_cli_workers_zero_refused(capsys):
         main(["sensitivity", "--query", "sum", "--universe", "0..3", "--sizes", "0..2",
               "--dask", "--workers", "0"])
     assert e.value.code == 2
+
+
+def test_cli_embedded_cluster(capsys):
+    from exactdp.cli import main
+
+    argv = ["sensitivity", "--query", "std", "--universe", "0..5", "--sizes", "1..4", "--json"]
+    assert main(argv + ["--workers", "1"]) == 0
+    serial = capsys.readouterr().out
+    assert main(argv + ["--dask", "--workers", "2"]) == 0
+    assert capsys.readouterr().out == serial
+
+
+def test_missing_distributed_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(InvalidArgument, match=r"pip install 'exactdp\[dask\]'"):
+        sensitivity("sum", Multisets(IntegerRange(0, 3), sizes=(0, 2)), cluster="local")
