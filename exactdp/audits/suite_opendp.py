@@ -530,8 +530,6 @@ _SEQ_VALUES = (0, 1, 2)
 
 
 def _convert(make_name: str, sized: bool, metric: str, pairs, d_ins, out: str, scope: str) -> Finding:
-    from exactdp.adapters import opendp as od
-
     def make(dp):
         domain = dp.vector_domain(dp.atom_domain(T=int), size=3 if sized else None)
         m = {"insert-delete": dp.insert_delete_distance, "hamming": dp.hamming_distance,
@@ -717,7 +715,7 @@ def _b_ary_tree() -> Finding:
     from exactdp.adapters import opendp as od
     dp = od.load()
     T, leaves, b = "i32", 3, 2
-    with od.features("contrib") as flipped:
+    with od.features("contrib"):  # the model check; _enumerated notes its own toggles
         t = od.run("make_b_ary_tree", dp.t.make_b_ary_tree,
                    dp.vector_domain(dp.atom_domain(T=T)), dp.l1_distance(T=T),
                    leaf_count=leaves, branching_factor=b)
@@ -771,7 +769,6 @@ def _mean() -> Finding:
     from exactdp.numeric.floatsum_bounds import sensitivity_bound
     dp = od.load()
     bounds = (0.0, 1.0)
-    results = []
     with od.features("contrib") as flipped:
         def make(n):
             domain = dp.vector_domain(dp.atom_domain(bounds=bounds), size=n)
