@@ -240,7 +240,8 @@ def histogram(edges: Sequence[object], norm: str = "L1") -> Query:
         raise InvalidArgument(f"norm={norm!r} is not one of 'L1', 'L2', 'Linf'")
     nbins = len(es) - 1
 
-    def prep(values):
+    def bins_of(values) -> list[int | None]:
+        """Each value's bin: ``[e_i, e_{i+1})``, the last bin closed; None outside the edges."""
         bins = []
         for v in values:
             b = None
@@ -251,6 +252,10 @@ def histogram(edges: Sequence[object], norm: str = "L1") -> Query:
                         b = i
                         break
             bins.append(b)
+        return bins
+
+    def prep(values):
+        bins = bins_of(values)
 
         def f(counts):
             out = [0] * nbins
@@ -262,17 +267,7 @@ def histogram(edges: Sequence[object], norm: str = "L1") -> Query:
         return f
 
     def hook(values):
-        bins = []
-        for v in values:  # the same rule as prep
-            b = None
-            if es[0] <= v <= es[-1]:
-                b = nbins - 1
-                for i in range(nbins):
-                    if v < es[i + 1]:
-                        b = i
-                        break
-            bins.append(b)
-        return IncrementalForm("histogram", tuple(values), bins=tuple(bins), nbins=nbins)
+        return IncrementalForm("histogram", tuple(values), bins=tuple(bins_of(values)), nbins=nbins)
 
     name = f"histogram[{','.join(format_exact(e) for e in es)}]:{norm}"
     return Query(name, prep, output="vector", norm=norm, incremental=hook)
