@@ -80,7 +80,24 @@ _EXACT_TERMS = 1000
 """Below this many factors a binomial count is computed exactly, however large it is."""
 
 
-class DatasetSpace:
+class SizeRange:
+    """What a space of datasets sized ``min_size..max_size`` says about its sizes."""
+
+    min_size: int
+    max_size: int
+
+    @property
+    def fixed_size(self) -> int | None:
+        """``N`` when every dataset has the same size, else ``None``."""
+        return self.min_size if self.min_size == self.max_size else None
+
+    def sizes_text(self) -> str:
+        if self.min_size == self.max_size:
+            return str(self.min_size)
+        return f"{self.min_size}..{self.max_size}"
+
+
+class DatasetSpace(SizeRange):
     """The finite set of datasets an enumeration visits.
 
     ``caps[i]`` bounds how often ``universe.values[i]`` may occur (``None``: no bound
@@ -130,16 +147,6 @@ class DatasetSpace:
     def with_sizes(self, min_size: int, max_size: int) -> "DatasetSpace":
         """The same universe and caps with another size range."""
         return DatasetSpace(self.universe, self._caps, min_size, max_size)
-
-    @property
-    def fixed_size(self) -> int | None:
-        """``N`` when every dataset has the same size, else ``None``."""
-        return self.min_size if self.min_size == self.max_size else None
-
-    def sizes_text(self) -> str:
-        if self.min_size == self.max_size:
-            return str(self.min_size)
-        return f"{self.min_size}..{self.max_size}"
 
     def describe(self) -> str:
         return f"multisets of size {self.sizes_text()} over {self.universe.describe()}"

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator, Sequence
 from exactdp._budget import show_count
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_dataset, show_exact, to_exact
-from exactdp.spaces.datasets import _sizes
+from exactdp.spaces.datasets import SizeRange, _sizes
 from exactdp.spaces.metrics import check_d_in
 from exactdp.spaces.universe import ValueUniverse
 
@@ -51,7 +51,7 @@ __all__ = [
 Key = tuple[int, ...]
 
 
-class Sequences:
+class Sequences(SizeRange):
     """Every sequence over ``universe`` with length in ``sizes`` (``size=N`` for one).
 
     The number of sequences, ``sum(m**n)``, is known without enumerating
@@ -75,16 +75,6 @@ class Sequences:
         self.min_size, self.max_size = _sizes(size, sizes)
 
     # -- structure ---------------------------------------------------------------------
-    @property
-    def fixed_size(self) -> int | None:
-        """``N`` when every sequence has the same length, else ``None``."""
-        return self.min_size if self.min_size == self.max_size else None
-
-    def sizes_text(self) -> str:
-        if self.min_size == self.max_size:
-            return str(self.min_size)
-        return f"{self.min_size}..{self.max_size}"
-
     def describe(self) -> str:
         return f"sequences of length {self.sizes_text()} over {self.universe.describe()}"
 
