@@ -293,26 +293,9 @@ def scan_partition(spec: dict, own: list, halo: list) -> dict:
     datasets of ``own`` within the space's sizes, and return the part's result."""
     query, space, ambient = spec["query"], spec["space"], spec["ambient"]
     t = _codec(query, space, ambient, spec["base"])
-    weights = t.weights
-    from exactdp.queries.base import UNDEFINED
-
-    prepared = query.prepare(space.universe.values)
-    undefined_type = type(UNDEFINED)  # a query sent by value may carry a copy of the sentinel
-    lo_s, hi_s = space.min_size, space.max_size
-    sources = []
-
-    def entries():  # own prefixes first, in source order (a halo prefix may cover some again)
-        for p, keep in [(p, True) for p in own] + [(q, False) for q in halo]:
-            used = sum(p)
-            for counts in _suffixes(ambient, p, used):
-                key = sum(c * w for c, w in zip(counts, weights) if c)
-                if keep and lo_s <= sum(counts) <= hi_s:
-                    sources.append(key)
-                value = prepared(counts)
-                yield key, UNDEFINED if isinstance(value, undefined_type) else value
-
-    t._fill(entries(), spec["policy"], None)
-    _to_arrays(t)
+    sources = _fill_incremental(t, spec["policy"], own, halo)
+    if sources is None:
+        sources = _fill_per_dataset(t, spec["policy"], own, halo)
     neighbours = _engine.DeltaNeighbours(t, spec["deltas"], spec["halve"])
     touched_src = sorted(k for k in sources if k in t.undefined) if t.undefined else []
     touched, example = set(touched_src), None
@@ -335,6 +318,83 @@ def scan_partition(spec: dict, own: list, halo: list) -> dict:
         xp = neighbours.find(x, w)
         out["pair"] = (xp, t.values[x], t.values[xp])
     return out
+
+
+def _fill_incremental(t, policy, own: list, halo: list) -> list | None:
+    """Fill the slice from one incremental build per prefix (:func:`._incremental.build`
+    with ``prefix=``) and return its sources in source order, or ``None`` when the query
+    has no incremental form or NumPy is missing (the caller evaluates per dataset).
+
+    Each build is over the least common denominator of its own rows; the slice's is the
+    ``lcm`` of theirs, so the slice's scale and integers are those of
+    :func:`_fill_per_dataset` (and of :meth:`_engine.Table._fill`)."""
+    from exactdp.checkers import _incremental
+
+    query, space, ambient = t.query, t.space, t.ambient
+    if not _engine.INCREMENTAL or _incremental.numpy_or_none() is None:
+        return None
+    form = query.incremental(space.universe.values)
+    if form is None:
+        return None
+    stated = _engine._stated(query, policy)
+    builds = []
+    for p in list(own) + list(halo):
+        b = _incremental.build(form, ambient, t.weights, stated, query.output, prefix=tuple(p))
+        if b is None:
+            return None
+        builds.append(b)
+    np = builds[0].np
+    scale = 1
+    for b in builds:
+        scale = scale * b.scale // math.gcd(scale, b.scale)
+    ints = [b.ints if b.scale == scale else _incremental._times(np, b.ints, scale // b.scale)
+            for b in builds]
+    if len({a.dtype for a in ints}) > 1:
+        ints = [a.astype(object) for a in ints]
+    keys = np.concatenate([b.keys for b in builds])
+    n = np.concatenate([b.n for b in builds])
+    values = np.concatenate(ints)
+    defined = np.concatenate([b.defined for b in builds])
+    own_rows = sum(len(b.keys) for b in builds[:len(own)])
+    sizes = n[:own_rows]
+    inside = (sizes >= space.min_size) & (sizes <= space.max_size)
+    sources = keys[:own_rows][inside].tolist()
+    # a halo prefix may cover datasets of an own prefix (or of another): keep the first
+    _, first = np.unique(keys, return_index=True)
+    if len(first) < len(keys):
+        keep = np.sort(first)
+        keys, n, values, defined = keys[keep], n[keep], values[keep], defined[keep]
+    if values.dtype == object and query.output != "vector" and len(values):
+        peak = max((abs(int(v)) for v in values[defined]), default=0)
+        if peak < _incremental.LIMIT:
+            values = values.astype(np.int64)
+    t._adopt(_incremental.Built(np, keys, n, values, defined, scale))
+    return sources
+
+
+def _fill_per_dataset(t, policy, own: list, halo: list) -> list:
+    """Fill the slice with ``query.prepare`` per dataset; return its sources in order."""
+    from exactdp.queries.base import UNDEFINED
+
+    query, space, ambient, weights = t.query, t.space, t.ambient, t.weights
+    prepared = query.prepare(space.universe.values)
+    undefined_type = type(UNDEFINED)  # a query sent by value may carry a copy of the sentinel
+    lo_s, hi_s = space.min_size, space.max_size
+    sources = []
+
+    def entries():  # own prefixes first, in source order (a halo prefix may cover some again)
+        for p, keep in [(p, True) for p in own] + [(q, False) for q in halo]:
+            used = sum(p)
+            for counts in _suffixes(ambient, p, used):
+                key = sum(c * w for c, w in zip(counts, weights) if c)
+                if keep and lo_s <= sum(counts) <= hi_s:
+                    sources.append(key)
+                value = prepared(counts)
+                yield key, UNDEFINED if isinstance(value, undefined_type) else value
+
+    t._fill(entries(), policy, None)
+    _to_arrays(t)
+    return sources
 
 
 def _to_arrays(t) -> None:

@@ -88,10 +88,15 @@ def _quantile_weights(q: Fraction, method: str, n: int):
 
 
 def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
-          max_values: int = 10**9) -> Built | None:
+          max_values: int = 10**9, prefix: tuple | None = None) -> Built | None:
     """The table of ``form`` over the dense ``ambient`` space, or ``None`` (no NumPy, no
     form, an empty universe). ``stated`` is the value used where the query is undefined
-    (already squared for a square-root query), or ``None`` to mark those datasets."""
+    (already squared for a square-root query), or ``None`` to mark those datasets.
+
+    ``prefix``: only the datasets whose first ``len(prefix)`` counts are exactly these
+    (the rows of the full build with that prefix, in the same order; none if no dataset
+    of ``ambient`` has it). The values are then over the least common denominator of
+    those rows alone (the Dask engine's slices, :mod:`._dask`)."""
     if form is None or form.kind not in _KINDS:
         return None
     np = numpy_or_none()
@@ -107,6 +112,12 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
         room[i] = room[i + 1] + caps[i]
     if room[0] < lo:
         return None
+    fixed = tuple(int(c) for c in prefix) if prefix is not None else ()
+    if len(fixed) > m:
+        raise ValueError(f"a prefix of {len(fixed)} counts for a universe of {m} values")
+    if fixed and not (all(0 <= c <= cap for c, cap in zip(fixed, caps))
+                      and sum(fixed) <= hi and sum(fixed) + room[len(fixed)] >= lo):
+        return _empty(np, output, form)
 
     den = common_denominator(form.values)
     nums = [int(v * den) for v in form.values]
@@ -130,8 +141,11 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     hist = [np.zeros(1, dtype=np.int64) for _ in range(nbins)] if kind == "histogram" else None
     levels = []  # (parent index, cumulative size) per level, for order statistics
     for i in range(m):
-        cmin = np.maximum(0, lo - used - room[i + 1])
-        cmax = np.minimum(caps[i], hi - used)
+        if i < len(fixed):
+            cmin = cmax = np.asarray([fixed[i]], dtype=np.int64)  # one node; feasible (above)
+        else:
+            cmin = np.maximum(0, lo - used - room[i + 1])
+            cmax = np.minimum(caps[i], hi - used)
         nopt = cmax - cmin + 1
         if int(nopt.min()) == 1 and int(nopt.max()) == 1:
             c = cmin
@@ -257,6 +271,13 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
         if peak < LIMIT:
             ints = ints.astype(np.int64)
     return Built(np, key, n, ints, defined, scale_d)
+
+
+def _empty(np, output: str, form) -> Built:
+    """A build without rows (a prefix no dataset has)."""
+    none = np.zeros(0, dtype=np.int64)
+    ints = np.zeros((0, form.nbins), dtype=np.int64) if form.kind == "histogram" else none
+    return Built(np, none, none.copy(), ints, np.zeros(0, dtype=bool), 1)
 
 
 def _times(np, ints, factor: int):

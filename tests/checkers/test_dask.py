@@ -12,11 +12,14 @@ distributed = pytest.importorskip("distributed")
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exactdp import IntegerRange, Multisets, SubMultisets, sensitivity
+from exactdp import ExactSet, IntegerRange, Multisets, SubMultisets, sensitivity
 from exactdp.checkers import _dask, _pool
 from exactdp.checkers.sensitivity import sensitivity_curve
 from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
+from exactdp.queries import parse_query
 from exactdp.queries.base import Query
+
+Q_MEAN = parse_query("mean")
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +96,74 @@ def test_many_partitions_same_witness(client):
         dask = sensitivity_curve(q, space, d_ins=(1, 2), undefined="exclude", cluster=client)
         for a, b in zip(serial.results, dask.results):
             same(a, b)
+
+
+SLICE_CASES = [
+    ("mean", Multisets(IntegerRange(0, 9), sizes=(0, 6)), None, 1, "exclude"),
+    ("median", Multisets(IntegerRange(-2, 7), sizes=(1, 5)), "substitute", 2, "exclude"),
+    ("std:1", Multisets(IntegerRange(0, 7), sizes=(0, 5)), None, 2, "1/3"),
+    ("var", SubMultisets([1, 2, 2, 3, 5, 5, 5, 8, 9], sizes=(0, 6)), None, 1, "exclude"),
+    ("percentile:25:lower", Multisets(IntegerRange(0, 8), sizes=(0, 5)), None, 1, "exclude"),
+    ("sum", Multisets(IntegerRange(0, 40), sizes=(0, 2)), None, 1, "exclude"),  # keys > 2^62
+    # whole count vectors as prefixes: one slice's builds over denominators 1, 2, 3, 6
+    ("sum", Multisets(ExactSet(["1/3", "1/2"]), sizes=(0, 12)), None, 1, "exclude"),
+    # ... and over 2 and 3 (and 4, 5) without 6: the slice's is the lcm, not the largest
+    ("mean", Multisets(IntegerRange(0, 1), sizes=(2, 5)), None, 1, "exclude"),
+]
+
+
+@pytest.mark.parametrize("case", SLICE_CASES, ids=lambda c: c[0])
+@pytest.mark.parametrize("scope", ["standard", "release-centred"])
+def test_incremental_slices_are_the_per_dataset_slices(client, monkeypatch, case, scope):
+    """Every partition's result from the incremental slice (one prefix build per prefix)
+    is the per-dataset slice's: scale, values, touched datasets, best pair, witness, size."""
+    from exactdp.checkers import _engine
+
+    q, space, metric, d_in, policy = case
+    run_parts = _dask._run_parts
+    fill = _dask._fill_incremental
+    checked, filled = [], []
+
+    def spy(*args):
+        out = fill(*args)
+        filled.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_dask, "_fill_incremental", spy)
+
+    def checking(client, spec, prefixes, parts, *rest):
+        for a, b, halo, _ in parts:
+            own = [prefixes[i][0] for i in range(a, b)]
+            monkeypatch.setattr(_engine, "INCREMENTAL", False)
+            old = _dask.scan_partition(spec, own, halo)
+            monkeypatch.setattr(_engine, "INCREMENTAL", True)
+            new = _dask.scan_partition(spec, own, halo)
+            assert new == old
+            checked.append(bool(halo))
+        return run_parts(client, spec, prefixes, parts, *rest)
+
+    monkeypatch.setattr(_dask, "_run_parts", checking)
+    serial = sensitivity(q, space, metric, d_in, scope=scope, undefined=policy, max_pairs=None)
+    same(serial, sensitivity(q, space, metric, d_in, scope=scope, undefined=policy,
+                             max_pairs=None, cluster=client))
+    assert len(checked) >= 4 and any(checked)  # several partitions, halos among them
+    assert filled.count(True) == len(checked)  # the incremental path ran on each
+
+
+def test_incremental_slice_fills_arrays(monkeypatch):
+    from exactdp.checkers import _incremental
+
+    space = Multisets(IntegerRange(0, 5), sizes=(0, 4))
+    t = _dask._codec(Q_MEAN, space, space, 6)
+    src = _dask._fill_incremental(t, "exclude", [(0,), (1,)], [(2,)])
+    assert t.sorted_keys is not None and len(src) == space.count() - _count_from(space, 2)
+    monkeypatch.setattr(_incremental, "_NO_NUMPY", True)
+    t = _dask._codec(Q_MEAN, space, space, 6)
+    assert _dask._fill_incremental(t, "exclude", [(0,)], []) is None
+
+
+def _count_from(space, c0):
+    return sum(1 for counts in space if counts[0] >= c0)
 
 
 def test_histogram_vector_query(client):

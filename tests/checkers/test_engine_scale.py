@@ -70,6 +70,64 @@ def test_incremental_table_is_the_per_dataset_table(query, per_dataset):
             assert all(new.values[k] == v for k, v in old.values.items())
 
 
+def _built_rows(built):
+    """``key -> (size, exact value or None)`` of a build, in its order."""
+    ints = built.ints.tolist()
+    out = {}
+    for k, n, v, d in zip(built.keys.tolist(), built.n.tolist(), ints, built.defined.tolist()):
+        v = tuple(Fraction(x, built.scale) for x in v) if isinstance(v, list) else Fraction(v, built.scale)
+        out[k] = (n, v if d else None)
+    return out
+
+
+def _lcd(rows) -> int:
+    from exactdp.numeric.exact import common_denominator
+
+    return common_denominator(x for _, v in rows.values() if v is not None
+                              for x in (v if isinstance(v, tuple) else (v,)))
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=lambda q: q.name)
+def test_prefix_build_is_the_full_builds_rows(query):
+    """``build(..., prefix=p)``: exactly the rows of the full build whose first counts are
+    ``p``, in the same order, over the least common denominator of those rows."""
+    spaces = SPACES + [Multisets(ExactSet([10**30, -(10**25), Fraction(1, 3)]), sizes=(1, 4)),
+                       Multisets(IntegerRange(0, 40), sizes=(0, 2))]
+    for space in spaces:
+        m = space.universe.size
+        top = max(space.max_count(i) for i in range(m))
+        base = top + 3
+        weights = [base**i for i in range(m)]
+        form = query.incremental(space.universe.values)
+        for stated in (None, Fraction(1, 7)):
+            if query.output == "vector" and stated is not None:
+                continue
+            stated = _engine._stated(query, "exclude" if stated is None else stated)
+            full = _incremental.build(form, space, weights, stated, query.output)
+            rows = _built_rows(full)
+            order = list(rows)
+
+            def counts(k, base=base, weights=weights):
+                return tuple((k // w) % base for w in weights)
+
+            prefixes = {()}
+            for i, k in enumerate(order):
+                c = counts(k)
+                prefixes.update(c[:j] for j in (1, 2, 3) if j < m)
+                if i % 97 == 0:
+                    prefixes.add(c)
+            prefixes.update([(top + 1,), (0,) * (m - 1) + (top + 1,)])  # no dataset has these
+            for p in sorted(prefixes):
+                part = _incremental.build(form, space, weights, stated, query.output, prefix=p)
+                got = _built_rows(part)
+                want = [k for k in order if counts(k)[:len(p)] == p]
+                assert list(got) == want, (space, p)
+                assert got == {k: rows[k] for k in want}, (space, p)
+                assert part.scale == _lcd(got), (space, p)
+                if not want:
+                    assert part.ints.shape[0] == 0
+
+
 @pytest.mark.parametrize("space", [
     Multisets(ExactSet([10**30, -(10**25), Fraction(1, 3)]), sizes=(1, 4)),  # values past int64
     Multisets(IntegerRange(0, 40), sizes=(0, 2)),  # keys past int64: base 4, 41 digits
