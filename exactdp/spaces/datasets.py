@@ -80,6 +80,25 @@ _EXACT_TERMS = 1000
 """Below this many factors a binomial count is computed exactly, however large it is."""
 
 
+def value_indices(universe: ValueUniverse, dataset: Iterable[object], name: str = "dataset",
+                  what: str = "a collection of values") -> list[int]:
+    """The universe index of each value of ``dataset``, in the order given (refused, naming the
+    value, when one is not in the universe)."""
+    if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
+        raise InvalidArgument(f"{name}={dataset!r} is not {what}; pass a list such as [1, 2, 2]")
+    out = []
+    for raw in dataset:
+        v = to_exact(raw, f"{name} value")
+        i = universe.index(v)
+        if i is None:
+            raise InvalidArgument(
+                f"{name} value {show_exact(v)!r} is not in the universe "
+                f"{universe.describe()}; use values of the universe"
+            )
+        out.append(i)
+    return out
+
+
 class SizeRange:
     """What a space of datasets sized ``min_size..max_size`` says about its sizes."""
 
@@ -312,21 +331,7 @@ class DatasetSpace(SizeRange):
 
     def to_indices(self, dataset: Iterable[object], name: str = "dataset") -> tuple[int, ...]:
         """The sorted value indices of a dataset given as values (the sparse form)."""
-        if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
-            raise InvalidArgument(
-                f"{name}={dataset!r} is not a collection of values; pass a list such as [1, 2, 2]"
-            )
-        out = []
-        for raw in dataset:
-            v = to_exact(raw, f"{name} value")
-            i = self.universe.index(v)
-            if i is None:
-                raise InvalidArgument(
-                    f"{name} value {show_exact(v)!r} is not in the universe "
-                    f"{self.universe.describe()}; use values of the universe"
-                )
-            out.append(i)
-        return tuple(sorted(out))
+        return tuple(sorted(value_indices(self.universe, dataset, name, "a collection of values")))
 
     def contains_indices(self, indices: Sequence[int]) -> bool:
         """Whether a dataset in sparse form (sorted value indices) lies in the space."""

@@ -37,8 +37,8 @@ from typing import Iterable, Iterator, Sequence
 
 from exactdp._budget import show_count
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_dataset, show_exact, to_exact
-from exactdp.spaces.datasets import SizeRange, _sizes
+from exactdp.numeric.exact import format_dataset
+from exactdp.spaces.datasets import SizeRange, _sizes, value_indices
 from exactdp.spaces.metrics import check_d_in
 from exactdp.spaces.universe import ValueUniverse
 
@@ -141,21 +141,7 @@ class Sequences(SizeRange):
 
     def to_key(self, dataset: Iterable[object], name: str = "dataset") -> Key:
         """The key of a sequence given as exact values, order kept."""
-        if isinstance(dataset, (str, bytes)) or not isinstance(dataset, Iterable):
-            raise InvalidArgument(
-                f"{name}={dataset!r} is not a sequence of values; pass a list such as [1, 2, 2]"
-            )
-        out = []
-        for raw in dataset:
-            v = to_exact(raw, f"{name} value")
-            i = self.universe.index(v)
-            if i is None:
-                raise InvalidArgument(
-                    f"{name} value {show_exact(v)!r} is not in the universe "
-                    f"{self.universe.describe()}; use values of the universe"
-                )
-            out.append(i)
-        return tuple(out)
+        return tuple(value_indices(self.universe, dataset, name, "a sequence of values"))
 
     def show(self, key: Key) -> str:
         """A sequence as exact text, in order: ``(1, 5/2, 1)``."""
