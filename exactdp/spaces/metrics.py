@@ -68,7 +68,20 @@ def _n_multisets_capped(m: int, size: int, cap: int | None) -> int:
     return comb_capped(m + size - 1, size, cap)
 
 
-class Metric:
+class Parameterless:
+    """A relation with no parameters: equal to every instance of its class."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class Metric(Parameterless):
     """Base class of dataset metrics; subclasses define :meth:`moves`."""
 
     name = "metric"
@@ -104,15 +117,6 @@ class Metric:
 
     def describe(self, d_in: int, exact_k: bool = False) -> str:
         raise NotImplementedError
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
 
 
 class SymmetricDistance(Metric):

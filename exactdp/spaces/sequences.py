@@ -39,7 +39,7 @@ from exactdp._budget import show_count
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_dataset
 from exactdp.spaces.datasets import SizeRange, _sizes, value_indices
-from exactdp.spaces.metrics import check_d_in
+from exactdp.spaces.metrics import Parameterless, check_d_in
 from exactdp.spaces.universe import ValueUniverse
 
 __all__ = [
@@ -171,7 +171,7 @@ def lcs_length(x: Sequence[int], y: Sequence[int]) -> int:
     return prev[-1]
 
 
-class SequenceMetric:
+class SequenceMetric(Parameterless):
     """Base of the sequence relations: an edit graph whose path metric is the distance."""
 
     name = "sequence metric"
@@ -197,15 +197,6 @@ class SequenceMetric:
         return f"{self.name} {op} {d_in} ({self.edit_text})"
 
     edit_text = ""
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
 
 
 class InsertDeleteDistance(SequenceMetric):

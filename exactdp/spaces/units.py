@@ -38,6 +38,7 @@ from exactdp._budget import MAX_LISTED_VALUES, comb_capped, refuse_above, show_c
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
 from exactdp.spaces.datasets import _sizes
+from exactdp.spaces.metrics import Parameterless
 from exactdp.spaces.universe import ValueUniverse
 
 __all__ = [
@@ -256,7 +257,7 @@ class Units:
         return out
 
 
-class AddRemoveID:
+class AddRemoveID(Parameterless):
     """One edit adds all the rows of one absent id or removes all the rows of a present
     one (Tumult's ``AddRowsWithID``; OpenDP's id-level ``SymmetricIdDistance``)."""
 
@@ -297,15 +298,6 @@ class AddRemoveID:
         op = "=" if exact_k else "<="
         return (f"{self.name} {op} {d_in} (id-level add/remove: one edit adds or removes every "
                 f"row of one id; changing an id's rows is 2)")
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
-
-    def __repr__(self) -> str:
-        return "AddRemoveID()"
 
 
 # -- truncations (seed 001), as transformations rows -> rows -----------------------------
