@@ -83,3 +83,21 @@ def test_bad_input_exits_2(run, capsys, argv, text):
     assert run(*argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("exactdp: error:") and text in err and err.count("\n") == 1
+
+
+def test_extreme_deltas_are_enclosed_not_refused(run, capsys):
+    # A discrete Gaussian with sigma = 1/1000 loses about 1/(2 sigma^2) = 500,000 per release; its
+    # delta lattice points lie near exp(-500,000 k): these once ended in "too large to hold as
+    # an exact Fraction" (the interval endpoints are now rounded outward, still certified).
+    assert run("--mechanism", "discrete-gaussian", "--param", "sigma=0.001", "--k", "1000",
+               "--delta", "1e-6", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    lo, hi = Fraction(out["epsilon_lower"]), Fraction(out["epsilon_upper"])
+    assert lo <= 500_000_000 <= hi and hi - lo <= Fraction(1, 10**9) * hi
+    # delta at epsilon = 10**400 for the Gaussian: below 2**-4194304, shown in a few seconds
+    # (writing that bound as a decimal once took 38 s)
+    assert run("--mechanism", "gaussian", "--param", "sigma=1", "--k", "10", "--epsilon", "1e400",
+               "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert Fraction(out["delta_lower"]) == 0
+    assert 0 < Fraction(out["delta_upper"]) <= Fraction(2, 1 << 4194304)

@@ -174,16 +174,16 @@ def _claim_value(value, name: str):
         expr = value
     elif isinstance(value, str):
         try:
-            return to_exact(value, name)
+            expr = to_exact(value, name)
         except InvalidArgument:
             expr = parse_expression(value)
     else:
-        return to_exact(value, name)
-    if expr.free_symbols or expr.has(sympy.Float):
+        expr = to_exact(value, name)
+    if isinstance(expr, sympy.Basic) and (expr.free_symbols or expr.has(sympy.Float)):
         raise InvalidArgument(f"{name}={value!r} is not an exact number")
-    val = to_fraction_if_rational(expr)
+    val = to_fraction_if_rational(expr) if isinstance(expr, sympy.Basic) else expr
     if compare(val, 0) < 0:
-        raise InvalidArgument(f"{name}={value!r} is negative; privacy parameters are >= 0")
+        raise InvalidArgument(f"{name}={value!r} is negative; privacy parameters are >= 0: pass a number of at least 0")
     return val
 
 

@@ -171,10 +171,29 @@ def interval_to_fractions(x) -> tuple[Fraction, Fraction]:
 
     >>> interval_to_fractions(iv.mpf([0.25, 0.5]))
     (Fraction(1, 4), Fraction(1, 2))
+
+    An endpoint smaller in magnitude than ``2**-MAX_EXPONENT`` (about 4 million bits; e.g. a
+    delta of ``10**-10**9``) is rounded outward, ``lo`` down to ``0`` or ``-2**-MAX_EXPONENT``
+    and ``hi`` up to ``2**-MAX_EXPONENT`` or ``0``: the interval widens, it stays an enclosure.
     """
     if not hasattr(x, "_mpi_"):
         raise InvalidArgument(f"x={x!r} is not an mpmath.iv interval; pass the result of enclose(...)")
-    return _to_fraction(_lo(x)), _to_fraction(_hi(x))
+    return _outward(_lo(x), up=False), _outward(_hi(x), up=True)
+
+
+_TINY_EXACT = Fraction(1, 1 << _MAX_EXACT_EXPONENT)
+
+
+def _outward(value: mpmath.mpf, *, up: bool) -> Fraction:
+    """``_to_fraction(value)``, but a nonzero ``value`` below ``2**-MAX_EXPONENT`` in magnitude
+    goes to the next of ``-2**-MAX_EXPONENT, 0, 2**-MAX_EXPONENT`` in the direction asked."""
+    if mpmath.isfinite(value) and value:
+        sign, _, exp, bc = value._mpf_
+        if exp + bc < -_MAX_EXACT_EXPONENT:
+            if sign:
+                return Fraction(0) if up else -_TINY_EXACT
+            return _TINY_EXACT if up else Fraction(0)
+    return _to_fraction(value)
 
 
 def refine_until(fn: Callable, done: Callable, *, start_prec: int = 53, max_prec: int = DEFAULT_MAX_PREC):

@@ -320,8 +320,40 @@ def _decimal_directed(x: object, digits: object, ctx_factory) -> Decimal:
                 return a  # a is safe for the whole enclosure
             prec *= 2
     ctx = ctx_factory(digits)
+    if max(value.numerator.bit_length(), value.denominator.bit_length()) > _LARGE_BITS:
+        return _decimal_directed_large(value, digits, ctx, up)
     # Decimal(int) is exact whatever the context; the division rounds once, in ctx's direction.
     return ctx.divide(Decimal(value.numerator), Decimal(value.denominator))
+
+
+_LARGE_BITS = 20_000
+"""Above this many bits, Decimal(int) (quadratic in the digits) is avoided."""
+
+
+def _decimal_directed_large(value: Fraction, digits: int, ctx: decimal.Context, up: bool) -> Decimal:
+    """``value`` rounded to ``digits`` in ``ctx``'s direction without converting its huge
+    numerator or denominator to Decimal: the integer ``m = floor`` (or ``ceil``) of
+    ``value * 10**s``, with ``s`` chosen so that ``m`` has more than ``digits`` digits, is
+    rounded again in the same direction (floor of a floor is the floor), then scaled by
+    ``10**-s`` exactly."""
+    n, d = abs(value.numerator), value.denominator
+    if n == 0:
+        return Decimal(0)
+    # 10**e <= n/d < 10**(e + 2) for this estimate of the decimal exponent
+    e = (n.bit_length() - d.bit_length() - 1) * 30103 // 100000 - 1
+    s = digits + 2 - e
+    num, den = (n * 10**s, d) if s >= 0 else (n, d * 10**-s)
+    q, r = divmod(num, den)
+    away = up == (value > 0)  # the magnitude is rounded up (away from zero)
+    m = q + 1 if (r and away) else q
+    signed = m if value > 0 else -m
+    rounded = ctx.create_decimal(signed)
+    result = rounded.scaleb(-s, ctx)
+    if not r and rounded == signed:  # exact: written as Decimal's division would write it
+        result = result.normalize(ctx)
+        if result.as_tuple().exponent > 0:  # the exponent nearest 0 that fits in the digits
+            result = result.quantize(Decimal(1).scaleb(max(0, result.adjusted() - digits + 1)), context=ctx)
+    return result
 
 
 def decimal_at_least(x: object, digits: int) -> Decimal:

@@ -207,3 +207,15 @@ def test_random_points_enclosed_at_several_precisions():
 def test_invalid_arguments(fn, args, error, text):
     with pytest.raises(error, match=text):
         fn(*args)
+
+
+def test_endpoints_beyond_the_exact_range_are_rounded_outward():
+    tiny = mpmath.mpf(2) ** -5_000_000
+    x = mpmath.iv.mpf([tiny, 3 * tiny])
+    assert interval_to_fractions(x) == (0, Fraction(1, 1 << 4194304))
+    x = mpmath.iv.mpf([-3 * tiny, -tiny])
+    assert interval_to_fractions(x) == (-Fraction(1, 1 << 4194304), 0)
+    x = mpmath.iv.mpf([-tiny, 0.25])  # an ordinary endpoint is kept exactly
+    assert interval_to_fractions(x) == (-Fraction(1, 1 << 4194304), Fraction(1, 4))
+    with pytest.raises(InvalidArgument, match="too large to hold"):
+        interval_to_fractions(mpmath.iv.mpf([1, mpmath.mpf(2) ** 5_000_000]))

@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from exactdp.errors import InexactInput, InvalidArgument
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.rounding import (
+    _decimal_directed_large,
     FLOAT_FORMATS, ceiling_context, decimal_at_least, decimal_at_most, exact_decimal_context,
     float_at_least, float_at_most, floor_context,
 )
@@ -266,6 +267,27 @@ def test_decimal_directed(cases):  # 600 values (and 2,000 in the sweep below)
             assert Fraction(ceiling_context(digits).next_minus(up)) < x
         if Fraction(down) != x:
             assert Fraction(floor_context(digits).next_plus(down)) > x
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-(10**60), 10**60).filter(bool), st.integers(1, 10**60), st.integers(1, 30),
+       st.booleans())
+def test_decimal_of_huge_fractions_agrees_with_the_direct_division(n, d, digits, up):
+    # Numbers with over 20,000 bits take a path that avoids Decimal(int) (quadratic: 2**-4194304
+    # took 19 s); on ordinary numbers it must give the very Decimal the division gives.
+    x = Fraction(n, d)
+    ctx = (ceiling_context if up else floor_context)(digits)
+    direct = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    large = _decimal_directed_large(x, digits, ctx, up)
+    assert large == direct and str(large) == str(direct)
+
+
+def test_decimal_of_a_four_million_bit_fraction():
+    x = Fraction(3, 1 << 4194304)
+    up, down = decimal_at_least(x, 17), decimal_at_most(x, 17)
+    # mpmath at 40 digits: 3 * 2**-4194304 = 1.45273980297885272061646767932e-1262611
+    assert str(up) == "1.4527398029788528E-1262611" and str(down) == "1.4527398029788527E-1262611"
+    assert Fraction(down) <= x <= Fraction(up)
 
 
 def test_decimal_display_never_unsafe():
