@@ -12,8 +12,8 @@ a hash of that object's source::
     ## Statement
     ...
 
-``covers`` may be repeated (one line per object); ``catalogue`` is optional and may be
-repeated. The hash is the first 16 hex digits of the SHA-256 of ``inspect.getsource(obj)``.
+``covers`` may be repeated (one line per object); ``catalogue`` (a catalogue entry) and
+``claim`` (a built-in privacy claim of ``exactdp verify``) are optional and may be repeated. The hash is the first 16 hex digits of the SHA-256 of ``inspect.getsource(obj)``.
 When the code changes, the test suite reports the proof as stale: re-read the argument,
 then update the hash with ``python -m exactdp._proofs hash <dotted.name>``.
 """
@@ -35,6 +35,7 @@ PROOFS_DIR = Path(__file__).resolve().parent.parent / "proofs"
 _COVERS = re.compile(r"^- covers: `([\w.]+)`\s*$", re.M)
 _HASH = re.compile(r"^- source-hash: `([0-9a-f]{16})`\s*$", re.M)
 _CATALOGUE = re.compile(r"^- catalogue: `([^`]+)`\s*$", re.M)
+_CLAIM = re.compile(r"^- claim: `([^`]+)`\s*$", re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Proof:
     covers: tuple[str, ...]
     hashes: tuple[str, ...]
     catalogue: tuple[str, ...]
+    claims: tuple[str, ...] = ()
 
 
 def resolve(dotted: str):
@@ -74,7 +76,8 @@ def load_proofs(directory: Path = PROOFS_DIR) -> list[Proof]:
         text = path.read_text(encoding="utf-8")
         first = text.splitlines()[0] if text else ""
         proofs.append(Proof(path, first.lstrip("# ").strip(), tuple(_COVERS.findall(text)),
-                            tuple(_HASH.findall(text)), tuple(_CATALOGUE.findall(text))))
+                            tuple(_HASH.findall(text)), tuple(_CATALOGUE.findall(text)),
+                            tuple(_CLAIM.findall(text))))
     return proofs
 
 

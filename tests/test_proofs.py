@@ -21,6 +21,15 @@ def test_every_catalogue_entry_has_a_proof_and_every_proof_names_real_entries():
     assert sorted(proved - ids) == []
 
 
+def test_every_builtin_privacy_claim_has_a_proof_and_every_proof_names_real_claims():
+    from exactdp.registry import claims
+
+    ids = {c.id for c in claims("privacy")}
+    proved = {c for p in PROOFS for c in p.claims}
+    assert sorted(ids - proved) == []
+    assert sorted(proved - ids) == []
+
+
 def test_a_changed_source_is_reported(tmp_path):
     good = _proofs.source_hash("exactdp.numeric.exact.to_exact")
     doc = tmp_path / "x.md"
