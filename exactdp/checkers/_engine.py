@@ -63,7 +63,7 @@ from exactdp.spaces.datasets import DatasetSpace
 __all__ = [
     "Table", "SparseTable", "make_table", "RawResult", "run", "NeighbourPlan", "plan_neighbours",
     "build_neighbours", "source_keys", "validate_policy", "RawPairs", "run_pairs",
-    "STANDARD", "RELEASE_CENTRED", "check_workers",
+    "STANDARD", "RELEASE_CENTRED", "check_workers", "cores",
 ]
 
 INCREMENTAL = True
@@ -635,13 +635,32 @@ def _undefined_policy(table: Table, sources: Sequence[int], neighbours, policy: 
     return excluded
 
 
+WORKERS_PER_CORE = 4
+"""Most processes ``workers`` may start per core this process may use: each is a forked
+interpreter (or a Dask worker), and beyond the cores they only share them."""
+
+
+def cores() -> int:
+    """The cores this process may use (the CLI's default ``--workers``)."""
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def check_workers(workers: object) -> int:
-    """``workers`` as a whole number >= 1, or one line saying what to pass."""
+    """``workers`` as a whole number >= 1 and at most :data:`WORKERS_PER_CORE` per core, or
+    one line saying what to pass (refused before any process starts)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(
             f"workers={workers!r} is not a number of processes; pass a whole number >= 1 "
             f"(1: no pool)"
         )
+    n = cores()
+    refuse_above(workers, WORKERS_PER_CORE * n, what="worker processes", option=None,
+                 hint=f"pass workers (--workers) of at most {WORKERS_PER_CORE} per core "
+                      f"({n} here); the answer does not depend on it")
     return workers
 
 

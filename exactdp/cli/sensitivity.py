@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from exactdp._budget import MAX_D_IN_ROWS
+from exactdp.checkers import _engine
 from exactdp.checkers.sensitivity import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, bind_claim, check_plot_target, claim_parameters,
     judge, local_sensitivity, sensitivity_curve,
@@ -100,7 +100,7 @@ def run(args, _collect: dict | None = None) -> int:
     else:
         curve = sensitivity_curve(query, space, metric, d_ins, max_pairs=args.max_pairs,
                                   max_datasets=args.max_datasets, progress=None,
-                                  workers=args.workers or _cores(), cluster=cluster, **opts)
+                                  workers=args.workers or _engine.cores(), cluster=cluster, **opts)
         results = list(curve.results)
         if _collect is not None:
             _collect["curves"][f"{args.query} ({len(_collect['curves']) + 1})"
@@ -134,13 +134,6 @@ def run(args, _collect: dict | None = None) -> int:
     if claims and not all(c.ok for c in claims):
         return CLAIM_FAILED  # violated, undecided or vacuous
     return CLAIM_FAILED if len(vacuous) == len(results) else OK
-
-
-def _cores() -> int:
-    """The cores this process may use (the default of --workers)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
 
 
 def _workers(text: str) -> int:
