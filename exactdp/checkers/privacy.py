@@ -117,7 +117,10 @@ class PrivacyResult:
         if self.verdict is None:
             return f"{m}: {truth}{w}"
         if self.verdict is Verdict.VACUOUS:
-            return f"{m}: VACUOUS: claim {claim} was not checked: no neighbouring pair"
+            what = ("nothing was checked" if self.claim_epsilon is None and self.claim_rho is None
+                    else f"claim {claim} was not checked")
+            why = f"; {self.scope.no_pairs_hint()}" if self.scope is not None else ""
+            return f"{m}: VACUOUS: {what}: no neighbouring pair{why}"
         word = {Verdict.VIOLATED: "VIOLATED", Verdict.HOLDS_TIGHT: "HOLDS, tight",
                 Verdict.HOLDS: "HOLDS", Verdict.UNDECIDED: "UNDECIDED"}[self.verdict]
         return f"{m}: {word}: claim {claim}, exact {truth}{w}"
@@ -364,8 +367,8 @@ def check_mechanism(
         else:
             table = setup.table
             witness = PrivacyWitness(table.dataset(keys[0]), table.dataset(keys[1]), a, b, worst_output)
-    if not pairs:
-        verdict = Verdict.VACUOUS if (eps_claim is not None) else None
+    if not pairs:  # a maximum over nothing: VACUOUS with or without a claim (never a bound)
+        verdict = Verdict.VACUOUS
     elif eps_claim is None and rho_claim is None:
         verdict = Verdict.UNDECIDED if undecided else None
     else:

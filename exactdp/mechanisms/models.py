@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import sympy
 
+from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive, whole
 from exactdp.mechanisms.distribution import Distribution
@@ -23,6 +24,10 @@ from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, register
 from exactdp.numeric.exact import show_exact, to_exact
 
 __all__ = ["RandomizedResponse", "make_mechanism"]
+
+MAX_K_VALUES = 10_000
+"""Most values a randomized response may have (its distribution lists every output, each
+compared exactly; as the discrete Laplace's ``MAX_RANGE``)."""
 
 
 class RandomizedResponse(Mechanism):
@@ -32,6 +37,8 @@ class RandomizedResponse(Mechanism):
 
     def __init__(self, *, p=None, epsilon=None, k_values=2):
         k = whole(k_values, "k_values", 2)
+        refuse_above(k, MAX_K_VALUES, what=f"outputs (k_values={show_exact(k)})", option=None,
+                     hint="use a smaller k_values")
         if (p is None) == (epsilon is None):
             raise InvalidArgument("randomized-response takes p=... or epsilon=..., exactly one")
         if p is not None:

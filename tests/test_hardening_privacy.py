@@ -1,0 +1,96 @@
+"""Regression tests of the hardening of the privacy surfaces (``exactdp privacy``,
+``exactdp account`` and the Python API behind them): each reproduction once hung, crashed
+with a traceback or reported a vacuous check as a number.
+
+Reproductions that hung run in a child interpreter with a time limit (``outcomes_in_child``),
+so a regression fails instead of stalling the suite.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from exactdp.checkers.privacy import check_mechanism
+from exactdp.checkers.results import Verdict
+from exactdp.cli import main
+from exactdp.errors import TooLarge
+from exactdp.mechanisms.mechanism import make_mechanism
+from exactdp.spaces.datasets import Multisets
+from exactdp.spaces.universe import IntegerRange
+
+CLI = "import io, contextlib; from exactdp.cli import main"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _quiet(argv, code):
+    """A call for ``outcomes_in_child``: ``main(argv)`` with its output swallowed, exiting ``code``."""
+    return (f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    code = main({argv!r})\n"
+            f"assert code == {code}, code")
+
+
+# -- a space with no neighbouring pair is VACUOUS, with or without a claim ----------------
+
+SIZE_3 = ("--query", "count", "--universe", "0..3", "--sizes", "3..3")
+
+
+@pytest.mark.parametrize("claim", [(), ("--epsilon", "1"), ("--rho", "1"), ("--epsilon", "1", "--delta", "0.1")])
+def test_no_neighbouring_pair_is_vacuous_and_exits_1(capsys, claim):
+    # was: exit 0 with "epsilon = ?" (no claim) or "rho = ?" (a rho claim)
+    code, out, err = run(capsys, "privacy", "--mechanism", "gaussian", "--param", "sigma=1",
+                         *SIZE_3, *claim)
+    assert code == 1, err
+    first = out.splitlines()[0]
+    assert "VACUOUS" in first and "no neighbouring pair" in first
+    assert "--neighbors substitute" in first  # says what to change
+    assert "?" not in first
+
+
+def test_no_neighbouring_pair_json_says_vacuous(capsys):
+    code, out, _ = run(capsys, "privacy", "--mechanism", "randomized-response", "--param", "p=3/4",
+                       *SIZE_3, "--json")
+    assert code == 1
+    obj = json.loads(out)
+    assert (obj["verdict"], obj["epsilon"], obj["value_pairs"]) == ("vacuous", None, 0)
+
+
+def test_no_neighbouring_pair_in_the_api():
+    m = make_mechanism("gaussian", sigma=1)
+    space = Multisets(IntegerRange(0, 3), size=3)
+    for claim in ({}, {"rho": 1}):
+        r = check_mechanism(m, "count", space, **claim)
+        assert r.verdict is Verdict.VACUOUS and not r.ok
+
+
+# -- randomized response with a huge k_values is refused at once ---------------------------
+
+def _refusal(argv, fragment):
+    """A call for ``outcomes_in_child``: ``main(argv)`` exits 2 with one line on stderr
+    containing ``fragment`` and nothing on stdout."""
+    return (f"out, err = io.StringIO(), io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+            f"    code = main({argv!r})\n"
+            f"assert code == 2 and out.getvalue() == '', (code, out.getvalue())\n"
+            f"assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()\n"
+            f"assert {fragment!r} in err.getvalue(), err.getvalue()")
+
+
+def test_huge_k_values_refused(outcomes_in_child):
+    # was: killed after ~47 s building a distribution of 10^12 outputs
+    argv = ["privacy", "--mechanism", "randomized-response", "--param", "p=3/4",
+            "--param", "k_values=1000000000000", "--values", "0,1"]
+    fragment = "1,000,000,000,000 outputs (k_values=1000000000000), more than 10,000; use a smaller k_values"
+    assert outcomes_in_child(CLI, [_refusal(argv, fragment)], 30) == ["returned"]
+
+
+def test_huge_k_values_refused_in_the_api():
+    with pytest.raises(TooLarge, match="use a smaller k_values"):
+        make_mechanism("randomized-response", epsilon=1, k_values=10**400)
+    assert make_mechanism("randomized-response", p="3/4", k_values=10_000).k == 10_000
