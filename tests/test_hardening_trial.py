@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from exactdp import IntegerRange, Multisets, sensitivity, sensitivity_curve
+from exactdp import IntegerRange, Multisets, sensitivity, sensitivity_curve, verify_claim
 from exactdp.checkers import _engine
 from exactdp.cli import main
-from exactdp.errors import TooLarge
+from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.queries import sum_
 
 CLI = "import io, contextlib; from exactdp.cli import main"
@@ -59,3 +59,43 @@ def test_workers_refusal_is_one_line_naming_the_option(capsys):
                    f"answer does not depend on it\n")
     r = sensitivity(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)), workers=limit)
     assert r.value == 3
+
+
+# -- claims that were judged on guesswork: SymPy simplified 0/L, L/L, 0*sqrt(L-1),
+#    sqrt(L-1)**2 symbolically before L = 0 was put in, absorbed 1/log(0) and 0*sqrt(-1)
+#    into numbers, and read sqrt(U, 2)'s 2 as a flag and log(U, 0) as 0 ----------------
+
+@pytest.mark.parametrize("claim, fragment", [
+    ("3 + 0/L", "claim='3 + 0/L' at L=0 divides by zero"),
+    ("3 + L/L", "claim='3 + L/L' at L=0 divides by zero"),
+    ("3 + 0*sqrt(L-1)", "at L=0 is not a real number"),
+    ("sqrt(L-1)**2 + 4", "at L=0 is not a real number"),
+    ("3 + 0*log(L)", "at L=0 is not finite"),
+    ("1/log(L)", "at L=0 is not finite"),
+    ("log(U, L)", "at L=0, U=3 is not finite"),
+    ("log(-U, -U)", "at U=3 is not a real number"),
+    ("3 + 0*sqrt(-1)", "claim='3 + 0*sqrt(-1)' is not a real number"),
+    ("1/log(0)", "claim='1/log(0)' is not finite"),
+    ("log(U, 0)", "claim='log(U, 0)' is not finite"),
+    ("log(U, 1)", "claim='log(U, 1)' divides by zero"),
+    ("sqrt(U, 2)", "calls sqrt with 2 arguments; sqrt takes 1;"),
+    ("floor(U, 2)", "calls floor with 2 arguments; floor takes 1;"),
+    ("log(U, 2, 3)", "calls log with 3 arguments; log takes 1 or 2;"),
+])
+def test_claims_undefined_at_the_binding_are_refused_not_judged(capsys, claim, fragment):
+    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..3",
+                         "--sizes", "0..2", "--claim", claim)
+    assert (code, out) == (2, "")  # was 0 (HOLDS) or 1 (VIOLATED) on a made-up value
+    assert fragment in err and err.count("\n") == 1
+    with pytest.raises(InvalidArgument, match=fragment.replace("(", r"\(").replace(")", r"\)")
+                       .replace("*", r"\*").replace("+", r"\+")):
+        verify_claim(claim, sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)))
+
+
+def test_claims_defined_at_the_binding_still_evaluate():
+    from exactdp.numeric.formula import parse_expression
+
+    assert parse_expression("log(8, 2)") == 3 and parse_expression("Max(U)", {"U": 3}) == 3
+    space = Multisets(IntegerRange(1, 3), sizes=(0, 2))  # L = 1: 0/L and L/L are defined
+    r = verify_claim("2 + L/L + 0/L + 0*sqrt(L-1)", sum_, space)
+    assert (r.claim, r.verdict.value) == (3, "holds-tight")

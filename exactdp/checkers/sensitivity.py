@@ -492,8 +492,13 @@ def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
             f"claim={text!r} has symbols {unbound} that are not parameters of this check "
             f"({', '.join(params)})"
         )
-    # through the parser's size guards: 10**(10**U) at U = 9 is refused, never built
-    value = substitute(expr, params, text=text, _finish=False)
+    if isinstance(claim, str):
+        # the text read again with the values, not substituted into its simplified form
+        # (where 0/L and L/L are 0 and 1 even at L = 0): every node built as written
+        value = parse_expression(claim, params)
+    else:
+        # through the parser's size guards: 10**(10**U) at U = 9 is refused, never built
+        value = substitute(expr, params, text=text, _finish=False)
     if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not value.is_real:
         raise InvalidArgument(f"claim={text!r} is not a real number here ({value})")
     return text, to_fraction_if_rational(value)

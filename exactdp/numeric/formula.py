@@ -102,6 +102,11 @@ class _Guarded:
                 continue
             if isinstance(node, sympy.Float):
                 raise self.fail(f"contains the float {node}; write exact numbers (1/10, not 0.1 as a float)")
+            # refused where it is built: 0*sqrt(-1) or 1/log(0) must not become a number
+            if node in _NOT_FINITE:
+                raise self.fail(_NOT_FINITE_TEXT)
+            if not node.free_symbols and getattr(node, "is_real", None) is False:
+                raise self.fail(_NOT_REAL_TEXT)
             if isinstance(node, sympy.Rational):
                 bits = max(abs(int(node.p)).bit_length(), int(node.q).bit_length())
                 if bits > _MAX_BITS:
@@ -144,6 +149,12 @@ class _Guarded:
         return self.checked(base**exponent)
 
     def call(self, fn: str, args: list) -> sympy.Expr:
+        low, high = _ARITY[fn]
+        if len(args) < low or (high is not None and len(args) > high):
+            takes = f"{low}" if low == high else f"{low} or {high}" if high else f"at least {low}"
+            raise self.fail(f"calls {fn} with {len(args)} arguments; {fn} takes {takes}")
+        if fn == "log" and len(args) == 2:  # log(x, b) = log(x)/log(b): both through the guards
+            self.div(self.call("log", args[:1]), self.call("log", args[1:]))  # (SymPy's zoo/0)
         numeric = len(args) == 1 and not args[0].free_symbols
         if fn == "exp":
             if numeric and not _moderate(args[0], _MAX_EXP_ARGUMENT):
@@ -160,12 +171,21 @@ class _Guarded:
         return self.checked(ALLOWED_FUNCTIONS[fn](*args))
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
-        if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-            raise self.fail("is not finite (a division by zero, or log(0)?)")
+        if expr.has(*_NOT_FINITE):
+            raise self.fail(_NOT_FINITE_TEXT)
         if expr.has(sympy.I) or any(a.is_real is False for a in sympy.preorder_traversal(expr)
                                     if isinstance(a, sympy.Expr) and not a.free_symbols):
-            raise self.fail("is not a real number (a square root or log of a negative number?)")
+            raise self.fail(_NOT_REAL_TEXT)
         return expr
+
+
+_NOT_FINITE = (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo)
+_NOT_FINITE_TEXT = "is not finite (a division by zero, or log(0)?)"
+_NOT_REAL_TEXT = "is not a real number (a square root or log of a negative number?)"
+_ARITY = {"sqrt": (1, 1), "Abs": (1, 1), "abs": (1, 1), "floor": (1, 1), "ceiling": (1, 1),
+          "exp": (1, 1), "log": (1, 2), "Max": (1, None), "max": (1, None), "Min": (1, None),
+          "min": (1, None)}
+"""Arguments each function takes (SymPy's ``sqrt(x, 2)`` would read 2 as a flag)."""
 
 
 def _rationals(expr: sympy.Basic):
