@@ -46,6 +46,11 @@ FIELDS = ("id", "query", "function", "min_size", "clip", "universe", "pool", "si
           "neighbors", "d_in", "exact_k", "undefined", "claim", "expect", "grid")
 _GRID_FIELDS = tuple(f for f in FIELDS if f not in ("id", "grid"))
 _EXPECT = ("holds", "violated")
+MAX_CHECKS = 10_000
+"""Most checks one claims file may expand to (each ``[[claim]]`` times its grid entries
+times its ``d_in`` values), counted before any claim is read."""
+MAX_FILE_BYTES = 10_000_000
+"""Largest claims file read (read no further: a device such as /dev/zero never ends)."""
 
 
 class ClaimsFileError(InvalidArgument):
@@ -149,15 +154,27 @@ def load_claims(path: str | Path) -> list[ClaimSpec]:
     path = Path(path)
     shown = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:  # at most MAX_FILE_BYTES + 1: /dev/zero is refused, not read
+            raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ClaimsFileError(f"cannot read the file: {e.strerror or e}", path=shown) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ClaimsFileError(f"the file is larger than {MAX_FILE_BYTES:,} bytes; a claims file is "
+                              f"a short TOML text: split it", path=shown)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ClaimsFileError(f"byte {raw[e.start]:#04x} at offset {e.start} is not UTF-8 text; a "
+                              f"claims file is TOML, saved as UTF-8", path=shown) from None
     tomllib = _toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"line (\d+)", str(e))
         raise ClaimsFileError(f"not valid TOML: {e}", path=shown, line=int(m.group(1)) if m else None) from None
+    except (RecursionError, MemoryError):
+        raise ClaimsFileError("arrays or tables nested too deeply to read; a claims file needs "
+                              "at most a list of tables (grid = [{...}])", path=shown) from None
     lines = _Lines(text)
     unknown = sorted(set(data) - {"claim"})
     if unknown:
@@ -167,12 +184,36 @@ def load_claims(path: str | Path) -> list[ClaimSpec]:
     if not isinstance(claims, list) or not claims or not all(isinstance(c, dict) for c in claims):
         raise ClaimsFileError("no claims: add at least one [[claim]] table with id, query or function, "
                               "universe or pool, sizes and claim", path=shown, field="claim")
+    count = sum(_checks(raw) for raw in claims)  # counted before any claim is read
+    if count > MAX_CHECKS:
+        raise ClaimsFileError(f"{count:,} checks (claims x grid entries x d_in values), more than "
+                              f"{MAX_CHECKS:,}; split the file or use fewer grid entries and d_in "
+                              f"values", path=shown)
     specs: list[ClaimSpec] = []
     seen: set[str] = set()
     with _import_path(path):
         for index, raw in enumerate(claims):
             specs.extend(_claim_specs(raw, index, shown, lines, seen))
     return specs
+
+
+def _checks(raw: dict) -> int:
+    """The checks one ``[[claim]]`` table expands to (a field in error counts as one check:
+    it is refused, naming its line, when the claim is read)."""
+    grid = raw.get("grid", [{}])
+    if not isinstance(grid, list) or not all(isinstance(g, dict) for g in grid):
+        return 1
+
+    def fail(message, name):
+        return ClaimsFileError(message)
+
+    total = 0
+    for g in grid or [{}]:
+        try:
+            total += len(_d_ins({**raw, **g}.get("d_in", 1), fail))
+        except ClaimsFileError:
+            total += 1
+    return total
 
 
 class _import_path:

@@ -99,3 +99,39 @@ def test_claims_defined_at_the_binding_still_evaluate():
     space = Multisets(IntegerRange(1, 3), sizes=(0, 2))  # L = 1: 0/L and L/L are defined
     r = verify_claim("2 + L/L + 0/L + 0*sqrt(L-1)", sum_, space)
     assert (r.claim, r.verdict.value) == (3, "holds-tight")
+
+
+# -- claims files: a binary file and deep nesting were tracebacks; /dev/zero was read for
+#    ever; a grid of 5,000 entries at d_in 1..64 (319,936 checks from 100 kB) ran for
+#    minutes before the first check ----------------------------------------------------
+
+_CLAIM = '[[claim]]\nid = "x"\nquery = "sum"\nuniverse = "0..3"\nsizes = "0..2"\nclaim = "U"\n'
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"\x89PNG\x00\xff binary", "byte 0x89 at offset 0 is not UTF-8 text"),
+    (_CLAIM.encode() + b"grid = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested too deeply"),
+    (b"x = " + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n", "nested too deeply"),
+])
+def test_claims_files_that_cannot_be_read_are_one_line(capsys, tmp_path, content, fragment):
+    target = tmp_path / "claims.toml"
+    target.write_bytes(content)
+    code, out, err = run(capsys, "check", str(target))
+    assert (code, out) == (2, "")  # was 1 with a UnicodeDecodeError or RecursionError traceback
+    assert err.startswith(f"exactdp: error: {target}: ") and fragment in err
+    assert err.count("\n") == 1
+
+
+def test_claims_files_too_large_are_refused_before_reading_them(outcomes_in_child, tmp_path):
+    grid = "grid = [" + ", ".join(f"{{clip = [0, {i}]}}" for i in range(1, 5000)) + "]\n"
+    big = tmp_path / "grid.toml"
+    big.write_text(_CLAIM + grid + 'd_in = "1..64"\n')
+    setup = CLI + "; import pytest; from exactdp.claimsfile import load_claims, ClaimsFileError"
+    calls = [
+        f"with pytest.raises(ClaimsFileError, match='319,936 checks .claims x grid entries x d_in "
+        f"values., more than 10,000; split the file'):\n    load_claims({str(big)!r})",
+        "with pytest.raises(ClaimsFileError, match='larger than 10,000,000 bytes'):\n"
+        "    load_claims('/dev/zero')",
+        _quiet(["check", str(big)], 2),
+    ]
+    assert outcomes_in_child(setup, calls, 30) == ["returned"] * 3
