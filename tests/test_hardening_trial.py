@@ -135,3 +135,15 @@ def test_claims_files_too_large_are_refused_before_reading_them(outcomes_in_chil
         _quiet(["check", str(big)], 2),
     ]
     assert outcomes_in_child(setup, calls, 30) == ["returned"] * 3
+
+
+# -- calibrate zcdp-to-approx with a tiny rho: the CKS alpha (about 10^1495) was printed
+#    with float(alpha), an OverflowError traceback ------------------------------------
+
+def test_calibrate_tiny_rho_shows_alpha_beyond_floats_as_digits(capsys):
+    import re
+
+    code, out, err = run(capsys, "calibrate", "zcdp-to-approx", "--rho", "1e-3000",
+                         "--delta", "1e-6")
+    assert (code, err) == (0, "")
+    assert re.search(r"CKS bound at alpha=\d{20}\.\.\.\d{20} \(1,4\d\d characters\), rounded up\)", out)

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from fractions import Fraction
 
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.cli._status import OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._calibration import Calibration
+from exactdp.numeric.exact import show_exact
 
 __all__ = ["register", "run"]
 
@@ -132,6 +135,8 @@ def _payload(args, result: Calibration) -> dict:
     return out
 
 
+_FLOAT_MAX = Fraction(sys.float_info.max)
+
 _TITLE = {
     "laplace": "Laplace scale b = sensitivity/epsilon",
     "gaussian": "classic Gaussian sigma = sensitivity*sqrt(2 ln(1.25/delta))/epsilon",
@@ -157,8 +162,11 @@ def _text(args, result: Calibration, payload: dict) -> str:
                 else f"a float whose delta is certified <= {args.delta} (at most one float above the smallest)")
     elif args.mechanism == "zcdp-to-approx" and "alpha" in result.extra:
         alpha = result.extra["alpha"]
-        shown = (f"{float(alpha)!r}" if float(alpha) != 1
-                 else f"1 + {float(alpha - 1):.6g}")  # alpha - 1 below half an ulp of 1
+        if alpha > _FLOAT_MAX:  # rho of 1e-700 puts alpha beyond every float: its digits
+            shown = show_exact(alpha)
+        else:
+            shown = (f"{float(alpha)!r}" if float(alpha) != 1
+                     else f"1 + {float(alpha - 1):.6g}")  # alpha - 1 below half an ulp of 1
         note = f"CKS bound at alpha={shown}, rounded up"
     elif args.mechanism == "zcdp-to-approx":
         note = "Bun-Steinke bound, rounded up"
