@@ -147,3 +147,19 @@ def test_calibrate_tiny_rho_shows_alpha_beyond_floats_as_digits(capsys):
                          "--delta", "1e-6")
     assert (code, err) == (0, "")
     assert re.search(r"CKS bound at alpha=\d{20}\.\.\.\d{20} \(1,4\d\d characters\), rounded up\)", out)
+
+
+# -- exactdp audit --list --json printed text: --json was ignored with --list -------------
+
+def test_audit_list_json_is_one_json_list(capsys):
+    import json
+
+    code, out, err = run(capsys, "audit", "--list", "--json")
+    assert code == 0
+    rows = json.loads(out)  # was text lines: a JSONDecodeError
+    from exactdp.registry.audits import suites
+
+    assert [r["id"] for r in rows] == [a.id for audits in suites().values() for a in audits]
+    assert set(rows[0]) == {"id", "suite", "library", "statement", "versions", "corpus",
+                            "installed", "skipped"}
+    assert all(r["installed"] is None for r in rows if r["skipped"])

@@ -40,30 +40,38 @@ def _line(audit) -> str:
     return f"{audit.id}: {audit.statement}{scope}"
 
 
-def _list(library: str | None) -> int:
+def _list(library: str | None, as_json: bool = False) -> int:
     """The registry's audits (of ``library``, or of every suite): one line each, then the
-    installed version of each library; a missing library's audits are marked skipped."""
+    installed version of each library; a missing library's audits are marked skipped.
+    ``as_json``: one JSON list of objects (id, suite, library, statement, versions, corpus,
+    installed: the version or null, skipped), nothing else on stdout."""
     from exactdp.audits.runner import installed_version
     from exactdp.registry.audits import suites
 
     listed = suites() if library is None else suites(library)
-    if library is not None:  # one library: it must be installed (MissingDependency: exit 2)
-        version = installed_version(library)
-        for audit in listed[library]:
-            print(_line(audit))
-        print(f"{library} {version} is installed")
-        return OK
-    tail = []
+    rows, lines, tail = [], [], []
     for name, audits in listed.items():
-        try:
+        if library is not None:  # one library: it must be installed (MissingDependency: exit 2)
             version, missing = installed_version(name), None
-        except MissingDependency as e:
-            version, missing = None, str(e)
+        else:
+            try:
+                version, missing = installed_version(name), None
+            except MissingDependency as e:
+                version, missing = None, str(e)
         for audit in audits:
-            print(_line(audit) + ("" if missing is None else "  [skipped: not installed]"))
+            lines.append(_line(audit) + ("" if missing is None else "  [skipped: not installed]"))
+            rows.append({"id": audit.id, "suite": name, "library": audit.library,
+                         "statement": audit.statement, "versions": audit.versions,
+                         "corpus": audit.corpus, "installed": version,
+                         "skipped": missing is not None})
         tail.append(f"{name} {version} is installed" if missing is None
                     else f"{missing}; its {len(audits)} audits are skipped")
-    print("\n".join(tail))
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        for line in tail:  # which suites were skipped, for a reader of the terminal
+            print(line, file=sys.stderr)
+    else:
+        print("\n".join(lines + tail))
     return OK
 
 
@@ -71,7 +79,7 @@ def run(args) -> int:
     from exactdp.audits.runner import run_audits
 
     if args.list:
-        return _list(args.library)
+        return _list(args.library, args.json)
     if args.library is None:
         raise InvalidArgument("give the library to audit (exactdp audit LIBRARY), or --list")
     total = [0]
