@@ -94,3 +94,64 @@ def test_huge_k_values_refused_in_the_api():
     with pytest.raises(TooLarge, match="use a smaller k_values"):
         make_mechanism("randomized-response", epsilon=1, k_values=10**400)
     assert make_mechanism("randomized-response", p="3/4", k_values=10_000).k == 10_000
+
+
+# -- account: numbers beyond float64 never crash the report ------------------------------
+
+def test_check_number_beyond_float64_is_judged(capsys):
+    # was: OverflowError traceback while printing the check
+    code, out, err = run(capsys, "account", "--mechanism", "randomized-response", "--param", "p=3/4",
+                         "--k", "10", "--delta", "1e-6", "--check", "1e400")
+    assert code == 0, err
+    assert "check: HOLDS: epsilon = 1.00000000000E+400 is at or above" in out
+    code, out, err = run(capsys, "account", "--mechanism", "randomized-response", "--param", "p=3/4",
+                         "--k", "10", "--delta", "1e-6", "--check", "1e-400")
+    assert code == 1, err
+    assert "check: VIOLATED: epsilon = 1E-400 is below" in out  # not "0"
+
+
+@pytest.mark.parametrize("argv", [
+    ("--mechanism", "discrete-gaussian", "--param", "sigma=1e300"),
+    ("--mechanism", "discrete-laplace", "--param", "scale=10", "--mechanism", "discrete-laplace",
+     "--param", "scale=1e-300"),
+])
+def test_huge_lattices_are_refused_not_crashed(capsys, argv):
+    # was: OverflowError traceback (a float variance in the lattice estimate)
+    code, out, err = run(capsys, "account", *argv, "--k", "10", "--delta", "1e-6")
+    assert code == 2 and out == ""
+    assert err.startswith("exactdp: error: about 10^30") and "over max_slots=100,000" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_gaussian_with_a_tiny_sigma_is_enclosed_quickly(outcomes_in_child):
+    # was: 47 s then the useless [0, inf] (sigma=1e-300); sigma=5e-324 (a float) hung
+    setup = "from fractions import Fraction; from exactdp.mechanisms.accountant import account"
+    calls = [
+        "r = account('gaussian', 50, delta='1e-6', params={'sigma': '1e-300'}); "
+        "assert r.width_met and r.epsilon_lower <= Fraction(25, 10) * 10**601 <= r.epsilon_upper * (1 + Fraction(1, 10**290))",
+        "r = account('gaussian', 20, delta='1e-5', params={'sigma': Fraction(5e-324)}); "
+        "assert r.width_met and 4 * 10**647 < r.epsilon_lower",
+        "r = account('gaussian', 50, epsilon='1e601', params={'sigma': '1e-300'}); "
+        "lo, hi = r.decimal_bounds(); assert r.delta_upper == 1 and lo.startswith('0.9999999999')",
+    ]
+    assert outcomes_in_child(setup, calls, 30) == ["returned"] * 3
+
+
+def test_gaussian_beyond_the_working_precision_is_refused():
+    from exactdp.mechanisms.accountant import account
+
+    with pytest.raises(TooLarge, match=r"bits of working precision for mu\*\*2 = .*use a larger sigma"):
+        account("gaussian", 50, delta="1e-6", params={"sigma": "1e-1000"})
+
+
+def test_interval_endpoints_clamped_to_a_known_range():
+    from fractions import Fraction
+
+    from mpmath import iv
+
+    from exactdp.numeric.intervals import interval_to_fractions
+
+    huge = iv.mpf([-1, 2]) * iv.exp(iv.mpf(10) ** 9)
+    assert interval_to_fractions(huge, within=(Fraction(0), Fraction(1))) == (0, 1)
+    assert interval_to_fractions(iv.mpf([0.25, 0.5]), within=(Fraction(0), Fraction(1))) == (
+        Fraction(1, 4), Fraction(1, 2))

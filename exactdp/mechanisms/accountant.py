@@ -123,7 +123,7 @@ class _Component:
     masses: Callable | None = None  # masses(iv) -> list of iv intervals, by decreasing loss
     tail: Callable | None = None  # tail(iv, F) -> iv upper bound on the mass left out
     slots: int = 1
-    variance: float = 0.0  # variance of n (in units), for the budget estimate only
+    variance: Fraction | float = 0.0  # variance of n (in units), for the budget estimate only
     mu2: Fraction | None = None  # Gaussian: (sensitivity / sigma)**2
     pure_epsilon: Any = None  # Fraction, a (_Unit, int) pair, or None for infinite
 
@@ -252,7 +252,7 @@ def _discrete_gaussian(params: dict) -> _Component:
     m64 = _truncation_point(0, s2, 64)
     return _Component("discrete-gaussian", shown_params, "lattice", _Unit(c), top=d * d + 2 * d * m64,
                       stride=2 * d, masses=masses, tail=tail, slots=2 * m64 + 1,
-                      variance=float(4 * d * d * s2), pure_epsilon=None)
+                      variance=4 * d * d * s2, pure_epsilon=None)
 
 
 def _gaussian(params: dict) -> _Component:
@@ -473,8 +473,17 @@ class _GaussianEvaluator:
             e = exact_interval(eps)
             return normal_cdf(mu / 2 - e / mu) - iv.exp(e) * normal_cdf(-mu / 2 - e / mu)
 
-        lo, hi = interval_to_fractions(enclose(fn, prec=self.prec))
-        return max(lo, Fraction(0)), min(hi, Fraction(1))
+        return interval_to_fractions(enclose(fn, prec=self.prec), within=(Fraction(0), Fraction(1)))
+
+    def epsilon_above(self, delta: Fraction) -> Fraction:
+        """A whole number ``b`` with ``delta(b) <= delta / 2``: ``delta(eps) <= P[L > eps]``
+        for the loss ``L ~ N(mu**2/2, mu**2)``, and ``P[L > mu**2/2 + mu t] <= exp(-t**2/2)/2
+        <= delta / 2`` once ``t**2 >= 2 log(1/delta)``; ``mu`` and ``log2(1/delta)`` are
+        rounded up (``delta > 0`` here)."""
+        mu = math.isqrt(math.ceil(self.mu2)) + 1
+        log2_inv = delta.denominator.bit_length() - delta.numerator.bit_length() + 1
+        t = math.isqrt(2 * log2_inv) + 1  # t**2 >= 2 log2(1/delta) >= 2 log(1/delta)
+        return Fraction(mu * mu // 2 + mu * t + 1)
 
 
 # --- results ------------------------------------------------------------------------------
@@ -519,7 +528,9 @@ class AccountCheck:
 def _approx(x) -> str:
     if isinstance(x, float):
         return "inf"
-    return f"{float(x):.12g}"
+    if x == 0 or Fraction(1, 10**300) < abs(x) < 10**300:
+        return f"{float(x):.12g}"
+    return str(decimal_at_most(x, 12))  # beyond float64 (1e400, 1e-400): never inf or 0
 
 
 def _exact_text(x: Fraction) -> str:
@@ -586,8 +597,8 @@ class AccountResult:
         """The bounds as decimal strings, the lower rounded down and the upper rounded up."""
         if digits is None:
             w = self.relative_width()
-            digits = 17 if w == 0 or w == math.inf else max(17, 4 - math.floor(math.log10(float(w)))
-                                                              if w > 0 else 17)
+            digits = 17 if w == 0 or w == math.inf else max(  # log10 of the ints: w may be below 1e-308
+                17, 4 - math.floor(math.log10(w.numerator) - math.log10(w.denominator)))
         if isinstance(self.lower, float):
             lo = "inf"
         else:
@@ -709,8 +720,8 @@ def _estimate_slots(scaled: list, k: int, bits: int) -> int:
     for c, s in scaled:
         g = math.gcd(g, c.stride * s)
     full = sum(k * (c.slots - 1) * c.stride * s for c, s in scaled) // g + 1
-    var = sum(k * c.variance * s * s for c, s in scaled)
-    window = 2 * math.isqrt(int(2 * var * (bits + 40) * 0.7) + 1) // g + 2 + sum(
+    var = sum(k * Fraction(c.variance) * s * s for c, s in scaled)  # exact: s may be huge
+    window = 2 * math.isqrt(int(2 * var * (bits + 40) * Fraction(7, 10)) + 1) // g + 2 + sum(
         (c.slots - 1) * c.stride * s for c, s in scaled) // g
     return min(full, window)
 
@@ -842,9 +853,17 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     if kind == "lattice":
         refuse_above(_estimate_slots(scaled, k, _START_BITS), max_slots,
                      what=f"lattice points in the privacy-loss distribution of k={k:,} compositions",
-                     option="max_slots", hint="use a smaller k")
+                     option="max_slots", hint="use a smaller k, or mechanisms whose losses take fewer "
+                     "values (a smaller sigma, scales with a simpler common unit)")
 
-    bits = _START_BITS if kind == "lattice" else 64
+    bits = _START_BITS
+    if kind == "gaussian":  # the losses' magnitude mu**2 costs its bits: start past them
+        mu2 = k * sum(c.mu2 for c in components if c.kind == "gaussian")
+        mag = mu2.numerator.bit_length() - mu2.denominator.bit_length()
+        refuse_above(64 + max(0, mag), _GAUSS_MAX_PREC, option=None,
+                     what=f"bits of working precision for mu**2 = k*(sensitivity/sigma)**2 ~ 2^{mag}",
+                     hint="use a larger sigma or a smaller k")
+        bits = 64 + max(0, mag)
     bracket = None
     slots = 0
     while True:
@@ -857,7 +876,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
             evaluate = _LatticeEvaluator(composed, unit)
             slots = len(composed.w)
         else:
-            evaluate = _GaussianEvaluator(k * sum(c.mu2 for c in components if c.kind == "gaussian"), bits)
+            evaluate = _GaussianEvaluator(mu2, bits)
         limit = max_bits if kind == "lattice" else _GAUSS_MAX_PREC
         if quantity == "delta":
             lo, hi = evaluate(given)
@@ -890,15 +909,13 @@ def _epsilon_step(evaluate, delta: Fraction, w: Fraction, bracket, kind: str):
             b = evaluate.top_loss_upper()
             if evaluate(b)[1] > delta:
                 return None
-        else:
-            b = Fraction(1)
-            while evaluate(b)[1] > delta:
-                a_lo = evaluate(b)[0]
-                if a_lo > delta:
-                    a = b
-                b *= 2
-                if b > 2**40:
-                    return None
+        else:  # an upper end proven in advance; not certified here: more precision is needed
+            b = evaluate.epsilon_above(delta)
+            if evaluate(b)[1] > delta:
+                return None
+            guess = Fraction(math.floor(evaluate.mu2 / 2))  # the mean loss: often a lower end
+            if 0 < guess < b and evaluate(guess)[0] > delta:
+                a = guess
         bracket = (a, b)
     a, b, met = _bisect(evaluate, delta, bracket[0], bracket[1], w)
     return a, b, met, (a, b)

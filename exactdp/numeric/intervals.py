@@ -157,8 +157,9 @@ def _to_fraction(value: mpmath.mpf) -> Fraction:
         )
     sign, man, exp, _ = value._mpf_
     if abs(exp) > _MAX_EXACT_EXPONENT:
+        shown = f"{exp:,}" if abs(exp) < 2**64 else f"{'-' if exp < 0 else ''}2^{abs(exp).bit_length() - 1} or more"
         raise InvalidArgument(
-            f"interval endpoint {mpmath.nstr(value, 5)} has a binary exponent of {exp}, beyond "
+            f"interval endpoint {'-' if sign else ''}2^({shown}) has a binary exponent beyond "
             f"+-{_MAX_EXACT_EXPONENT}: too large to hold as an exact Fraction; compare it as an "
             f"mpf interval instead"
         )
@@ -166,7 +167,7 @@ def _to_fraction(value: mpmath.mpf) -> Fraction:
     return -magnitude if sign else magnitude
 
 
-def interval_to_fractions(x) -> tuple[Fraction, Fraction]:
+def interval_to_fractions(x, *, within: tuple | None = None) -> tuple[Fraction, Fraction]:
     """The exact endpoints ``(lo, hi)`` of an ``mpmath.iv`` interval, as Fractions.
 
     >>> interval_to_fractions(iv.mpf([0.25, 0.5]))
@@ -175,10 +176,31 @@ def interval_to_fractions(x) -> tuple[Fraction, Fraction]:
     An endpoint smaller in magnitude than ``2**-MAX_EXPONENT`` (about 4 million bits; e.g. a
     delta of ``10**-10**9``) is rounded outward, ``lo`` down to ``0`` or ``-2**-MAX_EXPONENT``
     and ``hi`` up to ``2**-MAX_EXPONENT`` or ``0``: the interval widens, it stays an enclosure.
+
+    ``within=(a, b)`` (Fractions) says the enclosed value is known to lie in ``[a, b]`` (a
+    probability: ``(0, 1)``): each endpoint is clamped to ``[a, b]`` first, so an endpoint
+    beyond them, however large or infinite (a cancellation at too low a precision), gives
+    ``a`` or ``b`` instead of an error.
+
+    >>> interval_to_fractions(iv.mpf([-1, 2]) * iv.mpf(10) ** 10**7, within=(Fraction(0), Fraction(1)))
+    (Fraction(0, 1), Fraction(1, 1))
     """
     if not hasattr(x, "_mpi_"):
         raise InvalidArgument(f"x={x!r} is not an mpmath.iv interval; pass the result of enclose(...)")
-    return _outward(_lo(x), up=False), _outward(_hi(x), up=True)
+    lo, hi = _lo(x), _hi(x)
+    if within is None:
+        return _outward(lo, up=False), _outward(hi, up=True)
+    a, b = within
+    return _clamped(lo, a, b, up=False), _clamped(hi, a, b, up=True)
+
+
+def _clamped(value: mpmath.mpf, a: Fraction, b: Fraction, *, up: bool) -> Fraction:
+    """``_outward(value)`` clamped to ``[a, b]``; NaN gives ``a`` (``up`` False) or ``b``."""
+    if mpmath.isnan(value):
+        return b if up else a
+    if not mpmath.isfinite(value) or value._mpf_[2] > _MAX_EXACT_EXPONENT:  # beyond any Fraction bound
+        return b if value > 0 else a
+    return min(max(_outward(value, up=up), a), b)
 
 
 _TINY_EXACT = Fraction(1, 1 << _MAX_EXACT_EXPONENT)
