@@ -163,3 +163,81 @@ def test_audit_list_json_is_one_json_list(capsys):
     assert set(rows[0]) == {"id", "suite", "library", "statement", "versions", "corpus",
                             "installed", "skipped"}
     assert all(r["installed"] is None for r in rows if r["skipped"])
+
+
+# -- the Python API: an endless or huge pool was listed for ever, a None pool was a raw
+#    TypeError, a dataset of 10**7 values for local_sensitivity ran for minutes, a SymPy
+#    claim with a 10**6-digit number was a raw ValueError (printing it), parse_expression
+#    with names=42 a raw TypeError, and symbolic.verify listed the integers of [0, 10**30] --
+
+def test_pools_and_datasets_are_bounded_before_they_are_read(outcomes_in_child):
+    from exactdp import SubMultisets
+
+    with pytest.raises(InvalidArgument, match=r"pool=None is not a collection of records"):
+        SubMultisets(None, sizes=(0, 1))
+    with pytest.raises(InvalidArgument, match=r"pool='123' is not a collection of records"):
+        SubMultisets("123", sizes=(0, 1))
+    setup = ("from exactdp.spaces.datasets import Multisets, SubMultisets; "
+             "from exactdp.spaces.universe import IntegerRange; "
+             "from exactdp.checkers.sensitivity import local_sensitivity; "
+             "from exactdp.errors import TooLarge, InvalidArgument; import pytest")
+    calls = [
+        "with pytest.raises(TooLarge, match='10,000,001 records in the pool .or more., more than "
+        "10,000,000'):\n    SubMultisets(iter(range(10**12)), sizes=(0, 1))",
+        "with pytest.raises(InvalidArgument, match='dataset has more than 1,000 values; every "
+        "dataset of multisets of size 1..2 over .0..3. has at most 2'):\n"
+        "    local_sensitivity('mean', [1] * 10**7, Multisets(IntegerRange(0, 3), sizes=(1, 2)))",
+        "with pytest.raises(InvalidArgument, match='has at most 2'):\n"
+        "    local_sensitivity('mean', iter(int, 1), Multisets(IntegerRange(0, 3), sizes=(1, 2)))",
+    ]
+    assert outcomes_in_child(setup, calls, 30) == ["returned"] * 3
+
+
+def test_a_dataset_slightly_too_large_is_still_listed_in_the_refusal():
+    from exactdp import local_sensitivity
+
+    with pytest.raises(InvalidArgument, match=r"dataset=\[1, 2, 3\] is not in multisets of size 1\.\.2"):
+        local_sensitivity("mean", [1, 2, 3], Multisets(IntegerRange(0, 3), sizes=(1, 2)))
+
+
+def test_huge_numbers_in_sympy_claims_are_refused_not_printed():
+    import sympy
+
+    import exactdp.symbolic as S
+
+    huge = sympy.Integer(10) ** (10**6)
+    fragment = "builds a number of about 1,000,000 digits, too large to work with"
+    with pytest.raises(InvalidArgument, match=fragment):
+        verify_claim(huge, sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)))
+    with pytest.raises(InvalidArgument, match=fragment):
+        S.verify(huge, S.make_clipped_sum())
+    with pytest.raises(InvalidArgument, match=r"names=42 are not parameter names"):
+        S.parse_expression("U + 1", 42)
+
+
+def test_symbolic_verify_counts_records_before_listing_them(outcomes_in_child):
+    setup = "import exactdp.symbolic as S; from exactdp.errors import TooLarge; import pytest"
+    calls = ["with pytest.raises(TooLarge, match=r'about 10.30 records in .L, U. = .0, "
+             "1000000000000000000000000000000. .each one a dataset., more than 3,000,000'):\n"
+             "    S.verify('U', S.make_clipped_sum(), grid={'L': [0], 'U': [10**30]}, d_in=1)"]
+    assert outcomes_in_child(setup, calls, 30) == ["returned"]
+
+
+def test_symbolic_verify_reads_a_text_claim_with_each_binding():
+    import exactdp.symbolic as S
+
+    grid = {"L": [0, 1], "U": [2]}
+    with pytest.raises(InvalidArgument, match=r"\+ 0/L' at [^;]*\bL=0\b[^;]* divides by zero"):
+        S.verify("d_in*Max(Abs(L),Abs(U)) + 0/L", S.make_clipped_sum(), grid=grid, d_in=1)
+    r = S.verify("d_in*Max(Abs(L),Abs(U))", S.make_clipped_sum(), grid=grid, d_in=1)
+    assert r.verdict.value == "holds-tight"
+
+
+def test_a_refusal_lists_a_large_universe_by_its_ends():
+    from exactdp import ExactSet
+
+    with pytest.raises(TooLarge) as e:
+        sensitivity(sum_, Multisets(ExactSet(range(10**6)), sizes=(0, 3)))
+    assert "over {0, 1, 2, 3, 4, 5, 6, 7, ..., 999999} (1,000,000 values), over" in str(e.value)
+    assert len(str(e.value)) < 300  # was 7.9 MB: every value
+    assert ExactSet(range(12)).describe() == "{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}"

@@ -283,6 +283,11 @@ def sensitivity(
     return _compute(setup, d_in, progress, workers=workers)
 
 
+_LISTED_DATASET = 1000
+"""A dataset given to :func:`local_sensitivity` is read up to this many values beyond the
+space's largest size (so that a refusal can list it); a longer one is refused unread."""
+
+
 def local_sensitivity(
     query: Query | str,
     dataset: Iterable[object],
@@ -301,6 +306,14 @@ def local_sensitivity(
     scope) or from every dataset over the universe (release-centred).
     """
     space = as_space(space)
+    if isinstance(dataset, Iterable) and not isinstance(dataset, (str, bytes)):
+        most = max(space.max_size, _LISTED_DATASET)  # read no further: 10**7 values took minutes
+        dataset = list(islice(dataset, most + 1))
+        if len(dataset) > most:
+            raise InvalidArgument(
+                f"dataset has more than {most:,} values; every dataset of {space.describe()} "
+                f"has at most {space.max_size:,}: pick a dataset of the space"
+            )
     indices = space.to_indices(dataset, "dataset")
     if not space.contains_indices(indices):
         shown = format_dataset(space.universe.value(i) for i in indices)
@@ -476,7 +489,7 @@ def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
             pass  # not a plain number: a formula
         expr = parse_expression(claim, sorted(set(params) | set(CLAIM_PARAMETERS)))
     elif isinstance(claim, sympy.Basic):
-        expr = claim
+        expr = substitute(claim, {}, _finish=False)  # every number checked before it is printed
     else:
         value = to_exact(claim, "claim")
         return format_value(value), value

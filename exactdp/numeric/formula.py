@@ -210,7 +210,10 @@ def _moderate(value: sympy.Expr, limit) -> bool:
 
 
 def _short(expr: object) -> str:
-    shown = str(expr)
+    try:
+        shown = str(expr)
+    except ValueError:  # an int past Python's 4,300-digit limit for printing: never printed
+        return "<an expression with a number of more than 4,300 digits>"
     return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 3] + "..."
 
 
@@ -231,9 +234,18 @@ def parse_expression(
         raise InvalidArgument(f"claim of {len(text)} characters is too long (at most {_MAX_LENGTH})")
     guard = _Guarded(text)
     if isinstance(names, Mapping):
+        keys = list(names)
+    elif isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        keys = [names]
+    else:
+        keys = list(names)
+    if not all(isinstance(k, str) for k in keys):
+        raise InvalidArgument(f"names={names!r} are not parameter names; pass names such as "
+                              f"['U', 'L'] or a mapping such as {{'U': 3}}")
+    if isinstance(names, Mapping):
         env = {k: guard.checked(_as_sympy(v, k)) for k, v in names.items()}
     else:
-        env = {k: sympy.Symbol(k, real=True) for k in names}
+        env = {k: sympy.Symbol(k, real=True) for k in keys}
     source = text.replace("^", "**").strip()
     if not source:
         raise _fail(text, "is empty")

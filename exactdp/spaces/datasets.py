@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from fractions import Fraction
+from itertools import islice
 from typing import Iterable, Iterator, Sequence
 
-from exactdp._budget import comb_capped
+from exactdp._budget import MAX_LISTED_VALUES, comb_capped, refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.spaces.universe import ValueUniverse
@@ -381,7 +382,13 @@ class SubMultisets(DatasetSpace):
     kind = "sub-multisets"
 
     def __init__(self, pool: Iterable[object], *, size: int | None = None, sizes: object = None):
-        pool_values = [to_exact(v, "pool value") for v in pool]
+        if isinstance(pool, (str, bytes)) or not isinstance(pool, Iterable):
+            raise InvalidArgument(f"pool={pool!r} is not a collection of records; pass a list "
+                                  f"such as [1, 2, 2]")
+        listed = list(islice(pool, MAX_LISTED_VALUES + 1))  # an endless iterator is not read on
+        refuse_above(len(listed), MAX_LISTED_VALUES, what="records in the pool (or more)",
+                     option=None, hint="use a smaller pool")
+        pool_values = [to_exact(v, "pool value") for v in listed]
         if not pool_values:
             raise InvalidArgument("pool=[] is empty; give the records of the pool, e.g. [1, 2, 2]")
         counter = Counter(pool_values)

@@ -101,12 +101,19 @@ class ValueUniverse:
         """Short text such as ``{0..7}`` or ``{-3, 1/4, 5/2}``."""
         if self._spec is not None:
             return self._spec
+        if len(self.values) > _LISTED:  # a million values made a refusal of 7.9 MB
+            head = ", ".join(show_exact(v) for v in self.values[:_LISTED - 4])
+            return f"{{{head}, ..., {show_exact(self.values[-1])}}} ({len(self.values):,} values)"
         return "{" + ", ".join(show_exact(v) for v in self.values) + "}"
 
     def __repr__(self) -> str:
         if self._range is not None:
             return f"IntegerRange({self._range[0]}, {self._range[1]})"
         return f"ExactSet([{', '.join(repr(format_exact(v)) for v in self.values)}])"
+
+
+_LISTED = 12
+"""Values a universe's description lists in full; a larger one shows its first and last."""
 
 
 def IntegerRange(lower: int, upper: int) -> ValueUniverse:  # noqa: N802 (a constructor)

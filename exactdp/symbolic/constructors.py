@@ -42,8 +42,9 @@ from typing import Any, Iterable, Sequence
 
 import sympy
 
+from exactdp._budget import DEFAULT_MAX_DATASETS, refuse_above
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.queries.base import UNDEFINED, Query
 from exactdp.queries.builtin import count as count_query
 from exactdp.queries.builtin import mean as mean_query
@@ -100,6 +101,11 @@ def record_grid(lower, upper) -> tuple[Fraction, ...]:
     lo, hi = to_exact(lower, "L"), to_exact(upper, "U")
     if hi < lo:
         raise InvalidArgument(f"Cannot have U={format_exact(hi)!r} < L={format_exact(lo)!r}")
+    # counted before listed: each record is a dataset of one record, so more than the dataset
+    # budget is refused anyway (U = 10**30 listed its integers for ever)
+    refuse_above(math.floor(hi) - math.ceil(lo) + 1, DEFAULT_MAX_DATASETS,
+                 what=f"records in [L, U] = [{show_exact(lo)}, {show_exact(hi)}] (each one a "
+                      f"dataset)", option=None, hint="bind L and U closer together")
     if lo.denominator == 1 and hi.denominator == 1:
         return tuple(Fraction(v) for v in range(int(lo), int(hi) + 1))
     den = math.lcm(lo.denominator, hi.denominator)

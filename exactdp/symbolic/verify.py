@@ -94,7 +94,10 @@ def _claim_expression(claim: object, names: Iterable[str]) -> tuple[str, sympy.E
 
 
 def _shorten(value: object, limit: int = 100) -> str:
-    shown = repr(value) if not isinstance(value, sympy.Basic) else str(value)
+    try:
+        shown = repr(value) if not isinstance(value, sympy.Basic) else str(value)
+    except ValueError:  # an int past Python's 4,300-digit limit for printing: never printed
+        return "<a value with a number of more than 4,300 digits>"
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
@@ -395,9 +398,14 @@ def verify(claim: object, transformation: Transformation, grid=None, d_in=None) 
     bindings = _grid(transformation, grid, d_in)
     for b in bindings:
         # the catalogue evaluates the claim on each binding with SymPy's xreplace, which would
-        # build 10**(10**9) for ever: substitute first, through the parser's size guards
-        # (a value that is not real or not finite stays for the comparison to call UNDECIDED)
-        substitute(expr_bound, {n: to_exact(v, n) for n, v in b.items()}, text=text, _finish=False)
+        # build 10**(10**9) for ever: substitute first, through the parser's size guards (a
+        # value not finite or not real where it is built, 1/L at L = 0, is refused there)
+        values = {n: to_exact(v, n) for n, v in b.items()}
+        if isinstance(claim, str):  # the text read with the values: 0/L at L = 0 is refused,
+            # not simplified away as the parsed claim had it
+            parse_expression(claim, {**{n: parameter_symbol(n) for n in names}, **bound, **values})
+        else:
+            substitute(expr_bound, values, text=text, _finish=False)
     used = {s.name for s in expr_bound.free_symbols | derived.free_symbols} | set(transformation.free)
     entry = Entry(
         id=f"verify:{transformation.name}",
