@@ -155,3 +155,17 @@ def test_interval_endpoints_clamped_to_a_known_range():
     assert interval_to_fractions(huge, within=(Fraction(0), Fraction(1))) == (0, 1)
     assert interval_to_fractions(iv.mpf([0.25, 0.5]), within=(Fraction(0), Fraction(1))) == (
         Fraction(1, 4), Fraction(1, 2))
+
+
+def test_erfc_far_in_the_tail_is_enclosed_at_once(outcomes_in_child):
+    # was: a hang in mpmath's exp(-t**2) for t near 2**13000 (account, gaussian sigma=1e4000)
+    setup = ("from fractions import Fraction; from mpmath import iv; "
+             "from exactdp.numeric.intervals import enclose, erfc, interval_to_fractions; "
+             "from exactdp.mechanisms.accountant import account")
+    calls = [
+        "lo, hi = interval_to_fractions(enclose(lambda v: erfc(v.mpf(10) ** 4000), prec=3392)); "
+        "assert lo == 0 and 0 < hi < Fraction(1, 10**1000)",
+        "r = account('gaussian', 50, epsilon=1, params={'sigma': '1e4000'}); "
+        "assert r.delta_lower == 0 and r.delta_upper < Fraction(1, 10**1000)",
+    ]
+    assert outcomes_in_child(setup, calls, 30) == ["returned"] * 2

@@ -412,6 +412,21 @@ def _erf_series_point(t):
     return 2 / iv.sqrt(iv.pi) * iv.exp(-t2) * total
 
 
+_EXP_FLOOR_MAG = 2400
+"""``exp(x)`` for ``x <= -2**_EXP_FLOOR_MAG`` is enclosed by ``[0, 2**-(2**_EXP_FLOOR_MAG)]``
+without calling mpmath, whose ``exp`` of such an argument takes seconds to hours."""
+
+
+def _exp_of_negative(x):
+    """``iv.exp(x)``, or the enclosure ``[0, 2**-(2**_EXP_FLOOR_MAG)]`` when ``x`` is below
+    ``-2**_EXP_FLOOR_MAG`` (then ``exp(x) < 2**(-2**_EXP_FLOOR_MAG)``: sound, and far below
+    what :func:`interval_to_fractions` holds exactly)."""
+    hi = _hi(x)
+    if mpmath.isfinite(hi) and hi < 0 and hi._mpf_[2] + hi._mpf_[3] > _EXP_FLOOR_MAG + 1:
+        return iv.mpf([0, mpmath.ldexp(1, -(2**_EXP_FLOOR_MAG))])
+    return iv.exp(x)
+
+
 def _erfc_cf_point(t):
     """erfc(t) at a point ``t >= _CF_THRESHOLD`` from Laplace's continued fraction.
 
@@ -438,7 +453,7 @@ def _erfc_cf_point(t):
         if (hi - lo) <= target * lo or depth > 4096:
             break
         depth *= 2
-    return iv.exp(-t_iv * t_iv) / iv.sqrt(iv.pi) / k_enc
+    return _exp_of_negative(-t_iv * t_iv) / iv.sqrt(iv.pi) / k_enc
 
 
 def _use_continued_fraction(t) -> bool:
@@ -488,7 +503,7 @@ def erfc(x):
     # erfc(b) >= erfc(a) - (b - a)·max|erfc'| on [a, b], with |erfc'(t)| = (2/√π) e^(-t²):
     # one series evaluation instead of two, and as tight when b - a is a few ulps
     nearest = a if a > 0 else _neg(b) if b < 0 else 0  # exact: abs() would round to mp.prec
-    slope = 2 / iv.sqrt(iv.pi) * iv.exp(-iv.mpf(nearest) ** 2)
+    slope = 2 / iv.sqrt(iv.pi) * _exp_of_negative(-iv.mpf(nearest) ** 2)
     drop = _hi(slope * (x - iv.mpf(a)))
     return iv.mpf([max(_lo(at_a - iv.mpf(drop)), 0), min(_hi(at_a), 2)])
 
