@@ -19,17 +19,21 @@ class Progress:
         self.start = time.monotonic()
         self._last = self.start
         self._shown = False
+        self._width = 0  # the last line's length
 
-    def show(self, text: str) -> None:
+    def show(self, text: str, phase: bool = False) -> None:
         """Rewrite the line as ``exactdp: <label>: <text>, <elapsed>s``, at most every
-        ``interval`` seconds (nothing when disabled)."""
+        ``interval`` seconds (nothing when disabled). ``phase=True``: a new phase begins;
+        shown at once if anything was shown already."""
         if not self.enabled:
             return
         now = time.monotonic()
-        if now - self._last < self.interval:
+        if now - self._last < self.interval and not (phase and self._shown):
             return
         self._last = now
-        sys.stderr.write(f"\rexactdp: {self.label}: {text}, {now - self.start:.1f}s")
+        line = f"exactdp: {self.label}: {text}, {now - self.start:.1f}s"
+        sys.stderr.write("\r" + line.ljust(self._width))  # covers a longer previous line
+        self._width = len(line)
         sys.stderr.flush()
         self._shown = True
 
@@ -40,5 +44,5 @@ class Progress:
 
     def close(self) -> None:
         if self._shown:
-            sys.stderr.write("\r" + " " * 79 + "\r")
+            sys.stderr.write("\r" + " " * max(79, self._width) + "\r")
             sys.stderr.flush()

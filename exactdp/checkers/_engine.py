@@ -62,8 +62,8 @@ from exactdp.spaces.datasets import DatasetSpace
 
 __all__ = [
     "Table", "SparseTable", "make_table", "RawResult", "run", "NeighbourPlan", "plan_neighbours",
-    "build_neighbours", "source_keys", "validate_policy", "RawPairs", "run_pairs",
-    "STANDARD", "RELEASE_CENTRED", "check_workers", "cores",
+    "build_neighbours", "source_keys", "validate_policy", "refuse_undefined_sizes", "RawPairs",
+    "run_pairs", "STANDARD", "RELEASE_CENTRED", "check_workers", "cores",
 ]
 
 INCREMENTAL = True
@@ -102,7 +102,8 @@ class Table:
         weights = self.weights
         if INCREMENTAL:
             built = _incremental.build(query.incremental(space.universe.values), ambient,
-                                       weights, _stated(query, undefined), query.output)
+                                       weights, _stated(query, undefined), query.output,
+                                       progress=progress)
             if built is not None:
                 self._adopt(built)
                 return
@@ -437,12 +438,33 @@ def _sqrt_gap_float(a: int, b: int) -> tuple[float, float]:
 
 
 def _raise_undefined(table: Table, source: int, neighbour: int | None) -> None:
-    q = table.query
     bad = table.dataset(neighbour if neighbour is not None else source)
     where = f"x={format_dataset(bad)} (size {len(bad)})"
     if neighbour is not None:
         where = (f"x'={format_dataset(bad)} (size {len(bad)}), a neighbour of "
                  f"x={format_dataset(table.dataset(source))}")
+    _undefined_error(table.query, where)
+
+
+def refuse_undefined_sizes(query: Query, space: DatasetSpace, policy: object) -> None:
+    """Under the "error" policy, refuse before any work a space holding datasets smaller
+    than the query's ``min_size`` (each is some pair's ``x`` in the standard scope), naming
+    the one the enumeration would have met first (the smallest key: records on the
+    smallest values)."""
+    if policy != "error" or space.min_size >= query.min_size:
+        return
+    size = left = space.min_size
+    values: list = []
+    for i in range(space.universe.size if size else 0):  # value(i): a huge range stays lazy
+        take = min(left, space.max_count(i))
+        values += [space.universe.value(i)] * take
+        left -= take
+        if not left:
+            break
+    _undefined_error(query, f"x={format_dataset(tuple(values))} (size {size})")
+
+
+def _undefined_error(q: Query, where: str) -> None:
     raise UndefinedQuery(
         f"{q.name} is undefined on {where}; it needs at least {q.min_size} record(s). "
         f"Pass undefined='exclude' to leave such datasets out (minimum size "

@@ -88,7 +88,7 @@ def _quantile_weights(q: Fraction, method: str, n: int):
 
 
 def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
-          max_values: int = 10**9, prefix: tuple | None = None) -> Built | None:
+          max_values: int = 10**9, prefix: tuple | None = None, progress=None) -> Built | None:
     """The table of ``form`` over the dense ``ambient`` space, or ``None`` (no NumPy, no
     form, an empty universe). ``stated`` is the value used where the query is undefined
     (already squared for a square-root query), or ``None`` to mark those datasets.
@@ -96,7 +96,8 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     ``prefix``: only the datasets whose first ``len(prefix)`` counts are exactly these
     (the rows of the full build with that prefix, in the same order; none if no dataset
     of ``ambient`` has it). The values are then over the least common denominator of
-    those rows alone (the Dask engine's slices, :mod:`._dask`)."""
+    those rows alone (the Dask engine's slices, :mod:`._dask`). ``progress``: a
+    :class:`~exactdp._progress.Progress` told of each level built."""
     if form is None or form.kind not in _KINDS:
         return None
     np = numpy_or_none()
@@ -141,6 +142,9 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     hist = [np.zeros(1, dtype=np.int64) for _ in range(nbins)] if kind == "histogram" else None
     levels = []  # (parent index, cumulative size) per level, for order statistics
     for i in range(m):
+        if progress is not None:
+            progress.show(f"building the value table: universe value {i + 1:,} of {m:,}, "
+                          f"{len(used):,} partial datasets")
         if i < len(fixed):
             cmin = cmax = np.asarray([fixed[i]], dtype=np.int64)  # one node; feasible (above)
         else:
@@ -180,6 +184,8 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     count = len(n)
     if count > max_values:  # pragma: no cover - the dataset budget is far lower
         return None
+    if progress is not None:
+        progress.show(f"building the value table: the values of {count:,} datasets", phase=True)
 
     # -- values over the common denominator D -----------------------------------------
     if kind == "count":

@@ -154,6 +154,8 @@ def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pai
         by_size = None
         if space.universe.size > _engine.DENSE_MAX_VALUES:
             by_size = {n: space.count_of_size(n) for n in range(space.min_size, space.max_size + 1)}
+    if local_at is None and scope == _engine.STANDARD:
+        _engine.refuse_undefined_sizes(query, space, policy)
     what = f"{query.name} on {space.describe()}"
     plans = {}
     for d in d_list:
