@@ -182,8 +182,8 @@ def test_pools_and_datasets_are_bounded_before_they_are_read(outcomes_in_child):
              "from exactdp.checkers.sensitivity import local_sensitivity; "
              "from exactdp.errors import TooLarge, InvalidArgument; import pytest")
     calls = [
-        "with pytest.raises(TooLarge, match='10,000,001 records in the pool .or more., more than "
-        "10,000,000'):\n    SubMultisets(iter(range(10**12)), sizes=(0, 1))",
+        "with pytest.raises(TooLarge, match='1,000,001 records in the pool .or more., more than "
+        "1,000,000'):\n    SubMultisets(iter(range(10**12)), sizes=(0, 1))",
         "with pytest.raises(InvalidArgument, match='dataset has more than 1,000 values; every "
         "dataset of multisets of size 1..2 over .0..3. has at most 2'):\n"
         "    local_sensitivity('mean', [1] * 10**7, Multisets(IntegerRange(0, 3), sizes=(1, 2)))",
@@ -191,6 +191,16 @@ def test_pools_and_datasets_are_bounded_before_they_are_read(outcomes_in_child):
         "    local_sensitivity('mean', iter(int, 1), Multisets(IntegerRange(0, 3), sizes=(1, 2)))",
     ]
     assert outcomes_in_child(setup, calls, 30) == ["returned"] * 3
+
+
+def test_a_pool_range_of_ten_million_records_is_refused_before_it_is_read(outcomes_in_child):
+    # --pool 0..9999999 --size 1 read 10 million exact records (24 s) before its dataset
+    # budget refused it; a listed range now stops at 1,000,000 values, before expanding
+    call = ("with contextlib.redirect_stderr(io.StringIO()) as err:\n"
+            "    code = main(['sensitivity', '--query', 'sum', '--pool', '0..9999999', '--size', '1'])\n"
+            "assert code == 2 and \"10,000,000 values in --pool='0..9999999', more than 1,000,000\" "
+            "in err.getvalue(), err.getvalue()")
+    assert outcomes_in_child("import io, contextlib; from exactdp.cli import main", [call], 5) == ["returned"]
 
 
 def test_a_dataset_slightly_too_large_is_still_listed_in_the_refusal():
