@@ -19,7 +19,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 
 __all__ = ["shown", "positive", "nonnegative", "probability", "open_probability",
-           "stored_positive", "whole"]
+           "stored_positive", "whole", "check_parameter_names"]
 
 _LONG = 24
 
@@ -85,3 +85,34 @@ def whole(value: Any, name: str, least: int = 0) -> int:
     if x.denominator != 1 or x < least:
         raise InvalidArgument(f"{name}={show_exact(x)} is not a whole number >= {least}")
     return int(x)
+
+
+def check_parameter_names(mechanism: str, given, accepted, required=(), help_text: str = "") -> None:
+    """Refuse parameter names a mechanism does not take, or a required one left out, in the
+    user's words: ``discrete-laplace has no parameter bogus; its parameters are scale,
+    variant, lower, upper`` / ``report-noisy-max needs the parameter noise (noise=...)``.
+
+    ``accepted`` lists every parameter name in the constructor's order, ``required`` those
+    without a default, ``help_text`` the registered one-line description (shown after a
+    missing one).
+
+    >>> check_parameter_names("gaussian", ["sigma2"], ["sigma"], ["sigma"])
+    Traceback (most recent call last):
+    exactdp.errors.InvalidArgument: gaussian has no parameter sigma2 (did you mean sigma?); its parameters are sigma
+    """
+    import difflib
+
+    accepted = list(accepted)
+    unknown = [k for k in given if k not in accepted]
+    if unknown:
+        guesses = [g for k in unknown for g in difflib.get_close_matches(k, accepted, n=1)]
+        guess = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+        plural = "parameters" if len(unknown) > 1 else "parameter"
+        takes = f"its parameters are {', '.join(accepted)}" if accepted else "it takes no parameters"
+        raise InvalidArgument(
+            f"{mechanism} has no {plural} {', '.join(unknown)}{guess}; {takes}")
+    missing = [k for k in required if k not in given]
+    if missing:
+        plural = "parameters" if len(missing) > 1 else "parameter"
+        described = f": {help_text}" if help_text else f"; its parameters are {', '.join(accepted)}"
+        raise InvalidArgument(f"{mechanism} needs the {plural} {', '.join(missing)}{described}")

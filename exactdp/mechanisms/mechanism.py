@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable
 
 from exactdp.errors import ExactDPError, InvalidArgument
+from exactdp.mechanisms._params import check_parameter_names
 from exactdp.mechanisms.distribution import (
     Distribution, Divergence, hockey_stick, pure_epsilon,
 )
@@ -110,12 +111,50 @@ def make_mechanism(name: str, **params: Any) -> Mechanism:
             f"mechanism={name!r} is not known; use one of {', '.join(sorted(_REGISTRY))}"
         )
     factory, help_text = _REGISTRY[name]
+    signature = _parameters(factory)
+    if signature is None:  # a constructor taking any keyword: let it judge
+        try:
+            return factory(**params)
+        except ExactDPError:
+            raise
+        except TypeError:  # an unknown or missing keyword
+            raise InvalidArgument(f"{name} does not take the parameters {', '.join(params) or '(none)'} "
+                                  f"as given; its parameters: {help_text}") from None
+    accepted, required = signature
+    check_parameter_names(name, params, accepted, required, help_text)
+    return factory(**params)
+
+
+def _parameters(factory: Callable) -> tuple[list[str], list[str]] | None:
+    """The keyword parameters a registered constructor takes and those it requires: from its
+    own signature, or, for a ``(**params)`` wrapper, from the class it returns. ``None``
+    when they cannot be told."""
+    import inspect
+    import typing
+
+    def named(fn) -> tuple[list[str], list[str]] | None:
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
+        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
+            return None
+        accepted = [p.name for p in sig.parameters.values() if p.kind in kinds]
+        required = [p.name for p in sig.parameters.values()
+                    if p.kind in kinds and p.default is inspect.Parameter.empty]
+        return accepted, required
+
+    found = named(factory)
+    if found is not None:
+        return found
     try:
-        return factory(**params)
-    except ExactDPError:
-        raise
-    except TypeError as e:  # an unknown or missing keyword
-        raise InvalidArgument(f"{name}: {e}; its parameters: {help_text}") from None
+        returned = typing.get_type_hints(factory).get("return")
+    except Exception:  # an annotation that does not resolve: fall back to calling it
+        return None
+    if isinstance(returned, type) and issubclass(returned, Mechanism):
+        return named(returned)
+    return None
 
 
 def parse_params(items: list[str] | None) -> dict[str, str]:

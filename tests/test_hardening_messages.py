@@ -1,0 +1,71 @@
+"""Regression tests of user-facing messages: a bad input is refused in one line on stderr
+(``exactdp: error: ...``), exit 2, naming the value as typed, what was expected and what to
+do, with no Python internals (function names, reprs such as ``Fraction(0, 1)``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from exactdp.cli import main
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.mechanism import make_mechanism
+
+INTERNALS = ("Fraction(", "__init__", "()", "Traceback", "keyword argument", "usage:")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def refused(capsys, *argv) -> str:
+    """The one error line of ``exactdp *argv``, checked to be one line, exit 2, no internals."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2, (code, out, err)
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("exactdp: error: "), err
+    for word in INTERNALS:
+        assert word not in lines[0], lines[0]
+    return lines[0]
+
+
+# -- 1. mechanism parameters: a missing or unknown name --------------------------------
+
+@pytest.mark.parametrize("argv, fragment", [
+    # was: "_report_noisy_max() missing 1 required keyword-only argument: 'noise'"
+    (("--mechanism", "report-noisy-max", "--param", "epsilon=1", "--values", "0,0;1,-1"),
+     "report-noisy-max needs the parameter noise: noise=gumbel|exponential"),
+    # was: "DiscreteLaplace.__init__() got an unexpected keyword argument 'bogus'"
+    (("--mechanism", "discrete-laplace", "--param", "bogus=1", "--values", "0,1"),
+     "discrete-laplace has no parameter bogus; its parameters are scale, variant, lower, upper"),
+    (("--mechanism", "gaussian", "--param", "sigma2=1", "--values", "0,1"),
+     "gaussian has no parameter sigma2 (did you mean sigma?); its parameters are sigma"),
+    (("--mechanism", "laplace", "--values", "0,1"), "laplace needs the parameter scale: scale=B"),
+    (("--mechanism", "exponential", "--param", "epsilon=1", "--param", "x=1", "--param", "y=2",
+      "--values", "0,0;1,-1"), "exponential has no parameters x, y; its parameters are epsilon"),
+])
+def test_privacy_mechanism_parameters(capsys, argv, fragment):
+    assert fragment in refused(capsys, "privacy", *argv)
+
+
+@pytest.mark.parametrize("name, params, fragment", [
+    ("report-noisy-max", {"epsilon": 1}, "report-noisy-max needs the parameter noise"),
+    ("discrete-laplace", {"scale": 1, "bogus": 1}, "discrete-laplace has no parameter bogus"),
+    ("randomized-response", {"q": 1}, "randomized-response has no parameter q; its parameters are p, epsilon, k_values"),
+    ("float-laplace", {}, "float-laplace needs the parameter scale"),
+])
+def test_make_mechanism_parameters(name, params, fragment):
+    with pytest.raises(InvalidArgument) as info:
+        make_mechanism(name, **params)
+    assert fragment in str(info.value)
+    assert "__init__" not in str(info.value) and "keyword" not in str(info.value)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (("--mechanism", "discrete-laplace", "--param", "bogus=1"), "bogus; its parameters"),
+    (("--mechanism", "discrete-laplace"), "discrete-laplace needs scale"),
+])
+def test_account_mechanism_parameters(capsys, argv, fragment):
+    assert fragment in refused(capsys, "account", *argv, "--k", "2", "--delta", "1e-6")
