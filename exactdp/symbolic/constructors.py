@@ -116,6 +116,15 @@ def record_grid(lower, upper) -> tuple[Fraction, ...]:
     return tuple(sorted({lo, hi, (lo + hi) / 2, *map(Fraction, inner)}))
 
 
+def record_universe(lower, upper):
+    """The universe of :func:`record_grid` ``(lower, upper)``: an :func:`IntegerRange` (never
+    listed before the dataset budget is checked) when both bounds are integers."""
+    lo, hi = to_exact(lower, "L"), to_exact(upper, "U")
+    if lo.denominator == 1 and hi.denominator == 1 and lo <= hi:
+        return IntegerRange(int(lo), int(hi))
+    return ExactSet(record_grid(lo, hi))
+
+
 def _sizes(b: dict, extra: int = 0) -> dict:
     """Exactly ``N`` when the size is public, else ``0..d_in + extra``."""
     if b.get("N") is not None:
@@ -348,7 +357,7 @@ def make_sum(L=None, U=None, neighbors: str = "add-remove", size=None) -> Transf
         expr = _changes(neighbors, size) * (S.U - S.L)
 
     def exact(b):
-        space = Multisets(ExactSet(record_grid(b["L"], b["U"])), **_sizes(b))
+        space = Multisets(record_universe(b["L"], b["U"]), **_sizes(b))
         return sum_query, space, _metric(neighbors)
 
     return Transformation("sum", _bounds_domain(size_sym), NEIGHBORS[neighbors],
@@ -421,7 +430,7 @@ def make_mean(L=None, U=None, neighbors: str = "add-remove", size=None,
         size_sym = None
 
     def exact(b):
-        grid = ExactSet(record_grid(b["L"], b["U"]))
+        grid = record_universe(b["L"], b["U"])
         if "N" in b:
             space = Multisets(grid, size=int(b["N"]))
         else:
@@ -471,7 +480,7 @@ def make_variance(L=None, U=None, size=None, ddof: int = 0,
     expr = j * (N - j) * (S.U - S.L) ** 2 / (N * (N - ddof))
 
     def exact(b):
-        space = Multisets(ExactSet(record_grid(b["L"], b["U"])), size=int(b["N"]))
+        space = Multisets(record_universe(b["L"], b["U"]), size=int(b["N"]))
         return variance_query(ddof), space, _metric(neighbors)
 
     t = Transformation("variance" if ddof == 0 else "sample variance",
