@@ -69,3 +69,54 @@ def test_make_mechanism_parameters(name, params, fragment):
 ])
 def test_account_mechanism_parameters(capsys, argv, fragment):
     assert fragment in refused(capsys, "account", *argv, "--k", "2", "--delta", "1e-6")
+
+
+# -- 2. --values: quoted as typed, two numbers or two vectors of one length --------------
+
+RR = ("--mechanism", "randomized-response", "--param", "p=3/4")
+EM = ("--mechanism", "exponential", "--param", "epsilon=1")
+
+
+@pytest.mark.parametrize("mechanism, values, fragment", [
+    # was: "value=(Fraction(0, 1), Fraction(1, 1)) (type tuple) is not an exact number"
+    (RR, "0,1;2", "randomized-response takes one number per query value; --values '0,1;2' "
+                  "gives vectors: write --values 0,1"),
+    (RR, "0;1", "--values '0;1' gives vectors: write --values 0,1"),
+    # was: "--values='' has an empty entry"
+    (RR, ";", "--values ';' has an empty vector; give two numbers A,B, e.g. --values 0,1"),
+    (RR, "", "--values '' is empty"),
+    (RR, "0", "--values 0 gives one number; give exactly two, A,B"),
+    (RR, "0,1,2", "--values 0,1,2 gives 3 numbers; give exactly two"),
+    (RR, "0;1;2", "--values '0;1;2' gives vectors"),
+    (RR, "a,b", "--values a,b: value='a' is not an exact number"),
+    (RR, "0,,1", "--values 0,,1 has an empty entry"),
+    (RR, "1/0,1", "--values 1/0,1: value='1/0' divides by zero"),
+    # was: "--values='0..3' needs exactly two values A,B"
+    (RR, "0..3", "--values 0..3 is a range; --values takes two numbers A,B"),
+    # was: "the utilities (Fraction(0, 1), Fraction(1, 1)) and (Fraction(2, 1),) have ..."
+    (EM, "0,1;2", "--values '0,1;2' gives vectors of different lengths (2 and 1)"),
+    (EM, "0,1", "exponential takes a vector (the utilities of its candidates) per query value; "
+                "--values 0,1 gives numbers"),
+    (EM, "0;1;2", "--values '0;1;2' gives 3 vectors; give exactly two"),
+    (EM, "0,1;", "--values '0,1;' has an empty vector"),
+    (("--mechanism", "permute-and-flip", "--param", "epsilon=1"), "0,1;2", "different lengths"),
+])
+def test_privacy_values(capsys, mechanism, values, fragment):
+    assert fragment in refused(capsys, "privacy", *mechanism, "--values", values)
+
+
+@pytest.mark.parametrize("name, params, values, fragment", [
+    ("randomized-response", {"p": "3/4"}, ((0, 1), (2,)),
+     "randomized-response takes one number per query value; value=(0, 1) is a vector of 2"),
+    ("gaussian", {"sigma": 1}, ([0, 1], 2), "gaussian takes one number per query value"),
+    ("discrete-laplace", {"scale": 1}, ((0,), 1), "discrete-laplace takes one number per query value"),
+    ("exponential", {"epsilon": 1}, (("1/2", 1), (2,)),
+     "the utilities (1/2, 1) and (2,) have different numbers of candidates (2 and 1)"),
+])
+def test_check_mechanism_values(name, params, values, fragment):
+    from exactdp.checkers.privacy import check_mechanism
+
+    with pytest.raises(InvalidArgument) as info:
+        check_mechanism(make_mechanism(name, **params), values=values)
+    assert fragment in str(info.value)
+    assert "Fraction(" not in str(info.value)

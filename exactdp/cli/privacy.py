@@ -12,9 +12,8 @@ from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names, parse_params
 from exactdp.spaces.metrics import parse_metric
-from exactdp.spaces.universe import parse_values
 
-__all__ = ["register", "run", "VALUE_OPTIONS"]
+__all__ = ["register", "run", "VALUE_OPTIONS", "query_values"]
 
 VALUE_OPTIONS = ("--param", "--values", "--query", "--universe", "--sizes", "--pool", "--size",
                  "--clip", "--neighbors", "--d-in", "--undefined")
@@ -47,14 +46,8 @@ def run(args) -> int:
     if args.values is not None:
         if args.query or args.universe or args.pool:
             raise InvalidArgument("--values A,B checks two query values; drop --query/--universe/--pool")
-        if ";" in args.values:  # vector query values, e.g. utilities: '0,0;1,-1'
-            vals = [tuple(parse_values(part, "--values")) for part in args.values.split(";")]
-        else:
-            vals = parse_values(args.values, "--values")
-        if len(vals) != 2:
-            raise InvalidArgument(f"--values={args.values!r} needs exactly two values A,B "
-                                  f"(or two vectors A1,A2;B1,B2)")
-        result = check_mechanism(mechanism, values=tuple(vals), epsilon=args.epsilon,
+        vals = query_values(args.values, mechanism)
+        result = check_mechanism(mechanism, values=vals, epsilon=args.epsilon,
                                  delta=args.delta, rho=args.rho)
     else:
         if args.query is None:
@@ -73,6 +66,68 @@ def run(args) -> int:
     if result.verdict is None:
         return OK
     return OK if result.ok else CLAIM_FAILED
+
+
+def query_values(text: str, mechanism) -> tuple:
+    """The two query values of ``--values``: ``'A,B'`` (two numbers) for a mechanism that
+    takes one number per query value, ``'A1,A2;B1,B2'`` (two vectors of the same length)
+    for one that takes a vector (the utilities of a selection mechanism's candidates).
+    Every refusal quotes ``--values`` as it was typed."""
+    import shlex
+
+    typed = f"--values {shlex.quote(text)}"
+    vector = getattr(mechanism, "input_kind", "scalar") == "vector"
+    name = getattr(mechanism, "name", "the mechanism")
+    example = "--values '0,1;1,0'" if vector else "--values 0,1"
+    expected = ("two vectors of candidate utilities of the same length, A1,A2;B1,B2"
+                if vector else "two numbers A,B")
+    if not text.strip():
+        raise InvalidArgument(f"{typed} is empty; give {expected}, e.g. {example}")
+    parts = text.split(";")
+    if len(parts) == 1 and ".." in text and "," not in text:
+        raise InvalidArgument(f"{typed} is a range; --values takes {expected}, e.g. {example} "
+                              f"(for a space of datasets use --query with --universe/--sizes)")
+    if any(not part.strip() for part in parts):
+        raise InvalidArgument(f"{typed} has an empty vector; give {expected}, e.g. {example}")
+    lists = [part.split(",") for part in parts]
+    if any(not entry.strip() for entries in lists for entry in entries):
+        raise InvalidArgument(f"{typed} has an empty entry; give {expected}, e.g. {example}")
+    if len(parts) == 1:  # numbers
+        if vector:
+            raise InvalidArgument(
+                f"{name} takes a vector (the utilities of its candidates) per query value; "
+                f"{typed} gives numbers: write two vectors of the same length A1,A2;B1,B2, "
+                f"e.g. {example}")
+        if len(lists[0]) != 2:
+            count = "one number" if len(lists[0]) == 1 else f"{len(lists[0])} numbers"
+            raise InvalidArgument(f"{typed} gives {count}; give exactly two, A,B, e.g. {example}")
+        return tuple(_entry(entry, typed) for entry in lists[0])
+    if not vector:
+        if all(len(entries) == 1 for entries in lists) and len(lists) == 2:
+            fix = f"--values {shlex.quote(','.join(e[0].strip() for e in lists))}"
+        else:
+            fix = example
+        raise InvalidArgument(f"{name} takes one number per query value; {typed} gives "
+                              f"vectors: write {fix}")
+    if len(parts) != 2:
+        raise InvalidArgument(f"{typed} gives {len(parts)} vectors; give exactly two, "
+                              f"A1,A2;B1,B2, e.g. {example}")
+    if len(lists[0]) != len(lists[1]):
+        raise InvalidArgument(
+            f"{typed} gives vectors of different lengths ({len(lists[0])} and {len(lists[1])}); "
+            f"give one utility per candidate in each, e.g. {example}")
+    return tuple(tuple(_entry(entry, typed) for entry in entries) for entries in lists)
+
+
+def _entry(text: str, typed: str):
+    """One number of ``--values``, read exactly (or as a float under --floats binary)."""
+    from exactdp.errors import ExactDPError
+    from exactdp.numeric.exact import to_exact
+
+    try:
+        return to_exact(text.strip(), "value")
+    except ExactDPError as e:
+        raise type(e)(f"{typed}: {e}") from None
 
 
 def register(subparsers) -> None:

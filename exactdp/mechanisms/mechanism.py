@@ -77,6 +77,28 @@ class Mechanism:
         return f"<Mechanism {self.describe()}>"
 
 
+def one_number(value, mechanism: Mechanism, name: str = "value"):
+    """``value`` as an exact number for a mechanism that takes one number per query value;
+    a vector (tuple or list) is refused saying so, other values as :func:`to_exact` does."""
+    from exactdp.numeric.exact import to_exact
+
+    if isinstance(value, (tuple, list)):
+        raise InvalidArgument(
+            f"{mechanism.name} takes one number per query value; {name}={show_vector(value)} is "
+            f"a vector of {len(value)}: pass one number, e.g. values=(0, 1)")
+    return to_exact(value, name)
+
+
+def show_vector(value) -> str:
+    """A tuple of query values as ``(0, 1/2)`` (exact numbers shown plainly, never as
+    ``Fraction(1, 2)``; long lists shortened)."""
+    items = list(value)
+    shown = [_param_text(x) if not isinstance(x, str) else repr(x) for x in items[:8]]
+    if len(items) > 8:
+        shown.append(f"... ({len(items):,} entries)")
+    return "(" + ", ".join(shown) + ("," if len(items) == 1 else "") + ")"
+
+
 def _param_text(v) -> str:
     from fractions import Fraction
 
@@ -150,7 +172,7 @@ def _parameters(factory: Callable) -> tuple[list[str], list[str]] | None:
         return found
     try:
         returned = typing.get_type_hints(factory).get("return")
-    except Exception:  # an annotation that does not resolve: fall back to calling it
+    except (NameError, TypeError, AttributeError):  # an annotation that does not resolve: call it
         return None
     if isinstance(returned, type) and issubclass(returned, Mechanism):
         return named(returned)

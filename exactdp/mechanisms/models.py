@@ -20,7 +20,7 @@ from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive, whole
 from exactdp.mechanisms.distribution import Distribution
-from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, register
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number, register
 from exactdp.numeric.exact import show_exact, to_exact
 
 __all__ = ["RandomizedResponse", "make_mechanism"]
@@ -59,7 +59,7 @@ class RandomizedResponse(Mechanism):
                          k_values=k)
 
     def check_value(self, value):
-        v = to_exact(value, "value")
+        v = one_number(value, self)
         if v.denominator != 1 or not 0 <= v < self.k:
             raise InvalidArgument(
                 f"value={show_exact(v)} is not an input of randomized response over 0..{self.k - 1}"

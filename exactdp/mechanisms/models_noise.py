@@ -53,7 +53,7 @@ from exactdp.mechanisms._exppoly import ExpPoly, ExpPolyMechanism
 from exactdp.mechanisms._params import positive
 from exactdp.mechanisms.discrete import discrete_gaussian_delta
 from exactdp.mechanisms.distribution import INFINITY, Divergence
-from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, register  # noqa: F401 (doctests)
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number, register  # noqa: F401 (doctests)
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
@@ -133,7 +133,7 @@ class DiscreteLaplace(ExpPolyMechanism):
         self._q = ExpPoly.monomial(-1 / self.scale)
 
     def check_value(self, value):
-        return _integer_value(value)
+        return _integer_value(one_number(value, self))
 
     def _qpow(self, n: int) -> ExpPoly:
         return ExpPoly.monomial(Fraction(-n) / self.scale)
@@ -276,7 +276,7 @@ class DiscreteGaussian(_EnclosedDelta):
         super().__init__(**({"sigma_squared": s2} if sigma is None else {"sigma": to_exact(sigma)}))
 
     def check_value(self, value):
-        return _integer_value(value)
+        return _integer_value(one_number(value, self))
 
     def _enclosure(self, k: int, eps: Fraction):
         r = discrete_gaussian_delta(eps, self.sigma_squared, k)
@@ -303,7 +303,7 @@ class Laplace(Mechanism):
         super().__init__(scale=self.scale)
 
     def check_value(self, value):
-        return to_exact(value, "value")
+        return one_number(value, self)
 
     def epsilon(self, a, b) -> Divergence:
         a, b = self.check_value(a), self.check_value(b)
@@ -331,7 +331,7 @@ class Gaussian(_EnclosedDelta):
         super().__init__(sigma=self.sigma)
 
     def check_value(self, value):
-        return to_exact(value, "value")
+        return one_number(value, self)
 
     def output_exceeding(self, a, b, epsilon):
         """For the continuous Gaussian: an output (a rational) beyond which the loss

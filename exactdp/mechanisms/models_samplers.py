@@ -49,7 +49,7 @@ from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive
 from exactdp.mechanisms.distribution import Distribution
-from exactdp.mechanisms.mechanism import Mechanism, register
+from exactdp.mechanisms.mechanism import Mechanism, one_number, register
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat
 from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions
@@ -180,7 +180,7 @@ class FloatRandomizedResponse(Mechanism):
                          p_float=from_float(self.p_float))
 
     def check_value(self, value):
-        v = to_exact(value, "value")
+        v = one_number(value, self)
         if v not in (0, 1):
             raise InvalidArgument(f"value={show_exact(v)} is not 0 or 1")
         return int(v)
@@ -321,7 +321,7 @@ class FloatLaplace(Mechanism):
                          emax=self.fmt.emax, grid_bits=self.grid_bits)
 
     def check_value(self, value):
-        return to_exact(value, "value")
+        return one_number(value, self)
 
     def distribution(self, value) -> Distribution:
         if self._noise is None:

@@ -49,7 +49,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._exppoly import ExpPoly, ExpPolyMechanism, log_ratio
 from exactdp.mechanisms._params import positive, shown
 from exactdp.mechanisms.distribution import Divergence
-from exactdp.mechanisms.mechanism import make_mechanism, register  # noqa: F401 (doctests)
+from exactdp.mechanisms.mechanism import make_mechanism, register, show_vector  # noqa: F401 (doctests)
 from exactdp.numeric.exact import to_exact
 
 __all__ = ["DEFAULT_MAX_CANDIDATES", "ExponentialMechanism", "PermuteAndFlip"]
@@ -101,8 +101,9 @@ class _Selection(ExpPolyMechanism):
     def _pair(self, a, b):
         ua, ub = self.check_value(a), self.check_value(b)
         if len(ua) != len(ub):
-            raise InvalidArgument(f"the utilities {a!r} and {b!r} have different numbers of "
-                                  f"candidates ({len(ua)} and {len(ub)})")
+            raise InvalidArgument(f"the utilities {show_vector(ua)} and {show_vector(ub)} have "
+                                  f"different numbers of candidates ({len(ua)} and {len(ub)}); give "
+                                  f"one utility per candidate in both")
         return ua, ub
 
 
