@@ -28,7 +28,7 @@ from exactdp.errors import InvalidArgument, TooLarge
 
 __all__ = [
     "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS", "MAX_LISTED_VALUES",
-    "refuse_above", "check_budget", "budget_argument", "comb_capped", "show_count",
+    "refuse_above", "check_budget", "read_budget", "budget_argument", "comb_capped", "show_count",
 ]
 
 DEFAULT_MAX_DATASETS = 3_000_000
@@ -111,8 +111,39 @@ def check_budget(value: object, name: str) -> int | None:
     return value
 
 
+def read_budget(text: str, option: str, example: int | None = None) -> int:
+    """A budget option's value as typed (``'50000000'``, ``'5e7'``, ``'50_000_000'``): a
+    whole number of at least 1, else :class:`InvalidArgument` naming the option and the
+    value as typed, e.g. ``--max-pairs=0 is not a positive whole number; pass e.g.
+    --max-pairs 50000000``.
+
+    >>> read_budget("5e7", "--max-pairs")
+    50000000
+    """
+    from exactdp.errors import ExactDPError
+    from exactdp.numeric.exact import to_exact
+
+    typed = text if text and not any(c.isspace() or c in "'\"" for c in text) else repr(text)
+    fix = f"pass e.g. {option} {example if example is not None else 1_000_000}"
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            exact = to_exact(text.strip(), option, floats="decimal")
+        except ExactDPError:
+            raise InvalidArgument(f"{option}={typed} is not a whole number; {fix}") from None
+        if exact.denominator != 1:
+            raise InvalidArgument(f"{option}={typed} is not a whole number; {fix}") from None
+        value = int(exact)
+    if value < 1:
+        raise InvalidArgument(f"{option}={typed} is not a positive whole number; {fix}")
+    return value
+
+
 def budget_argument(text: str) -> int:
-    """An argparse ``type`` for a budget option: a whole number of at least 1."""
+    """An argparse ``type`` for a budget option: a whole number of at least 1 (for parsers
+    that are not ``exactdp``'s own, e.g. pytest's options; ``exactdp`` reads its budget
+    options with :func:`read_budget`, which reports in one line)."""
     import argparse
 
     try:

@@ -120,3 +120,41 @@ def test_check_mechanism_values(name, params, values, fragment):
         check_mechanism(make_mechanism(name, **params), values=values)
     assert fragment in str(info.value)
     assert "Fraction(" not in str(info.value)
+
+
+# -- 3. budget options: a bad value in one line, not argparse's usage block -------------
+
+GAUSS = ("privacy", "--mechanism", "gaussian", "--param", "sigma=1", "--values", "0,1")
+SPACE = ("sensitivity", "--query", "count", "--universe", "0..3", "--sizes", "0..2")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    # was: argparse's usage block and "argument --max-pairs: '0' must be at least 1"
+    ((*GAUSS, "--max-pairs", "0"), "--max-pairs=0 is not a positive whole number; pass e.g. --max-pairs 50000000"),
+    ((*GAUSS, "--max-pairs", "-1"), "--max-pairs=-1 is not a positive whole number"),
+    ((*GAUSS, "--max-pairs", "abc"), "--max-pairs=abc is not a whole number; pass e.g. --max-pairs 50000000"),
+    ((*GAUSS, "--max-pairs", "1.5"), "--max-pairs=1.5 is not a whole number"),
+    ((*GAUSS, "--max-datasets=0"), "--max-datasets=0 is not a positive whole number; pass e.g. --max-datasets 3000000"),
+    # was: accepted (type=int), then every pair refused
+    ((*GAUSS, "--max-value-pairs", "0"), "--max-value-pairs=0 is not a positive whole number"),
+    ((*SPACE, "--max-pairs", "-5"), "--max-pairs=-5 is not a positive whole number"),
+    ((*SPACE, "--max-datasets", "x"), "--max-datasets=x is not a whole number"),
+    (("check", "claims.toml", "--max-pairs", "0"), "--max-pairs=0 is not a positive whole number"),
+])
+def test_budget_options_one_line(capsys, argv, fragment):
+    assert fragment in refused(capsys, *argv)
+
+
+def test_budget_options_read_whole_numbers(capsys):
+    code, out, err = run(capsys, *GAUSS, "--max-pairs", "5e7", "--max-value-pairs", "1_000")
+    assert code == 0, err
+
+
+def test_budget_argument_for_other_parsers():
+    import argparse
+
+    from exactdp._budget import budget_argument
+
+    assert budget_argument("12") == 12
+    with pytest.raises(argparse.ArgumentTypeError, match="'0' must be at least 1"):
+        budget_argument("0")

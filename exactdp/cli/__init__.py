@@ -119,8 +119,9 @@ def _glue_values(argv: Sequence[str], value_options: Sequence[str] = ()) -> list
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, module = _parser(_chosen(argv))
-    args = parser.parse_args(_glue_values(argv, getattr(module, "VALUE_OPTIONS", ())))
     try:
+        # a bad option value an action reads itself (a budget) raises ExactDPError here too
+        args = parser.parse_args(_glue_values(argv, getattr(module, "VALUE_OPTIONS", ())))
         return args.run(args)
     except ExactDPError as e:
         print(f"exactdp: error: {e}", file=sys.stderr)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import argparse
 
-from exactdp._budget import MAX_D_IN_ROWS, budget_argument, refuse_above
+from exactdp._budget import (
+    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, read_budget, refuse_above,
+)
 from exactdp.cli._status import EXIT_CODES
 from exactdp.errors import InvalidArgument
 
-__all__ = ["command_help", "json_option", "only_option", "budget_options", "int_bounds",
+__all__ = ["command_help", "json_option", "only_option", "budget_options", "budget_option",
+           "BudgetAction", "int_bounds",
            "d_in_values", "space", "query", "undefined", "cluster_options", "cluster"]
 
 
@@ -33,15 +36,39 @@ def only_option(parser: argparse.ArgumentParser, help: str, *, metavar: str = "P
                         **({"action": "append"} if repeat else {}))
 
 
+class BudgetAction(argparse.Action):
+    """Store a budget option's value read by :func:`exactdp._budget.read_budget`: a bad value
+    raises :class:`~exactdp.errors.InvalidArgument` out of ``parse_args``, which
+    :func:`exactdp.cli.main` reports in one line like every other bad input (argparse's own
+    ``type=`` errors print the usage block instead)."""
+
+    def __init__(self, option_strings, dest, example: int | None = None, **kwargs):
+        self.example = example
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        example = self.example if self.example is not None else self.default
+        setattr(namespace, self.dest, read_budget(values, option_string or self.dest, example))
+
+
+def budget_option(parser: argparse.ArgumentParser, flag: str, help: str, *, default: int | None = None,
+                  example: int | None = None, metavar: str | None = "N") -> None:
+    """One budget option ``flag``: a whole number of at least 1 (``default`` when not given),
+    a bad value refused in one line naming ``flag`` (``example`` is the value suggested,
+    ``default`` unless given)."""
+    parser.add_argument(flag, action=BudgetAction, default=default, metavar=metavar, help=help,
+                        example=example)
+
+
 def budget_options(parser: argparse.ArgumentParser, pairs_help: str, datasets_help: str, *,
                    pairs: int | None = None, datasets: int | None = None,
                    metavar: str | None = None) -> None:
-    """``--max-pairs`` and ``--max-datasets``: whole numbers of at least 1
-    (:func:`exactdp._budget.budget_argument`), defaulting to ``pairs`` and ``datasets``."""
-    parser.add_argument("--max-pairs", type=budget_argument, default=pairs, metavar=metavar,
-                        help=pairs_help)
-    parser.add_argument("--max-datasets", type=budget_argument, default=datasets, metavar=metavar,
-                        help=datasets_help)
+    """``--max-pairs`` and ``--max-datasets`` (:func:`budget_option`): whole numbers of at
+    least 1, defaulting to ``pairs`` and ``datasets``."""
+    budget_option(parser, "--max-pairs", pairs_help, default=pairs, example=DEFAULT_MAX_PAIRS,
+                  metavar=metavar)
+    budget_option(parser, "--max-datasets", datasets_help, default=datasets,
+                  example=DEFAULT_MAX_DATASETS, metavar=metavar)
 
 
 def int_bounds(text: str, name: str) -> tuple[int, int]:

@@ -157,8 +157,8 @@ def register(subparsers) -> None:
     opt.budget_options(p, f"refuse above N candidate neighbour pairs (default {DEFAULT_MAX_PAIRS:,})",
                        f"refuse above N datasets (default {DEFAULT_MAX_DATASETS:,})",
                        pairs=DEFAULT_MAX_PAIRS, datasets=DEFAULT_MAX_DATASETS, metavar="N")
-    p.add_argument("--max-value-pairs", type=int, default=MAX_VALUE_PAIRS, metavar="N",
-                   help=f"refuse above N distinct pairs of query values (default {MAX_VALUE_PAIRS:,})")
+    opt.budget_option(p, "--max-value-pairs", default=MAX_VALUE_PAIRS,
+                      help=f"refuse above N distinct pairs of query values (default {MAX_VALUE_PAIRS:,})")
     add_floats_option(p)
     opt.json_option(p)
     p.set_defaults(run=with_floats(run))
