@@ -7,7 +7,11 @@ from __future__ import annotations
 import argparse
 
 from exactdp._budget import (
-    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, read_budget, refuse_above,
+    DEFAULT_MAX_DATASETS,
+    DEFAULT_MAX_PAIRS,
+    MAX_D_IN_ROWS,
+    read_budget,
+    refuse_above,
 )
 from exactdp.cli._status import EXIT_CODES
 from exactdp.errors import InvalidArgument
