@@ -158,3 +158,57 @@ def test_budget_argument_for_other_parsers():
     assert budget_argument("12") == 12
     with pytest.raises(argparse.ArgumentTypeError, match="'0' must be at least 1"):
         budget_argument("0")
+
+
+# -- 4. --floats binary: a number stored as 0.0 is said; one stored as inf is refused ----
+
+RR_CLAIM = ("privacy", *RR, "--values", "0,1")
+DL = ("account", "--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "10")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    # was: delta silently 0 (the report showed "at delta=0" and nothing else)
+    ((*DL, "--delta", "1e-400"), "--delta=1e-400 is stored as 0.0 (below the smallest float64"),
+    ((*DL, "--delta", "0x1p-1080"), "--delta=0x1p-1080 is stored as 0.0"),
+    ((*RR_CLAIM, "--epsilon", "1e-400"), "--epsilon=1e-400 is stored as 0.0"),
+    ((*RR_CLAIM, "--epsilon", "log(3)-1e-400"), "1e-400 in --epsilon='log(3)-1e-400' is stored as 0.0"),
+    (("privacy", "--mechanism", "laplace", "--param", "scale=1", "--values", "0,1e-400"),
+     "1e-400 in --values=0,1e-400 is stored as 0.0"),
+    (("compose", "--spend", "1e-400x3", "--budget", "1"), "1e-400 in --spend=1e-400x3 is stored as 0.0"),
+])
+def test_floats_binary_underflow_is_reported(capsys, argv, fragment):
+    code, out, err = run(capsys, *argv, "--floats", "binary")
+    assert code in (0, 1), err
+    assert fragment in out.splitlines()[0]
+
+
+def test_floats_binary_underflow_in_json(capsys):
+    import json
+
+    code, out, err = run(capsys, *DL, "--delta", "1e-400", "--floats", "binary", "--json")
+    assert code == 0, err
+    assert json.loads(out)["floats_stored_as_zero"] == ["--delta=1e-400"]
+
+
+@pytest.mark.parametrize("argv", [(*DL, "--delta", "1e-320"), (*DL, "--delta", "1e-6", "--floats", "decimal")])
+def test_no_underflow_note_for_subnormals_or_decimal(capsys, argv):
+    code, out, err = run(capsys, *argv, *(("--floats", "binary") if "--floats" not in argv else ()))
+    assert "stored as 0.0" not in out
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    # was: "epsilon='1e-400' is not positive; pass a number > 0", the user typed a positive number
+    (("calibrate", "laplace", "--epsilon", "1e-400"),
+     "epsilon='1e-400' is not positive; pass a number > 0 (--floats binary: --epsilon=1e-400 is stored as 0.0"),
+    (("privacy", "--mechanism", "laplace", "--param", "scale=1e-400", "--values", "0,1"),
+     "(--floats binary: --param scale=1e-400 is stored as 0.0"),
+    # was: "claim literal='1e400' is beyond the largest float64 ... (floats='binary') ..."
+    ((*RR_CLAIM, "--epsilon", "1e400"),
+     "--epsilon=1e400 is beyond the largest float64 (1.7976931348623157e+308): --floats binary "
+     "would read it as inf; write a smaller number"),
+    (("account", "--mechanism", "discrete-laplace", "--param", "scale=1e400", "--k", "2", "--delta", "1e-6"),
+     "--param scale=1e400 is beyond the largest float64"),
+    (("compose", "--spend", "1e400", "--budget", "1"), "--spend=1e400 is beyond the largest float64"),
+])
+def test_floats_binary_refusals_name_the_option(capsys, argv, fragment):
+    assert fragment in refused(capsys, *argv, "--floats", "binary")
