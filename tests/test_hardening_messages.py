@@ -111,7 +111,12 @@ def test_privacy_values(capsys, mechanism, values, fragment):
     ("gaussian", {"sigma": 1}, ([0, 1], 2), "gaussian takes one number per query value"),
     ("discrete-laplace", {"scale": 1}, ((0,), 1), "discrete-laplace takes one number per query value"),
     ("exponential", {"epsilon": 1}, (("1/2", 1), (2,)),
-     "the utilities (1/2, 1) and (2,) have different numbers of candidates (2 and 1)"),
+     "the query values (1/2, 1) and (2,) have different lengths (2 and 1); exponential needs"),
+    # permute-and-flip and the float sampler read the missing candidate as an infinite loss
+    ("permute-and-flip", {"epsilon": 1}, ((0, 1), (2,)),
+     "the query values (0, 1) and (2,) have different lengths (2 and 1); permute-and-flip"),
+    ("exponential-float-sampler", {"epsilon": 1}, ((0, 1), (2,)),
+     "(2 and 1); exponential-float-sampler needs one entry per candidate in both"),
 ])
 def test_check_mechanism_values(name, params, values, fragment):
     from exactdp.checkers.privacy import check_mechanism

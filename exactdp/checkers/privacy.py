@@ -288,7 +288,7 @@ def check_mechanism(
             raise InvalidArgument("give values=(a, b), or a query and a space, not both")
         if not isinstance(values, (tuple, list)) or len(values) != 2:
             raise InvalidArgument(f"values={values!r} is not a pair (a, b)")
-        a, b = (mechanism.check_value(v) for v in values)
+        a, b = mechanism.check_pair(*values)
         pairs = [((a, b), None)]
         scope_text = f"the two query values {format_value(a)} and {format_value(b)}"
         examined, scope_obj = 1, None

@@ -280,6 +280,7 @@ class ExpPolyMechanism(Mechanism):
         return best, None
 
     def epsilon(self, a, b) -> Divergence:
+        a, b = self.check_pair(a, b)
         fa, fb = self.fractions(a), self.fractions(b)
         one, witness = self._direction(fa, fb)
         if witness is not None:
@@ -314,6 +315,7 @@ class ExpPolyMechanism(Mechanism):
         if ratio is None:
             return super().delta(a, b, epsilon)
         en, ed = ratio
+        a, b = self.check_pair(a, b)
         fa, fb = self.fractions(a), self.fractions(b)
         h1, h2 = self._hockey(fa, fb, en, ed), self._hockey(fb, fa, en, ed)
         n1, d1 = _sum_ratios(h1)

@@ -52,11 +52,13 @@ class Mechanism:
     # -- privacy of a pair of query values -------------------------------------------
     def epsilon(self, a, b) -> Divergence:
         """The exact pure epsilon of the pair ``(a, b)`` (both directions) and its output."""
+        a, b = self.check_pair(a, b)
         return pure_epsilon(self.distribution(a), self.distribution(b))
 
     def delta(self, a, b, epsilon) -> Any:
         """The tight ``delta(epsilon)`` of the pair: the larger hockey-stick divergence of
         the two directions, exact."""
+        a, b = self.check_pair(a, b)
         P, Q = self.distribution(a), self.distribution(b)
         d1, d2 = hockey_stick(P, Q, epsilon), hockey_stick(Q, P, epsilon)
         return d1 if compare(d1, d2) >= 0 else d2
@@ -64,6 +66,17 @@ class Mechanism:
     def check_value(self, value) -> Any:
         """Validate a query value for this mechanism (raise :class:`InvalidArgument`)."""
         return value
+
+    def check_pair(self, a, b) -> tuple:
+        """Both query values of a pair, validated; vectors (``input_kind = "vector"``, e.g.
+        the utilities of selection's candidates) must have the same length: a candidate
+        present on one side only would read as an infinite loss."""
+        a, b = self.check_value(a), self.check_value(b)
+        if self.input_kind == "vector" and len(a) != len(b):
+            raise InvalidArgument(
+                f"the query values {show_vector(a)} and {show_vector(b)} have different lengths "
+                f"({len(a)} and {len(b)}); {self.name} needs one entry per candidate in both")
+        return a, b
 
     # -- display -----------------------------------------------------------------------
     def describe(self) -> str:

@@ -49,7 +49,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._exppoly import ExpPoly, ExpPolyMechanism, log_ratio
 from exactdp.mechanisms._params import positive, shown
 from exactdp.mechanisms.distribution import Divergence
-from exactdp.mechanisms.mechanism import make_mechanism, register, show_vector  # noqa: F401 (doctests)
+from exactdp.mechanisms.mechanism import make_mechanism, register  # noqa: F401 (doctests)
 from exactdp.numeric.exact import to_exact
 
 __all__ = ["DEFAULT_MAX_CANDIDATES", "ExponentialMechanism", "PermuteAndFlip"]
@@ -98,13 +98,6 @@ class _Selection(ExpPolyMechanism):
     def check_value(self, value):
         return _utilities(value, self.max_candidates)
 
-    def _pair(self, a, b):
-        ua, ub = self.check_value(a), self.check_value(b)
-        if len(ua) != len(ub):
-            raise InvalidArgument(f"the utilities {show_vector(ua)} and {show_vector(ub)} have "
-                                  f"different numbers of candidates ({len(ua)} and {len(ub)}); give "
-                                  f"one utility per candidate in both")
-        return ua, ub
 
 
 class ExponentialMechanism(_Selection):
@@ -130,7 +123,7 @@ class ExponentialMechanism(_Selection):
     def epsilon(self, a, b) -> Divergence:
         """Exact: ``P(o)/Q(o) = exp(c(u_o - u'_o)) · Z'/Z``, so each direction peaks at the
         largest score change, and one exact comparison picks the direction."""
-        ua, ub = self._pair(a, b)
+        ua, ub = self.check_pair(a, b)
         top = max(max(ua), max(ub))
         za, zb = (sum(self._weights(u, top)[1:], self._weights(u, top)[0]) for u in (ua, ub))
         d = [x - y for x, y in zip(ua, ub)]
