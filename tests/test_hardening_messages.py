@@ -217,3 +217,23 @@ def test_no_underflow_note_for_subnormals_or_decimal(capsys, argv):
 ])
 def test_floats_binary_refusals_name_the_option(capsys, argv, fragment):
     assert fragment in refused(capsys, *argv, "--floats", "binary")
+
+
+# -- usage errors: one line for every command (argparse printed its usage block) -----------
+
+@pytest.mark.parametrize("argv, fragment", [
+    (("search", "--query", "sum", "--universe", "0..3", "--sizes", "0..2", "--budget", "abc"),
+     "exactdp search: error: argument --budget: invalid int value: 'abc'; see 'exactdp search --help'"),
+    (("account", "--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "2",
+      "--delta", "1e-6", "--max-slots", "x"), "exactdp account: error: argument --max-slots"),
+    (("floatsum", "--budget", "5"),
+     "exactdp floatsum: error: the following arguments are required: --model"),
+    (("bogus",), "exactdp: error: argument command: invalid choice: 'bogus'"),
+    ((), "exactdp: error: the following arguments are required: command; see 'exactdp --help'"),
+])
+def test_usage_errors_are_one_line(capsys, argv, fragment):
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err and "usage:" not in err, err

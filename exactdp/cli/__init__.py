@@ -71,11 +71,20 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (``exactdp <command>: error: <what>; see
+    'exactdp <command> --help'``) instead of the usage block; exit status 2 as before.
+    Sub-command parsers inherit it (``add_subparsers`` builds them with this class)."""
+
+    def error(self, message: str):
+        self.exit(BAD_INPUT, f"{self.prog}: error: {message}; see '{self.prog} --help'\n")
+
+
 def _parser(chosen: str | None = None):
     """The ``exactdp`` parser, with the real sub-parser of ``chosen`` (its module imported)
     and, for every other command, a stand-in that only carries its help line. Returns the
     parser and the chosen module (or None)."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="exactdp", epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Check differential-privacy claims (sensitivities, privacy parameters, "
                     "float sums) with exact arithmetic.")
