@@ -45,13 +45,16 @@ from exactdp.mechanisms._calibration import Calibration
 from exactdp.mechanisms._params import open_probability as probability
 from exactdp.mechanisms._params import positive, shown, stored_positive
 from exactdp.numeric.intervals import (
+    _exp_of_negative,
     _hi,
     _lo,
     _to_fraction,
     enclose,
+    erfcx,
     exact_interval,
     normal_cdf,
 )
+from exactdp.numeric.exact import show_exact
 from exactdp.numeric.rounding import float_at_least
 
 __all__ = ["classic_sigma", "analytic_sigma", "delta_of_sigma", "check_sigma", "epsilon_of_sigma"]
@@ -90,14 +93,35 @@ def classic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     )
 
 
+def _gap_and_sum(sigma: Fraction, eps: Fraction, sens: Fraction) -> tuple[Fraction, Fraction]:
+    """``x = b − a`` and ``s = a + b`` (a = Δ/(2σ), b = εσ/Δ), exact.
+
+    Exact, so ``x`` keeps its relative accuracy however large a and b are (both are about
+    sqrt(ε/2) near σ*: 10**1500 at ε = 1e3000, where a − b in intervals would need 5,000
+    bits just to see x ≈ 4)."""
+    a = sens / (2 * sigma)
+    b = eps * sigma / sens
+    return b - a, a + b
+
+
+def _scaled_tail(iv, x, s):
+    """An enclosure of ``e^ε·Φ(−s)`` as ``e^(−x²/2)·erfcx(s/√2)/2`` (x, s intervals of the
+    exact values of :func:`_gap_and_sum`).
+
+    Exact identity: s² − x² = 4ab = 2ε, so e^ε·e^(−s²/2) = e^(−x²/2), and
+    Φ(−s) = erfc(s/√2)/2 = e^(−s²/2)·erfcx(s/√2)/2. No e^ε is computed (mpmath's exp of
+    1e3000 does not finish), and both factors keep their relative accuracy."""
+    return _exp_of_negative(-(x * x) / 2) * erfcx(s / iv.sqrt(2)) / 2
+
+
 def _delta_fn(sigma: Fraction, eps: Fraction, sens: Fraction):
-    """``fn(iv)`` enclosing δ(σ) of the analytic characterization."""
+    """``fn(iv)`` enclosing δ(σ) = Φ(a − b) − e^ε·Φ(−a − b) of the analytic characterization,
+    computed as Φ(−x) − e^(−x²/2)·erfcx(s/√2)/2 (:func:`_scaled_tail`)."""
+    gap, total = _gap_and_sum(sigma, eps, sens)
 
     def fn(iv):
-        s, e, d = exact_interval(sigma), exact_interval(eps), exact_interval(sens)
-        a = d / (2 * s)
-        b = e * s / d
-        return normal_cdf(a - b) - iv.exp(e) * normal_cdf(-a - b)
+        x, s = exact_interval(gap), exact_interval(total)
+        return normal_cdf(-x) - _scaled_tail(iv, x, s)
 
     return fn
 
@@ -108,12 +132,11 @@ def _complement_fn(sigma: Fraction, eps: Fraction, sens: Fraction):
     A sum of two positive terms: no cancellation, so 1 − δ(σ) keeps its relative accuracy
     when δ(σ) is within 1e-19 (or 1e-1000) of 1, where δ(σ) itself would need that many
     bits just to differ from 1."""
+    gap, total = _gap_and_sum(sigma, eps, sens)
 
     def fn(iv):
-        s, e, d = exact_interval(sigma), exact_interval(eps), exact_interval(sens)
-        a = d / (2 * s)
-        b = e * s / d
-        return normal_cdf(b - a) + iv.exp(e) * normal_cdf(-a - b)
+        x, s = exact_interval(gap), exact_interval(total)
+        return normal_cdf(x) + _scaled_tail(iv, x, s)
 
     return fn
 
@@ -187,11 +210,32 @@ def _decide_private(sigma: Fraction, eps: Fraction, sens: Fraction, dlt: Fractio
 
 
 def _inputs(sigma, epsilon, sensitivity) -> tuple[Fraction, Fraction, Fraction]:
-    return (
+    s, eps, sens = (
         stored_positive(sigma, "sigma"),
         positive(epsilon, "epsilon"),
         positive(sensitivity, "sensitivity"),
     )
+    _check_sizes(sigma=(sigma, s), epsilon=(epsilon, eps), sensitivity=(sensitivity, sens))
+    return s, eps, sens
+
+
+MAX_INPUT_BITS = 40_000
+"""Largest numerator or denominator (in bits; about 12,000 digits) of σ, ε, δ or Δ taken:
+every number a command line reads (at most 4,000 digits and a power of ten up to 4,000)
+fits, and the work on such numbers stays in seconds."""
+
+
+def _check_sizes(**values) -> None:
+    """Refuse, before any work, an input whose numerator or denominator exceeds
+    :data:`MAX_INPUT_BITS` (``values``: name -> (as given, exact))."""
+    for name, (given, exact) in values.items():
+        bits = max(exact.numerator.bit_length(), exact.denominator.bit_length())
+        if bits > MAX_INPUT_BITS:
+            raise InvalidArgument(
+                f"{name}={shown(given)} has a numerator or denominator of {bits:,} bits, more than "
+                f"{MAX_INPUT_BITS:,} (about 12,000 digits); round it to a shorter number (the safe "
+                f"way for the guarantee you need) and try again"
+            )
 
 
 _TINY = Fraction(1, 2**1074)  # the smallest positive float64
@@ -256,6 +300,7 @@ def check_sigma(sigma, epsilon, delta, sensitivity=1) -> bool:
     """
     s, eps, sens = _inputs(sigma, epsilon, sensitivity)
     dlt = probability(delta, "delta")
+    _check_sizes(delta=(delta, dlt))
     verdict = _decide_private(s, eps, sens, dlt, max_prec=_MAX_PREC)
     if verdict is None:
         raise Undecided(
@@ -298,16 +343,42 @@ def _cancelled_bits(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fract
 
 
 def _cancelled_bits_at(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fraction) -> int:
+    gap, _ = _gap_and_sum(_to_fraction(sigma), eps, sens)
     with mpmath.workprec(64):
         d = _mp_of(sens)
         a = d / (2 * sigma)
-        x = a - _mp_of(eps) * sigma / d
+        x = -_mp_of(gap)  # a - b, from its exact value (a and b can be 1e1500)
         if dlt > Fraction(1, 2):
             return int(mpmath.ceil(2 * mpmath.log(2 + abs(x) + 2 * a, 2)))
         m = mpmath.ncdf(x)  # relative accuracy kept in the lower tail
         cancel = mpmath.log(m, 2) - mpmath.log(_mp_of(dlt), 2)
         guard = 2 * mpmath.log(2 + abs(x), 2)
         return max(0, int(mpmath.ceil(cancel))) + int(mpmath.ceil(guard))
+
+
+def _log2_of_inverse(p: Fraction) -> int:
+    """An integer at least log2(1/p) for 0 < p < 1 (from bit lengths)."""
+    return p.denominator.bit_length() - p.numerator.bit_length() + 1
+
+
+def _erfcx_mp(u: mpmath.mpf) -> mpmath.mpf:
+    """e^(u²)·erfc(u) for u > 0 in mpmath (an approximation, for the bisection only): directly
+    for u below 2**16 (mpmath's erfc keeps its relative accuracy), else 1/(√π·K(u)) from
+    Laplace's continued fraction, whose level n adds about log2(2u²/n) bits (a few hundred
+    levels at most; no e^(u²) of a u of 1e1500)."""
+    prec = mpmath.mp.prec
+    if u < 2**16:
+        with mpmath.workprec(prec + 16):
+            return mpmath.exp(u * u) * mpmath.erfc(u)
+    log2_two_u2 = 1 + 2 * float(mpmath.log(u, 2))
+    depth, bits = 8, 0.0
+    while bits < prec + 16:
+        depth += 1
+        bits += log2_two_u2 - math.log2(depth)
+    k = u
+    for j in range(depth, 0, -1):
+        k = u + mpmath.mpf(j) / 2 / k
+    return 1 / (mpmath.sqrt(mpmath.pi) * k)
 
 
 def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction) -> Fraction:
@@ -320,8 +391,9 @@ def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction) -> Fraction:
     itself rounds to 1 at any precision below log2(1/(1 − δ)) bits. The bracket is found
     by growing the step exponentially (σ* can be 1e299)."""
     complement = dlt > Fraction(1, 2)
-    with mpmath.workprec(2 * _MAX_PREC + 64):  # once: e^ε costs seconds at ε = 1e300
-        exp_eps = mpmath.exp(_mp_of(eps))
+    # |x| beyond this: Φ(−|x|) and e^(−x²/2) are below every δ and 1 − δ by far, so the sign
+    # is known without them (mpmath's exp of −1e5000 does not finish)
+    far = 2 * (max(_log2_of_inverse(dlt), _log2_of_inverse(1 - dlt)) + 4 * _MAX_PREC + 64)
 
     def excess(sigma, bits, extra=None):
         try:
@@ -335,13 +407,16 @@ def _approximate_root(eps: Fraction, dlt: Fraction, sens: Fraction) -> Fraction:
     def _excess(sigma, bits, extra=None):
         if extra is None:
             extra = _cancelled_bits(sigma, eps, dlt, sens)
+        gap, total = _gap_and_sum(_to_fraction(sigma), eps, sens)
+        if gap * gap > far:  # δ(σ) is 0 (x > 0) or 1 (x < 0) to far below δ and 1 − δ
+            return mpmath.mpf(-1 if gap > 0 else 1)
         with mpmath.workprec(min(bits + 32 + extra, 2 * _MAX_PREC)):
-            e, d = _mp_of(eps), _mp_of(sens)
-            a = d / (2 * sigma)
-            b = e * sigma / d
+            x, s = _mp_of(gap), _mp_of(total)
+            # e^ε·Φ(−s) = e^(−x²/2)·erfcx(s/√2)/2, as in _scaled_tail: no e^ε
+            tail = mpmath.exp(-x * x / 2) * _erfcx_mp(s / mpmath.sqrt(2)) / 2
             if complement:
-                return _mp_of(1 - dlt) - mpmath.ncdf(b - a) - exp_eps * mpmath.ncdf(-a - b)
-            return mpmath.ncdf(a - b) - exp_eps * mpmath.ncdf(-a - b) - _mp_of(dlt)
+                return _mp_of(1 - dlt) - mpmath.ncdf(x) - tail
+            return mpmath.ncdf(-x) - tail - _mp_of(dlt)
 
     full = _ROOT_BITS + 8
     with mpmath.workprec(full):
@@ -392,6 +467,7 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     eps = positive(epsilon, "epsilon")
     dlt = probability(delta, "delta")
     sens = positive(sensitivity, "sensitivity")
+    _check_sizes(epsilon=(epsilon, eps), delta=(delta, dlt), sensitivity=(sensitivity, sens))
     approx = _approximate_root(eps, dlt, sens)
     if approx > Fraction(1.7976931348623157e308):
         raise InvalidArgument(
@@ -415,6 +491,9 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
     smallest = False
     for _ in range(64):
         below = math.nextafter(f, 0.0)
+        if below == 0.0:  # f is the smallest positive float: no smaller sigma is a sigma
+            smallest = True
+            break
         verdict = _certified(Fraction(below), eps, sens, dlt, _MAX_PREC)
         if verdict is True:
             f = below
@@ -429,7 +508,7 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
             and _certified(hi, eps, sens, dlt, 424, start_prec=212) is True):
         exact = (lo, hi)
     elif smallest:
-        exact = (Fraction(math.nextafter(f, 0.0)), Fraction(f))
+        exact = (Fraction(math.nextafter(f, 0.0)), Fraction(f))  # (0, 2**-1074) at the bottom
     else:
         exact = (Fraction(0), Fraction(f))  # only what is certain
     return Calibration(
@@ -447,6 +526,39 @@ def analytic_sigma(epsilon, delta, sensitivity=1) -> Calibration:
 _EPSILON_STEPS = 80
 """Bisection steps of :func:`epsilon_of_sigma` (each halves the enclosure)."""
 
+_FLOAT_MAX = Fraction(1.7976931348623157e308)
+
+
+def _paper_epsilon(sigma: Fraction, dlt: Fraction, sens: Fraction) -> Fraction:
+    """An ε at which δ(σ, ε) ≤ δ is certain on paper, exact.
+
+    δ(σ) ≤ Φ(a − b) ≤ e^(−(b−a)²/2)/2 for b ≥ a (Chernoff), which is ≤ δ once b − a ≥ t
+    with t² ≥ 2·ln(1/(2δ)); the integer t = isqrt(2L) + 1 with L ≥ log2(1/δ) (from bit
+    lengths) is such a t, since 2·ln(1/(2δ)) < 2·L. And b − a ≥ t iff ε ≥ (t + Δ/(2σ))·Δ/σ."""
+    t = math.isqrt(2 * max(_log2_of_inverse(dlt), 0)) + 1
+    return (t + sens / (2 * sigma)) * sens / sigma
+
+
+def _beyond_floats(sigma, sensitivity, delta, lo: Fraction) -> InvalidArgument:
+    return InvalidArgument(
+        f"sigma={shown(sigma)} (sensitivity={shown(sensitivity)}, delta={shown(delta)}) is certified "
+        f"not private at epsilon={show_exact(lo, keep=24)}, and the smallest epsilon that is "
+        f"private lies above the largest float (about 1.8e308); use a larger sigma"
+    )
+
+
+def _split(lo: Fraction, hi: Fraction) -> Fraction:
+    """A point strictly inside (lo, hi): a power of two near the geometric mean while hi is
+    many times lo (so that a bracket [1e3000, 1e6000] narrows in a dozen steps), else the
+    midpoint."""
+    if lo > 0 and hi > 4 * lo:
+        k = (lo.numerator.bit_length() - lo.denominator.bit_length()
+             + hi.numerator.bit_length() - hi.denominator.bit_length()) // 2
+        mid = Fraction(2) ** k
+        if lo < mid < hi:
+            return mid
+    return (lo + hi) / 2
+
 
 def epsilon_of_sigma(sigma, delta, sensitivity=1) -> Calibration:
     """The smallest ε for which Gaussian noise ``sigma`` is (ε, δ)-DP (the inverse of
@@ -463,21 +575,27 @@ def epsilon_of_sigma(sigma, delta, sensitivity=1) -> Calibration:
     """
     s, _, sens = _inputs(sigma, 1, sensitivity)
     dlt = probability(delta, "delta")
+    _check_sizes(delta=(delta, dlt))
     if _certified(s, Fraction(0), sens, dlt, _MAX_PREC) is True:
         return Calibration("gaussian", "epsilon", {"sigma": s, "delta": dlt, "sensitivity": sens},
                            Fraction(0), 0.0, notes="private at epsilon = 0")
     lo, hi = Fraction(0), Fraction(1)
-    for _ in range(64):  # δ(σ, ε) -> 0 as ε grows: find a private ε
+    paper = _paper_epsilon(s, dlt, sens)
+    while True:  # δ(σ, ε) -> 0 as ε grows: find a private ε, at most the one proved on paper
+        hi = min(hi, paper)
         verdict = _certified(s, hi, sens, dlt, _MAX_PREC)
         if verdict is True:
             break
         if verdict is False:
             lo = hi
-        hi *= 4
-    else:  # pragma: no cover - 4**64 is beyond any Gaussian that is private at all
-        raise Undecided(f"no epsilon up to 4**64 is certified private for sigma={shown(sigma)}")
-    for _ in range(_EPSILON_STEPS):
-        mid = (lo + hi) / 2
+        if hi == paper:  # pragma: no cover - the paper bound is private with room to spare
+            raise Undecided(f"epsilon={show_exact(paper, keep=24)}, private on paper for sigma={shown(sigma)}, "
+                            f"could not be certified by intervals; pass a larger sigma")
+        hi = hi * 4 if hi < 2**16 else hi * hi  # squaring: ε* can be 1e6000 (sigma = 1e-3000)
+    if lo > _FLOAT_MAX:
+        raise _beyond_floats(sigma, sensitivity, delta, lo)
+    for _ in range(_EPSILON_STEPS + 64):  # at most about 14 geometric steps, then halving
+        mid = _split(lo, hi)
         verdict = _certified(s, mid, sens, dlt, _MAX_PREC)
         if verdict is None:
             break  # δ(σ, mid) equals δ to the working precision: the enclosure is as tight as it gets
@@ -487,6 +605,8 @@ def epsilon_of_sigma(sigma, delta, sensitivity=1) -> Calibration:
             lo = mid
         if hi - lo <= hi * Fraction(1, 2**60):
             break
+    if hi > _FLOAT_MAX:
+        raise _beyond_floats(sigma, sensitivity, delta, lo)
     return Calibration(
         "gaussian", "epsilon", {"sigma": s, "delta": dlt, "sensitivity": sens}, (lo, hi),
         float_at_least(hi),

@@ -28,7 +28,7 @@ Built on ``mpmath.iv`` (outward-rounded interval arithmetic). Public API (stable
 Enclosures of functions, each taking and returning ``iv`` intervals at the current
 ``iv`` precision and valid for every point of the argument interval:
 ``exp``, ``log``, ``log1p``, ``sqrt`` (mpmath's own, outward rounded), ``erf``,
-``erfc``, ``normal_cdf`` (Φ) and ``lgamma`` (Stirling's series with its rigorous
+``erfc``, ``erfcx`` (e^(x²)·erfc(x), x >= 0), ``normal_cdf`` (Φ) and ``lgamma`` (Stirling's series with its rigorous
 remainder bound).
 
 mpmath 1.3's ``iv.erf``/``iv.erfc``/``iv.ncdf`` do not work (``NoConvergence`` or
@@ -79,6 +79,7 @@ __all__ = [
     "sqrt",
     "erf",
     "erfc",
+    "erfcx",
     "normal_cdf",
     "lgamma",
     "interval_of_sympy",
@@ -435,6 +436,12 @@ def _erfc_cf_point(t):
     S-fraction consecutive convergents bracket K. Each convergent is evaluated in
     interval arithmetic and the hull of two consecutive ones is used.
     """
+    return _exp_of_negative(-iv.mpf(t) * iv.mpf(t)) / iv.sqrt(iv.pi) / _laplace_cf(t)
+
+
+def _laplace_cf(t):
+    """An enclosure of Laplace's continued fraction K(t) = e^(-t²)/(√π·erfc(t)) at a point
+    ``t >= _CF_THRESHOLD`` (see :func:`_erfc_cf_point`)."""
     t_iv = iv.mpf(t)
 
     def convergent(depth: int):
@@ -453,7 +460,37 @@ def _erfc_cf_point(t):
         if (hi - lo) <= target * lo or depth > 4096:
             break
         depth *= 2
-    return _exp_of_negative(-t_iv * t_iv) / iv.sqrt(iv.pi) / k_enc
+    return k_enc
+
+
+def _erfcx_point(t: mpmath.mpf):
+    """erfcx(t) = e^(t²)·erfc(t) at a point ``t >= 0``: 1/(√π·K(t)) from Laplace's continued
+    fraction where that is used for erfc (no e^(t²) of a huge t), else e^(t²)·erfc(t) (t
+    below max(3, prec/100): e^(t²) is moderate)."""
+    if _use_continued_fraction(t):
+        return 1 / (iv.sqrt(iv.pi) * _laplace_cf(t))
+    t_iv = iv.mpf(t)
+    return iv.exp(t_iv * t_iv) * _erfc_point(t)
+
+
+def erfcx(x):
+    """Enclosure of the scaled complementary error function e^(x²)·erfc(x) over an interval
+    ``x >= 0``.
+
+    erfcx is decreasing, so ``erfcx([a, b]) ⊆ [lower(erfcx(b)), upper(erfcx(a))]``. Far out
+    (x = 10**1500) it is about 1/(x√π), computed without e^(x²): ``e^ε·Φ(−s)`` of the
+    Gaussian mechanism is ``e^(−x²/2)·erfcx(s/√2)/2`` with ``s² − x² = 2ε``, and needs no
+    e^ε.
+    """
+    x = _as_interval(x)
+    a, b = _lo(x), _hi(x)
+    if a < 0:
+        raise InvalidArgument(f"x={x!r} reaches below 0; erfcx is enclosed for x >= 0 only")
+    if not mpmath.isfinite(b):
+        return iv.mpf([0, 1])
+    at_a = _erfcx_point(a)
+    at_b = at_a if a == b else _erfcx_point(b)
+    return iv.mpf([max(_lo(at_b), 0), min(_hi(at_a), 1)])
 
 
 def _use_continued_fraction(t) -> bool:

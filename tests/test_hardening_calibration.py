@@ -1,0 +1,108 @@
+"""Regression tests of the calibration / accountant hardening trial: each reproduction once
+hung, answered a vacuous bound quietly, or took no size budget.
+
+Reproductions that hung run in a child interpreter with a time limit (``outcomes_in_child``),
+so a regression fails instead of stalling the suite.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from exactdp.cli import main
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms import gaussian
+
+CLI = "import io, contextlib; from exactdp.cli import main"
+GAUSSIAN = "from exactdp.mechanisms import gaussian"
+
+
+def _quiet(argv, code):
+    """A call for ``outcomes_in_child``: ``main(argv)`` with its output swallowed, exiting ``code``."""
+    return (f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    code = main({argv!r})\n"
+            f"assert code == {code}, code")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _mp(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+# -- 2. the analytic Gaussian at epsilon = 1e3000 hung in iv.exp(epsilon) -----------------
+
+
+def test_2_huge_epsilon_gaussian_calls_return_in_a_child(outcomes_in_child):
+    # each of these hung (mpmath's exp of 1e3000, in C: no signal stops it), so every value
+    # is checked in the child
+    setup = GAUSSIAN + "; import mpmath; from fractions import Fraction"
+    calls = [
+        # sigma* = 1/(sqrt(2 eps + x**2) - x), x about 4.3: 1/sqrt(2 eps) to 1e-1499 relative, far
+        # below every float; the smallest positive float is the smallest sigma there is
+        "r = gaussian.analytic_sigma('1e3000', '1e-5')\n"
+        "assert r.safe_float == 5e-324 and r.extra['smallest'] is True\n"
+        "lo, hi = r.exact\n"
+        "with mpmath.workprec(12000):\n"
+        "    ref = 1 / mpmath.sqrt(2 * mpmath.mpf(10) ** 3000)\n"
+        "    mp = lambda x: mpmath.mpf(x.numerator) / x.denominator\n"
+        "    assert mp(lo) <= ref <= mp(hi) <= ref * (1 + mpmath.mpf(2) ** -80)",
+        "assert gaussian.check_sigma(5e-324, '1e3000', '1e-5') is True",
+        # 0.7e-1500 < sigma*: a - b is about 1.4e1498, delta(sigma) about 1
+        "assert gaussian.check_sigma('0.7e-1500', '1e3000', '1e-5') is False",
+        "assert gaussian.check_sigma('0.7072e-1500', '1e3000', '1e-5') is True",
+        "r = gaussian.delta_of_sigma('1', '1e3000')\n"
+        "assert r.exact == (0, Fraction(1, 2**1074)) and r.safe_float == 5e-324",
+        "assert gaussian.analytic_sigma('9999e3996', '0.999999').safe_float == 5e-324",
+        "assert gaussian.analytic_sigma('1e1000', '1e-5', '1e-3000').safe_float == 5e-324",
+        "assert gaussian.analytic_sigma('1e600', '1e-5').safe_float == 7.071067811865476e-301",
+    ]
+    assert outcomes_in_child(setup, calls, 120) == ["returned"] * len(calls)
+    cli = [_quiet(["calibrate", "gaussian-analytic", "--epsilon", "1e3000", "--delta", "1e-5"], 0),
+           _quiet(["calibrate", "gaussian-analytic", "--epsilon", "1e3000", "--delta", "1e-5",
+                   "--sensitivity", "1e-3000"], 0)]
+    assert outcomes_in_child(CLI, cli, 60) == ["returned"] * len(cli)
+
+
+def test_2_epsilon_of_sigma_beyond_the_floats_is_refused_in_one_line(hang_guard):
+    # sigma = 1e-3000 is private only from about epsilon = 5e5999 on: it said
+    # "no epsilon up to 4**64 is certified private" (Undecided)
+    with hang_guard(60), pytest.raises(InvalidArgument,
+                                       match=r"sigma='1e-3000'.*largest float.*use a larger sigma") as e:
+        gaussian.epsilon_of_sigma("1e-3000", "1e-5")
+    assert "\n" not in str(e.value)
+    # sigma = 1e-154: epsilon* is about 5e307, a float; found by squaring the bracket
+    with hang_guard(60):
+        r = gaussian.epsilon_of_sigma("1e-154", "1e-5")
+    lo, hi = r.exact
+    assert lo < Fraction(5 * 10**307) < hi and Fraction(r.safe_float) >= hi
+
+
+def test_2_inputs_beyond_the_size_budget_are_refused(outcomes_in_child):
+    # epsilon = 10**13000 (a Fraction through the API, past what a command line reads) hung
+    setup = GAUSSIAN + "; from fractions import Fraction; huge = Fraction(10**13000)"
+    calls = ["gaussian.analytic_sigma(huge, '1e-5')",
+             "gaussian.check_sigma(1.0, '1', 1 / huge)",
+             "gaussian.delta_of_sigma(1.0, huge)",
+             "gaussian.epsilon_of_sigma(1.0, '1e-5', huge)"]
+    assert outcomes_in_child(setup, calls, 60) == ["InvalidArgument"] * len(calls)
+    with pytest.raises(InvalidArgument, match=r"epsilon=.*has a numerator or denominator of 43,186 bits, "
+                                              r"more than 40,000.*round it"):
+        gaussian.analytic_sigma(Fraction(10**13000), "1e-5")
+
+
+def test_2_the_smallest_positive_float_is_called_the_smallest(capsys):
+    # sigma* = 3.7e-3000: 5e-324 is certified, and no positive float is below it (it said "at
+    # most one float above the smallest": its predecessor 0.0 was left undecided)
+    code, out, err = run(capsys, "calibrate", "gaussian-analytic", "--epsilon", "1", "--delta", "1e-5",
+                         "--sensitivity", "1e-3000")
+    assert code == 0, err
+    assert "safe float 5e-324  (smallest float whose delta is certified <= 1e-5)" in out
