@@ -106,3 +106,79 @@ def test_2_the_smallest_positive_float_is_called_the_smallest(capsys):
                          "--sensitivity", "1e-3000")
     assert code == 0, err
     assert "safe float 5e-324  (smallest float whose delta is certified <= 1e-5)" in out
+
+
+# -- 3. account: the Gaussian delta(epsilon) at epsilon = 1e4000 took 40 s (iv.exp(epsilon)) --
+
+
+def test_3_gaussian_delta_at_a_huge_epsilon_is_enclosed_at_once(outcomes_in_child):
+    setup = "from exactdp.mechanisms.accountant import account; from fractions import Fraction"
+    calls = [
+        # delta(eps) <= Phi(-(eps/mu - mu/2)): about exp(-1e8000/100), far below 2**-(2**22)
+        "r = account('gaussian', 50, epsilon='1e4000', params={'sigma': 1})\n"
+        "assert r.delta_lower == 0 and 0 < r.delta_upper <= Fraction(1, 2**(2**22))",
+        "r = account('gaussian', 50, epsilon='1e4000', params={'sigma': '1e-300'})\n"
+        "assert r.delta_lower == 0 and 0 < r.delta_upper <= Fraction(1, 2**(2**22))",
+    ]
+    assert outcomes_in_child(setup, calls, 20) == ["returned"] * len(calls)
+
+
+def test_3_lattice_delta_at_or_above_the_largest_loss_is_exactly_zero():
+    from exactdp.mechanisms.accountant import account
+
+    # the composed loss never exceeds k * sensitivity/scale = 10: delta(10) = 0 exactly (it was
+    # [0, 6e-306], the slack of the lattice)
+    for eps in ("10", "1e4000"):
+        r = account("discrete-laplace", 100, epsilon=eps, params={"scale": 10})
+        assert r.delta_lower == r.delta_upper == 0 and r.width_met
+    r = account("randomized-response", 100, epsilon=110, params={"p": "3/4"})  # 100 log 3 < 110
+    assert r.delta_upper == 0
+
+
+# -- 4. account answered epsilon in [0, inf] at exit 0 ------------------------------------
+
+
+def test_4_discrete_laplace_at_delta_1e_minus_400_is_bracketed_by_its_largest_loss():
+    from exactdp.mechanisms.accountant import account
+
+    # delta(eps) = 0 from eps = k/scale = 100 on, and P[L = 100] = (1/(1 + e^-0.1))**1000 is
+    # about 1e-280: epsilon(1e-400) is just below 100
+    r = account("discrete-laplace", 1000, delta="1e-400", params={"scale": 10})
+    assert r.epsilon_upper == 100 and r.width_met
+    assert Fraction(99999999, 10**6) < r.epsilon_lower < 100
+
+
+def test_4_gaussian_with_a_tiny_mu_gets_a_certified_upper_end():
+    from exactdp.mechanisms.accountant import account
+
+    r = account("gaussian", 50, delta="1e-4000", params={"sigma": "1e4000"})
+    assert r.epsilon_lower == 0 and not isinstance(r.epsilon_upper, float)
+    b = r.epsilon_upper
+    assert 0 < b < Fraction(1, 10**3996)
+    # independently: delta(b) <= Phi(-x) <= phi(x)/x (Mills), x = b/mu - mu/2, mu**2 = 50e-8000
+    with mpmath.workprec(200):
+        mu = mpmath.sqrt(50 * mpmath.mpf(10) ** -8000)
+        x = _mp(b) / mu - mu / 2
+        log_mills = -x * x / 2 - mpmath.log(x * mpmath.sqrt(2 * mpmath.pi))
+        assert log_mills < -4000 * mpmath.log(10) - mpmath.mpf(2) ** -100
+
+
+def test_4_nothing_certified_is_loud_and_exits_1(capsys):
+    code, out, err = run(capsys, "account", "--mechanism", "discrete-gaussian", "--param", "sigma=1",
+                         "--k", "2", "--delta", "1e-400")
+    assert code == 1
+    assert "epsilon in [0, inf]" in out and "NOTHING CERTIFIED" in out
+    assert err.count("\n") == 1 and "NOTHING CERTIFIED" in err and "use a larger delta" in err
+    code, out, err = run(capsys, "account", "--mechanism", "discrete-gaussian", "--param", "sigma=1",
+                         "--k", "2", "--delta", "1e-400", "--json")
+    assert code == 1 and '"certified": "nothing"' in out
+    # an answer that is bracketed still exits 0
+    code, out, err = run(capsys, "account", "--mechanism", "discrete-laplace", "--param", "scale=10",
+                         "--k", "1000", "--delta", "1e-400")
+    assert code == 0 and "epsilon in [99.99999990" in out and err == ""
+
+
+def test_4_help_epilog_documents_exit_1():
+    from exactdp.cli.account import _DESCRIPTION, _EPILOG
+
+    assert "NOTHING" in _DESCRIPTION and "exit 1 without a --check" in _EPILOG

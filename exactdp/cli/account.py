@@ -4,6 +4,7 @@ composed mechanisms (see :mod:`exactdp.mechanisms.accountant`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
@@ -39,7 +40,9 @@ below the certified lower bound it UNDERESTIMATES (violated), at or above the up
 it HOLDS (conservative), inside it is UNDECIDED at this width.
 
 Exit status: 0 done (and a --check number holds); 1 a --check number underestimates or
-cannot be decided; 2 bad input or a refused budget (one line on stderr)."""
+cannot be decided, or NOTHING was certified (epsilon only in [0, inf], delta only in
+[0, 1]: the enclosure is the trivial one; a line on stderr says so, and "certified":
+"nothing" is in the JSON); 2 bad input or a refused budget (one line on stderr)."""
 
 _EPILOG = """\
 examples:
@@ -48,7 +51,10 @@ examples:
   exactdp account --mechanism gaussian --param sigma=2 --k 50 --epsilon 1
   exactdp account --mechanism randomized-response --param p=3/4 --k 10 --delta 1e-6 --check 10.9
   exactdp account --mechanism discrete-laplace --param scale=10 \\
-                  --mechanism discrete-gaussian --param sigma=3 --k 20 --delta 1e-5"""
+                  --mechanism discrete-gaussian --param sigma=3 --k 20 --delta 1e-5
+
+exit 1 without a --check: nothing was certified (epsilon in [0, inf] or delta in [0, 1]),
+e.g. a delta below what the working precision resolves for a discrete Gaussian."""
 
 
 class _MechanismAction(argparse.Action):
@@ -118,6 +124,13 @@ def run(args) -> int:
     checked = result.check(published) if published is not None else None
     payload = result.to_dict() if checked is None else {**result.to_dict(), "check": checked.to_dict()}
     print_report(args, payload, str(result) if checked is None else f"{result}\n  check: {checked.message()}")
+    if result.vacuous:  # as loud as an undecided verdict: the trivial enclosure is no answer
+        other = "delta" if result.quantity == "epsilon" else "epsilon"
+        trivial = "[0, inf]" if result.quantity == "epsilon" else "[0, 1]"
+        print(f"exactdp account: NOTHING CERTIFIED: {result.quantity}({other}) is only known to lie in "
+              f"{trivial} at the largest precision tried ({result.bits} bits); use a larger {other}, a "
+              f"smaller k, or other parameters", file=sys.stderr)
+        return CLAIM_FAILED
     if checked is None:
         return OK
     return OK if checked.ok else CLAIM_FAILED

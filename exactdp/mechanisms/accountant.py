@@ -64,7 +64,9 @@ from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative, positive, probability, shown
 from exactdp.numeric.exact import show_exact, to_exact
-from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions, normal_cdf
+from exactdp.numeric.intervals import (
+    _exp_of_negative, enclose, erf, erfcx, exact_interval, interval_to_fractions, normal_cdf,
+)
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 
 __all__ = [
@@ -466,12 +468,20 @@ class _GaussianEvaluator:
         self.mu2, self.prec = mu2, prec
 
     def __call__(self, eps: Fraction) -> tuple[Fraction, Fraction]:
+        """``delta(eps) = Phi(-x) - e^eps Phi(-s)`` with ``x = eps/mu - mu/2``, ``s = eps/mu + mu/2``,
+        enclosed as ``Phi(-x) - e^(-x**2/2) erfcx(s/sqrt 2)/2`` (exact: ``s**2 - x**2 = 2 eps``, so no
+        ``e^eps`` is computed: ``iv.exp(1e4000)`` took 40 s); at ``eps = 0`` as ``erf(mu/(2 sqrt 2))``,
+        which keeps its relative accuracy for a tiny ``mu`` (``Phi(mu/2) - Phi(-mu/2)`` cancels)."""
         mu2 = self.mu2
 
         def fn(iv):
             mu = iv.sqrt(exact_interval(mu2))
+            if eps == 0:
+                return erf(mu / (2 * iv.sqrt(2)))
             e = exact_interval(eps)
-            return normal_cdf(mu / 2 - e / mu) - iv.exp(e) * normal_cdf(-mu / 2 - e / mu)
+            x = e / mu - mu / 2
+            s = e / mu + mu / 2
+            return normal_cdf(-x) - _exp_of_negative(-(x * x) / 2) * erfcx(s / iv.sqrt(2)) / 2
 
         return interval_to_fractions(enclose(fn, prec=self.prec), within=(Fraction(0), Fraction(1)))
 
@@ -586,6 +596,14 @@ class AccountResult:
                                  f"{self.quantity}_lower/{self.quantity}_upper")
         return value
 
+    @property
+    def vacuous(self) -> bool:
+        """True when nothing beyond the trivial was certified: ``epsilon`` in ``[0, inf]`` or
+        ``delta`` in ``[0, 1]`` (the command line exits 1 on it, as on an undecided check)."""
+        if self.quantity == "epsilon":
+            return self.lower == 0 and isinstance(self.upper, float)
+        return self.lower == 0 and self.upper == 1
+
     def relative_width(self) -> Fraction | float:
         if isinstance(self.upper, float):
             return math.inf
@@ -645,6 +663,8 @@ class AccountResult:
         }
         if self.notes:
             out["notes"] = self.notes
+        if self.vacuous:
+            out["certified"] = "nothing"
         return out
 
     def __str__(self) -> str:
@@ -746,13 +766,63 @@ def _check_width(width) -> Fraction:
     return w
 
 
+_GALLOP_FROM = 64
+"""``epsilon(delta)`` below ``b / 2**_GALLOP_FROM`` (``b`` the upper end) is searched by powers of
+two before the halving: at sigma = 1e4000 it is near 1e-3997 with ``b`` about 331."""
+
+_GALLOP_MAX = 1 << 22
+
+
+def _approach_zero(evaluate, delta: Fraction, b: Fraction):
+    """For a bracket ``[0, b]``: when ``delta(b / 2**64) <= delta`` is certified, the smallest
+    ``b / 2**j`` (to a factor of 2) still certified, found by doubling ``j`` and then bisecting
+    on ``j``, with the lower end ``b / 2**j`` if one is certified above ``delta`` (else 0).
+    Returns ``(a, b, stuck)``: ``stuck`` when the search ended at an undecided point (the
+    halving after it could not get further). Otherwise ``(0, b, False)``, unchanged."""
+    lo, hi = evaluate(b / 2**_GALLOP_FROM)
+    if hi > delta:
+        return Fraction(0), b, False
+    good = _GALLOP_FROM  # b / 2**good is certified <= delta
+    bad = None  # b / 2**bad is certified above delta or undecided
+    certified_above = False
+    j = 2 * _GALLOP_FROM
+    while j <= _GALLOP_MAX:
+        lo, hi = evaluate(b / 2**j)
+        if hi <= delta:
+            good, j = j, 2 * j
+            continue
+        bad, certified_above = j, lo > delta
+        break
+    if bad is None:  # below b / 2**(2**22): the answer is that small (an upper end is all that matters)
+        return Fraction(0), b / 2**good, True
+    while bad - good > 1:
+        j = (good + bad) // 2
+        lo, hi = evaluate(b / 2**j)
+        if hi <= delta:
+            good = j
+        else:
+            bad, certified_above = j, lo > delta
+    upper = b / 2**good
+    if certified_above:
+        return b / 2**bad, upper, False
+    return Fraction(0), upper, True
+
+
 def _bisect(evaluate, delta: Fraction, a: Fraction, b: Fraction, width: Fraction):
     """Narrow ``[a, b]`` (``delta(a) > delta`` and ``delta(b) <= delta`` certified) to a
     relative width ``<= width``. Returns ``(a, b, met)``; ``met`` False when a midpoint was
-    undecided at this precision."""
+    undecided at this precision. From ``a = 0`` an answer far below ``b`` is first approached
+    by powers of two (:func:`_approach_zero`)."""
+    if a == 0 and b > 0 and b - a > width * b:
+        a, b, stuck = _approach_zero(evaluate, delta, b)
+        if stuck:
+            return a, b, False
     while b - a > width * b:
         span = b - a
-        bits = max(8, -math.floor(math.log2(span)) + 8) if span < 1 else 8
+        if span < Fraction(1, 2**1000):  # math.log2 of a Fraction this small: 0.0, a domain error
+            bits = span.denominator.bit_length() - span.numerator.bit_length() + 9
+        else:
+            bits = max(8, -math.floor(math.log2(span)) + 8) if span < 1 else 8
         m = Fraction(round((a + b) / 2 * 2**bits), 2**bits)
         if not a < m < b:
             m = (a + b) / 2
@@ -850,6 +920,12 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
         lo, hi = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)
         met = isinstance(hi, float) or hi - lo <= w * hi
         return result(lo, hi, met, 0, 0, "delta = 0: the sum of the pure epsilons")
+    if kind == "lattice" and quantity == "delta":
+        top = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)[1]
+        if not isinstance(top, float) and given >= top:  # no loss exceeds the sum of the pure epsilons
+            return result(Fraction(0), Fraction(0), True, 0, 0,
+                          "epsilon is at least the largest total loss (the sum of the pure epsilons): "
+                          "delta = 0 exactly")
     if kind == "lattice":
         refuse_above(_estimate_slots(scaled, k, _START_BITS), max_slots,
                      what=f"lattice points in the privacy-loss distribution of k={k:,} compositions",
@@ -864,6 +940,11 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                      what=f"bits of working precision for mu**2 = k*(sensitivity/sigma)**2 ~ 2^{mag}",
                      hint="use a larger sigma or a smaller k")
         bits = 64 + max(0, mag)
+    pure_upper = None  # lattice: the largest total loss, where delta(eps) = 0 exactly
+    if kind == "lattice" and quantity == "epsilon":
+        pure_upper = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)[1]
+        if isinstance(pure_upper, float):
+            pure_upper = None
     bracket = None
     slots = 0
     while True:
@@ -883,20 +964,61 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
             if hi - lo <= w * hi or bits >= limit:
                 return result(lo, hi, hi - lo <= w * hi, bits, slots)
         else:
-            found = _epsilon_step(evaluate, given, w, bracket, kind)
+            found = _epsilon_step(evaluate, given, w, bracket, kind, pure_upper)
             if found is not None:
                 a, b, met, bracket = found
                 if met:
                     return result(a, b, True, bits, slots)
             if bits >= limit:
                 if bracket is None:
-                    return result(Fraction(0), math.inf, False, bits, slots,
-                                  "not bracketed at the largest precision tried")
+                    upper = _upper_end_only(evaluate, given, w, kind, pure_upper)
+                    if upper is None:
+                        return result(Fraction(0), math.inf, False, bits, slots, _not_bracketed(given, bits))
+                    return result(upper[0], upper[1], False, bits, slots,
+                                  f"delta(0) could not be certified above delta={_approx(given)} at "
+                                  f"{bits} bits, so the lower end is only the trivial 0; the upper end "
+                                  f"is certified")
                 return result(bracket[0], bracket[1], False, bits, slots)
         bits = min(2 * bits, limit)
 
 
-def _epsilon_step(evaluate, delta: Fraction, w: Fraction, bracket, kind: str):
+def _certified_upper_end(evaluate, delta: Fraction, kind: str, pure_upper) -> Fraction | None:
+    """An ``eps`` with ``delta(eps) <= delta`` certified, or None.
+
+    Lattice: the largest loss held, when the enclosure there is at most ``delta``; else the
+    largest total loss ``pure_upper`` (the sum of the pure epsilons), where ``delta(eps) = 0``
+    exactly: the composed loss never exceeds it, so ``(1 - e^(eps - L))_+`` vanishes. (A
+    ``delta`` below the lattice's resolution, 1e-400 at 1,024 bits, is never certified by the
+    enclosure.) Gaussian: :meth:`_GaussianEvaluator.epsilon_above`, when the enclosure there
+    confirms it."""
+    if kind == "lattice":
+        b = evaluate.top_loss_upper()
+        if evaluate(b)[1] <= delta:
+            return b
+        return pure_upper
+    b = evaluate.epsilon_above(delta)
+    return b if evaluate(b)[1] <= delta else None
+
+
+def _upper_end_only(evaluate, delta: Fraction, w: Fraction, kind: str, pure_upper):
+    """``(0, b)`` with ``b`` a certified upper end of ``epsilon(delta)``, narrowed by bisection,
+    when ``delta(0) > delta`` could not be certified (``0`` is always a lower end); or None."""
+    b = _certified_upper_end(evaluate, delta, kind, pure_upper)
+    if b is None:
+        return None
+    a, b, _ = _bisect(evaluate, delta, Fraction(0), b, w)
+    return a, b
+
+
+def _not_bracketed(delta: Fraction, bits: int) -> str:
+    """The note of an ``epsilon(delta)`` result that is not even bracketed (``[0, inf]``)."""
+    return (f"NOTHING CERTIFIED: no epsilon was certified to have delta(epsilon) <= {_approx(delta)} at "
+            f"{bits} bits (the enclosures resolve probabilities only to about 2**-{bits}, and no largest "
+            f"loss is known for these mechanisms), so [0, inf] is only the trivial enclosure; use a larger "
+            f"delta or a smaller k")
+
+
+def _epsilon_step(evaluate, delta: Fraction, w: Fraction, bracket, kind: str, pure_upper=None):
     """One precision level of the epsilon(delta) search; ``None`` when not even bracketed."""
     if bracket is None:
         lo0, hi0 = evaluate(Fraction(0))
@@ -906,8 +1028,8 @@ def _epsilon_step(evaluate, delta: Fraction, w: Fraction, bracket, kind: str):
             return None
         a = Fraction(0)
         if kind == "lattice":
-            b = evaluate.top_loss_upper()
-            if evaluate(b)[1] > delta:
+            b = _certified_upper_end(evaluate, delta, kind, pure_upper)
+            if b is None:
                 return None
         else:  # an upper end proven in advance; not certified here: more precision is needed
             b = evaluate.epsilon_above(delta)
