@@ -182,3 +182,26 @@ def test_4_help_epilog_documents_exit_1():
     from exactdp.cli.account import _DESCRIPTION, _EPILOG
 
     assert "NOTHING" in _DESCRIPTION and "exit 1 without a --check" in _EPILOG
+
+
+# -- 5. decimal_at_least(1/3, digits=10**9) was accepted (a billion-digit division) --------
+
+
+@pytest.mark.parametrize("name", ["decimal_at_least", "decimal_at_most"])
+def test_5_decimal_digits_above_the_budget_are_refused(outcomes_in_child, name):
+    from exactdp.numeric import rounding
+
+    # in a child: before the cap this divided to a billion digits
+    setup = "from fractions import Fraction; from exactdp.numeric import rounding"
+    call = f"rounding.{name}(Fraction(1, 3), digits=10**9)"
+    assert outcomes_in_child(setup, [call], 30) == ["InvalidArgument"]
+    fn = getattr(rounding, name)
+    with pytest.raises(InvalidArgument, match=r"digits=1000000000 is more than 100,000 significant digits "
+                                              r".the most shown.; ask for fewer digits") as e:
+        fn(Fraction(1, 3), digits=10**9)
+    assert "\n" not in str(e.value)
+    with pytest.raises(InvalidArgument, match="digits=100001 is more than 100,000"):
+        fn(Fraction(1, 3), 100_001)
+    text = str(fn(Fraction(1, 3), rounding.MAX_DECIMAL_DIGITS))
+    assert text.startswith("0.3333") and len(text) == 100_002
+    assert text.endswith("4" if name == "decimal_at_least" else "3")

@@ -9,7 +9,7 @@ Public API (stable):
 ``decimal_at_least(x, digits) -> Decimal`` / ``decimal_at_most(x, digits) -> Decimal``
     The smallest (largest) Decimal with at most ``digits`` significant digits ``>= x``
     (``<= x``): what to *display* for a parameter that must not be understated
-    (overstated).
+    (overstated). ``digits`` is at most ``MAX_DECIMAL_DIGITS`` (100,000).
 ``exact_decimal_context(prec=...) -> decimal.Context``
     A context that traps ``Inexact``: any rounding raises instead of happening silently.
 ``ceiling_context(prec)`` / ``floor_context(prec)``
@@ -64,6 +64,7 @@ __all__ = [
     "float_at_most",
     "decimal_at_least",
     "decimal_at_most",
+    "MAX_DECIMAL_DIGITS",
     "exact_decimal_context",
     "ceiling_context",
     "floor_context",
@@ -296,10 +297,20 @@ def exact_decimal_context(prec: int = 1000) -> decimal.Context:
     return ctx
 
 
+MAX_DECIMAL_DIGITS = 100_000
+"""Most significant digits :func:`decimal_at_least` / :func:`decimal_at_most` produce (checked
+before any work: ``digits=10**9`` would build a billion-digit number)."""
+
+
 def _check_digits(digits: object) -> int:
     if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
         raise InvalidArgument(
             f"digits={digits!r} is not a positive integer; pass the number of significant digits to show"
+        )
+    if digits > MAX_DECIMAL_DIGITS:
+        raise InvalidArgument(
+            f"digits={digits!r} is more than {MAX_DECIMAL_DIGITS:,} significant digits (the most shown); "
+            f"ask for fewer digits, or keep the exact value (a Fraction) instead of a Decimal"
         )
     return int(digits)
 
