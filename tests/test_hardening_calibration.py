@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactdp.cli import main
 from exactdp.errors import InvalidArgument
@@ -36,6 +38,84 @@ def run(capsys, *argv):
 
 def _mp(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
+
+
+# -- 1. zcdp-to-approx at rho = 1e-20 printed "safe float 0.0" without saying why ------------
+#
+# 0.0 is right: the CKS bound at the alpha found (about 1e6) is about -1e-6, and (eps, delta)-DP
+# with eps < 0 implies (0, delta)-DP. Independently, rho-zCDP bounds KL by rho, so the total
+# variation is at most sqrt(rho/2) = 7.1e-11 <= delta (Pinsker): (0, 1e-6)-DP holds outright.
+# The Bun-Steinke 7.4e-10 is a looser upper bound, not the truth.
+
+
+def _cks_reference(rho: Fraction, delta: Fraction, alpha: Fraction):
+    """An mpmath interval of the CKS bound at alpha = 1 + t, written independently of
+    exactdp (log(t/(1 + t)) and log(1 + t) at a precision past t's bits and rho's)."""
+    t = alpha - 1
+    bits = max(t.numerator.bit_length(), t.denominator.bit_length(),
+               rho.numerator.bit_length(), rho.denominator.bit_length(),
+               delta.denominator.bit_length())
+    iv = mpmath.iv
+    saved = iv.prec
+    iv.prec = 2 * bits + 256
+    try:
+        tt = iv.mpf(t.numerator) / t.denominator
+        r = iv.mpf(rho.numerator) / rho.denominator
+        d = iv.mpf(delta.numerator) / delta.denominator
+        one = iv.mpf(1)
+        value = (one + tt) * r + (-iv.log(d) + tt * iv.log(tt / (one + tt)) - iv.log(one + tt)) / tt
+        return value
+    finally:
+        iv.prec = saved
+
+
+def _ends(value) -> tuple[Fraction, Fraction]:
+    from exactdp.numeric.intervals import interval_to_fractions
+
+    return interval_to_fractions(value)
+
+
+def _check_cks(rho: Fraction, delta: Fraction) -> None:
+    from exactdp.mechanisms.zcdp import epsilon_of_rho
+
+    r = epsilon_of_rho(rho, delta)
+    if r.extra["method"] != "cks":  # the documented fallback: Bun-Steinke, checked elsewhere
+        return
+    ref_lo, ref_hi = _ends(_cks_reference(rho, delta, r.extra["alpha"]))
+    lo, hi = r.exact
+    safe = Fraction(r.safe_float)
+    if ref_hi <= 0:  # negative at alpha: 0 exactly
+        assert lo == hi == 0 and r.safe_float == 0.0 and r.extra.get("negative_at_alpha")
+        return
+    assert ref_lo > 0, (rho, delta)  # never within 2**-(2*bits + 256) of 0 here
+    assert lo <= ref_lo and ref_hi <= hi, (rho, delta, lo, hi)  # the enclosure contains it
+    assert safe >= ref_hi >= ref_lo, (rho, delta)  # never below the exact value
+
+
+_LOG10_RHO = st.one_of(st.floats(-300, -15), st.floats(15, 300), st.floats(-15, 15))
+
+
+@settings(max_examples=2500, deadline=None)
+@given(_LOG10_RHO, st.integers(1, 99), st.floats(-300, -0.01), st.integers(1, 9))
+def test_1_cks_safe_float_never_below_an_independent_reference(log10_rho, rho_digits, log10_delta, delta_digit):
+    exponent = int(math.floor(log10_rho))
+    rho = Fraction(rho_digits, 10) * (Fraction(10) ** exponent)
+    delta = Fraction(delta_digit, 10) * (Fraction(10) ** int(math.floor(log10_delta)))
+    _check_cks(rho, delta)
+
+
+@pytest.mark.parametrize("rho", ["1e-20", "1e-100", "1e-300", "1e-3000"])
+def test_1_tiny_rho_answers_zero_and_says_why(capsys, rho):
+    from exactdp.mechanisms.zcdp import epsilon_of_rho
+
+    r = epsilon_of_rho(rho, "1e-6")
+    assert r.safe_float == 0.0 and r.exact == (0, 0) and r.extra["negative_at_alpha"] is True
+    ref_lo, ref_hi = _ends(_cks_reference(Fraction(rho), Fraction(1, 10**6), r.extra["alpha"]))
+    assert ref_hi < 0  # the CKS bound at that alpha, computed independently, is negative
+    assert Fraction(rho) / 2 <= Fraction(1, 10**6) ** 2  # Pinsker: TV <= sqrt(rho/2) <= delta
+    code, out, err = run(capsys, "calibrate", "zcdp-to-approx", "--rho", rho, "--delta", "1e-6")
+    assert code == 0 and "safe float 0.0" in out
+    assert "negative, and (epsilon, delta)-DP with epsilon < 0 implies (0, delta)-DP" in out
 
 
 # -- 2. the analytic Gaussian at epsilon = 1e3000 hung in iv.exp(epsilon) -----------------

@@ -171,6 +171,9 @@ def _text(args, result: Calibration, payload: dict) -> str:
     elif args.mechanism == "zcdp-to-approx":
         note = "Bun-Steinke bound, rounded up"
     lines.append(f"  safe float {payload[key]}  ({note})")
+    if result.extra.get("negative_at_alpha"):  # 0.0 is exact here, not an understated epsilon
+        lines.append("  note       the CKS bound at this alpha is negative, and (epsilon, delta)-DP with "
+                     "epsilon < 0 implies (0, delta)-DP: epsilon = 0 holds exactly (not rounded down)")
     if floats_note(args) is not None:
         lines.append(f"  {floats_note(args)}")
     return "\n".join(lines)

@@ -198,16 +198,25 @@ def _cks_result(r: Fraction, dlt: Fraction, a: Fraction) -> Calibration:
     lo, hi = interval_to_fractions(enclose(fn, prec=prec))
     # For large δ the bound can be negative; (ε, δ)-DP with ε < 0 implies (0, δ)-DP, and a
     # negative ε means nothing to a user: report max(0, bound), as Steinke's cdp_eps does.
+    # A tiny rho gives one too (rho = 1e-20, delta = 1e-6: about -1e-6 at alpha = 1e6): then 0 is
+    # exact, not an underestimate; Pinsker agrees whenever sqrt(rho/2) <= delta (total variation).
+    negative = hi < 0
     lo, hi, safe = max(lo, Fraction(0)), max(hi, Fraction(0)), max(safe, 0.0)
+    notes = ("Canonne-Kamath-Steinke 2020 bound at the order alpha shown (valid for every alpha > 1); "
+             "exact encloses the bound at that alpha, not the infimum over alpha")
+    extra = {"method": "cks", "alpha": a}
+    if negative:
+        notes += ("; the bound at that alpha is negative, and (epsilon, delta)-DP with epsilon < 0 "
+                  "implies (0, delta)-DP: epsilon = 0 holds exactly")
+        extra["negative_at_alpha"] = True
     return Calibration(
         mechanism="zcdp-to-approx",
         quantity="epsilon",
         inputs={"rho": r, "delta": dlt},
         exact=(lo, hi),
         safe_float=safe,
-        notes="Canonne-Kamath-Steinke 2020 bound at the order alpha shown (valid for every alpha > 1); "
-              "exact encloses the bound at that alpha, not the infimum over alpha",
-        extra={"method": "cks", "alpha": a},
+        notes=notes,
+        extra=extra,
     )
 
 
