@@ -84,3 +84,34 @@ def hang_guard():
             signal.signal(signal.SIGALRM, old)
 
     return guard
+
+
+def _quiet_main(argv, code):
+    """A call for ``outcomes_in_child`` with setup ``quiet_main.setup``: ``main(argv)`` with
+    its output swallowed, asserting it exits ``code``."""
+    return (f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    code = main({argv!r})\n"
+            f"assert code == {code}, code")
+
+
+_quiet_main.setup = "import io, contextlib; from exactdp.cli import main"
+
+
+@pytest.fixture
+def quiet_main():
+    """``quiet_main(argv, code)``: the text of a CLI call for ``outcomes_in_child``, whose
+    setup is ``quiet_main.setup``."""
+    return _quiet_main
+
+
+@pytest.fixture
+def cli_run(capsys):
+    """``cli_run(*argv)``: ``exactdp.cli.main(argv)`` in this process, as ``(code, out, err)``."""
+    from exactdp.cli import main
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

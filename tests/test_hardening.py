@@ -20,33 +20,18 @@ from exactdp.cli import main
 from exactdp.errors import InvalidArgument
 from exactdp.queries import mean, sum_
 
-CLI = "import io, contextlib; from exactdp.cli import main"
 
-
-def _quiet(argv, code):
-    """A call for ``outcomes_in_child``: ``main(argv)`` with its output swallowed, exiting ``code``."""
-    return (f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            f"    code = main({argv!r})\n"
-            f"assert code == {code}, code")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _refused_in_child(outcomes_in_child, argvs, seconds=30):
+def _refused_in_child(outcomes_in_child, quiet_main, argvs, seconds=30):
     """Each CLI call exits 2 (a one-line refusal) in a fresh interpreter, all within ``seconds``."""
-    calls = [_quiet(argv, 2) for argv in argvs]
-    assert outcomes_in_child(CLI, calls, seconds) == ["returned"] * len(argvs)
+    calls = [quiet_main(argv, 2) for argv in argvs]
+    assert outcomes_in_child(quiet_main.setup, calls, seconds) == ["returned"] * len(argvs)
 
 
 # -- 1. a universe of more than ~990 values crashed with a RecursionError -------------
 
-def test_1_universe_of_1001_values(capsys):
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..1000",
-                         "--sizes", "0..1", "--json")
+def test_1_universe_of_1001_values(cli_run):
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..1000",
+                     "--sizes", "0..1", "--json")
     assert code == 0, err
     obj = json.loads(out)
     assert obj["sensitivity"] == "1000"
@@ -69,8 +54,8 @@ def test_1_universes_of_10_to_the_5_values_and_large_pools(outcomes_in_child):
 
 # -- 2, 3. ranges and sizes were materialised before the budget ----------------------
 
-def test_2_3_huge_universes_and_sizes_are_refused_at_once(outcomes_in_child):
-    _refused_in_child(outcomes_in_child, [
+def test_2_3_huge_universes_and_sizes_are_refused_at_once(outcomes_in_child, quiet_main):
+    _refused_in_child(outcomes_in_child, quiet_main, [
         ["sensitivity", "--query", "sum", "--universe", "0..10000000000", "--sizes", "0..1"],
         ["sensitivity", "--query", "sum", "--universe", "0..10000000", "--sizes", "0..1"],
         ["sensitivity", "--query", "sum", "--universe", "0..3", "--sizes", "0..100000000"],
@@ -104,19 +89,19 @@ def test_4_large_d_in_is_computed_at_the_diameter(hang_guard):
     assert change.scope.d_in_effective == 2 and change.value == 6  # [0, 0] -> [3, 3]
 
 
-def test_4_large_d_in_through_the_cli_and_curves(outcomes_in_child):
+def test_4_large_d_in_through_the_cli_and_curves(outcomes_in_child, quiet_main):
     space = ["sensitivity", "--query", "mean", "--universe", "0..3", "--sizes", "1..2"]
     calls = [
-        _quiet(space + ["--d-in", "99999999999999999999"], 0),
-        _quiet(space + ["--local", "1", "--d-in", "100000000"], 0),
-        _quiet(space + ["--d-in", "1..1000000"], 2),
+        quiet_main(space + ["--d-in", "99999999999999999999"], 0),
+        quiet_main(space + ["--local", "1", "--d-in", "100000000"], 0),
+        quiet_main(space + ["--d-in", "1..1000000"], 2),
         "from exactdp.checkers.sensitivity import sensitivity_curve\n"
         "from exactdp.spaces.datasets import Multisets\n"
         "from exactdp.spaces.universe import IntegerRange\n"
         "c = sensitivity_curve('mean', Multisets(IntegerRange(0, 3), sizes=(1, 2)), None, [1, 10**9])\n"
         "assert [r.scope.d_in_effective for r in c.results] == [None, 4]",
     ]
-    assert outcomes_in_child(CLI, calls, 30) == ["returned"] * 4
+    assert outcomes_in_child(quiet_main.setup, calls, 30) == ["returned"] * 4
 
 
 def test_4_exactly_k_beyond_the_diameter_has_no_pairs(hang_guard):
@@ -128,8 +113,8 @@ def test_4_exactly_k_beyond_the_diameter_has_no_pairs(hang_guard):
 
 # -- 10. the pair budget is checked before the value table is built ------------------
 
-def test_10_pair_budget_refused_before_evaluating_the_query(outcomes_in_child):
-    _refused_in_child(outcomes_in_child, [
+def test_10_pair_budget_refused_before_evaluating_the_query(outcomes_in_child, quiet_main):
+    _refused_in_child(outcomes_in_child, quiet_main, [
         ["sensitivity", "--query", "percentile:37", "--universe", "0..13", "--sizes", "0..10",
          "--d-in", "3", "--undefined", "exclude"],
     ], seconds=10)
@@ -149,44 +134,44 @@ def test_10_pair_refusal_names_d_in_and_the_option(hang_guard):
     (["--plot", "x.txt"], "does not end in .png"),
     (["--local", "1,2", "--plot", "local.png"], "does not apply to --local"),
 ])
-def test_8_9_bad_plot_targets_are_refused_before_computing(capsys, tmp_path, argv, fragment):
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..4",
-                         "--sizes", "1..3", *argv)
+def test_8_9_bad_plot_targets_are_refused_before_computing(cli_run, tmp_path, argv, fragment):
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..4",
+                     "--sizes", "1..3", *argv)
     assert (code, out) == (2, "")
     assert fragment in err and err.count("\n") == 1
 
 
-def test_18_missing_matplotlib_is_reported_before_computing(capsys, monkeypatch, tmp_path):
+def test_18_missing_matplotlib_is_reported_before_computing(cli_run, monkeypatch, tmp_path):
     import importlib.util
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "matplotlib" else real(name, *a))
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..4",
-                         "--sizes", "1..3", "--d-in", "1..2", "--plot", str(tmp_path / "s.png"))
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..4",
+                     "--sizes", "1..3", "--d-in", "1..2", "--plot", str(tmp_path / "s.png"))
     assert (code, out) == (2, "")
     assert "pip install 'exactdp[plot]'" in err
 
 
-def test_plot_is_written(capsys, tmp_path):
+def test_plot_is_written(cli_run, tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / "s.png"
-    code, out, _ = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..4",
-                       "--sizes", "1..3", "--d-in", "1..2", "--plot", str(target))
+    code, out, _ = cli_run("sensitivity", "--query", "sum", "--universe", "0..4",
+                   "--sizes", "1..3", "--d-in", "1..2", "--plot", str(target))
     assert code == 0 and target.read_bytes().startswith(b"\x89PNG")
 
 
 # -- 13. a bad claim is refused before the enumeration ----------------------------------
 
-def test_13_bad_claim_refused_before_enumerating(capsys, monkeypatch):
+def test_13_bad_claim_refused_before_enumerating(cli_run, monkeypatch):
     from exactdp.checkers import _engine
 
     def boom(*a, **k):
         raise AssertionError("the table was built before the claim was read")
 
     monkeypatch.setattr(_engine, "make_table", boom)
-    code, _, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..3",
-                       "--sizes", "0..3", "--claim", "x+1")
+    code, _, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..3",
+                   "--sizes", "0..3", "--claim", "x+1")
     assert code == 2 and "unknown name 'x'" in err
     with pytest.raises(InvalidArgument, match="unknown name 'x'"):
         verify_claim("x+1", sum_, Multisets(IntegerRange(0, 3), sizes=(0, 3)))
@@ -194,22 +179,22 @@ def test_13_bad_claim_refused_before_enumerating(capsys, monkeypatch):
 
 # -- 15. no pairs is VACUOUS, never "holds" ----------------------------------------------
 
-def test_15_a_check_without_pairs_is_vacuous(capsys):
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..10",
-                         "--sizes", "5..5", "--claim", "(U-L)/N")
+def test_15_a_check_without_pairs_is_vacuous(cli_run):
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..10",
+                     "--sizes", "5..5", "--claim", "(U-L)/N")
     assert code == 1
     assert out.startswith("sum: VACUOUS: claim (U-L)/N = 2 was not checked: 0 neighbouring pairs")
     assert "--neighbors substitute" in out and "--neighbors substitute" in err
     r = verify_claim("(U-L)/N", sum_, Multisets(IntegerRange(0, 10), size=5))
     assert r.verdict is Verdict.VACUOUS and not r.ok
-    code, out, _ = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..10",
-                       "--sizes", "5..5", "--json")
+    code, out, _ = cli_run("sensitivity", "--query", "sum", "--universe", "0..10",
+                   "--sizes", "5..5", "--json")
     assert code == 1 and json.loads(out)["vacuous"] is True
 
 
-def test_15_a_table_with_some_vacuous_rows_says_so(capsys):
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..3",
-                         "--sizes", "0..3", "--exact-k", "--d-in", "3..4")
+def test_15_a_table_with_some_vacuous_rows_says_so(cli_run):
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..3",
+                     "--sizes", "0..3", "--exact-k", "--d-in", "3..4")
     assert code == 0  # d_in=3 was checked
     assert "(no pair: nothing checked)" in out and "None" not in out
     assert "no neighbouring pair at d_in=4" in err
@@ -217,9 +202,9 @@ def test_15_a_table_with_some_vacuous_rows_says_so(capsys):
 
 # -- 16, 17. messages without Python reprs; API arguments validated ---------------------
 
-def test_16_dataset_not_in_the_space_is_shown_exactly(capsys):
-    code, _, err = run(capsys, "sensitivity", "--query", "mean", "--universe", "0..4",
-                       "--sizes", "1..3", "--local", "1,2,3,4,1,2,3")
+def test_16_dataset_not_in_the_space_is_shown_exactly(cli_run):
+    code, _, err = cli_run("sensitivity", "--query", "mean", "--universe", "0..4",
+                   "--sizes", "1..3", "--local", "1,2,3,4,1,2,3")
     assert code == 2 and "dataset=[1, 1, 2, 2, 3, 3, 4] is not in" in err
     assert "Fraction" not in err
 
@@ -243,10 +228,10 @@ def test_version(capsys):
     assert capsys.readouterr().out.startswith("exactdp 0.")
 
 
-def test_huge_exact_values_are_written_out_not_a_traceback(capsys):
+def test_huge_exact_values_are_written_out_not_a_traceback(cli_run):
     # var of {0, 10**3999} has 7,998 digits: past Python's 4,300-digit int-to-text limit
-    code, out, err = run(capsys, "sensitivity", "--query", "var", "--universe", "0,1e3999",
-                         "--sizes", "1..2", "--json")
+    code, out, err = cli_run("sensitivity", "--query", "var", "--universe", "0,1e3999",
+                     "--sizes", "1..2", "--json")
     assert code == 0, err
     value = json.loads(out)["sensitivity"]
     assert value == "25" + "0" * 7996  # (10**3999)**2 / 4, from {10**3999} to {0, 10**3999}

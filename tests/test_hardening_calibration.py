@@ -15,25 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.cli import main
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import gaussian
 
-CLI = "import io, contextlib; from exactdp.cli import main"
 GAUSSIAN = "from exactdp.mechanisms import gaussian"
-
-
-def _quiet(argv, code):
-    """A call for ``outcomes_in_child``: ``main(argv)`` with its output swallowed, exiting ``code``."""
-    return (f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            f"    code = main({argv!r})\n"
-            f"assert code == {code}, code")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
@@ -105,7 +90,7 @@ def test_1_cks_safe_float_never_below_an_independent_reference(log10_rho, rho_di
 
 
 @pytest.mark.parametrize("rho", ["1e-20", "1e-100", "1e-300", "1e-3000"])
-def test_1_tiny_rho_answers_zero_and_says_why(capsys, rho):
+def test_1_tiny_rho_answers_zero_and_says_why(cli_run, rho):
     from exactdp.mechanisms.zcdp import epsilon_of_rho
 
     r = epsilon_of_rho(rho, "1e-6")
@@ -113,7 +98,7 @@ def test_1_tiny_rho_answers_zero_and_says_why(capsys, rho):
     ref_lo, ref_hi = _ends(_cks_reference(Fraction(rho), Fraction(1, 10**6), r.extra["alpha"]))
     assert ref_hi < 0  # the CKS bound at that alpha, computed independently, is negative
     assert Fraction(rho) / 2 <= Fraction(1, 10**6) ** 2  # Pinsker: TV <= sqrt(rho/2) <= delta
-    code, out, err = run(capsys, "calibrate", "zcdp-to-approx", "--rho", rho, "--delta", "1e-6")
+    code, out, err = cli_run("calibrate", "zcdp-to-approx", "--rho", rho, "--delta", "1e-6")
     assert code == 0 and "safe float 0.0" in out
     assert "negative, and (epsilon, delta)-DP with epsilon < 0 implies (0, delta)-DP" in out
 
@@ -121,7 +106,7 @@ def test_1_tiny_rho_answers_zero_and_says_why(capsys, rho):
 # -- 2. the analytic Gaussian at epsilon = 1e3000 hung in iv.exp(epsilon) -----------------
 
 
-def test_2_huge_epsilon_gaussian_calls_return_in_a_child(outcomes_in_child):
+def test_2_huge_epsilon_gaussian_calls_return_in_a_child(outcomes_in_child, quiet_main):
     # each of these hung (mpmath's exp of 1e3000, in C: no signal stops it), so every value
     # is checked in the child
     setup = GAUSSIAN + "; import mpmath; from fractions import Fraction"
@@ -146,10 +131,10 @@ def test_2_huge_epsilon_gaussian_calls_return_in_a_child(outcomes_in_child):
         "assert gaussian.analytic_sigma('1e600', '1e-5').safe_float == 7.071067811865476e-301",
     ]
     assert outcomes_in_child(setup, calls, 120) == ["returned"] * len(calls)
-    cli = [_quiet(["calibrate", "gaussian-analytic", "--epsilon", "1e3000", "--delta", "1e-5"], 0),
-           _quiet(["calibrate", "gaussian-analytic", "--epsilon", "1e3000", "--delta", "1e-5",
+    cli = [quiet_main(["calibrate", "gaussian-analytic", "--epsilon", "1e3000", "--delta", "1e-5"], 0),
+           quiet_main(["calibrate", "gaussian-analytic", "--epsilon", "1e3000", "--delta", "1e-5",
                    "--sensitivity", "1e-3000"], 0)]
-    assert outcomes_in_child(CLI, cli, 60) == ["returned"] * len(cli)
+    assert outcomes_in_child(quiet_main.setup, cli, 60) == ["returned"] * len(cli)
 
 
 def test_2_epsilon_of_sigma_beyond_the_floats_is_refused_in_one_line(hang_guard):
@@ -179,11 +164,11 @@ def test_2_inputs_beyond_the_size_budget_are_refused(outcomes_in_child):
         gaussian.analytic_sigma(Fraction(10**13000), "1e-5")
 
 
-def test_2_the_smallest_positive_float_is_called_the_smallest(capsys):
+def test_2_the_smallest_positive_float_is_called_the_smallest(cli_run):
     # sigma* = 3.7e-3000: 5e-324 is certified, and no positive float is below it (it said "at
     # most one float above the smallest": its predecessor 0.0 was left undecided)
-    code, out, err = run(capsys, "calibrate", "gaussian-analytic", "--epsilon", "1", "--delta", "1e-5",
-                         "--sensitivity", "1e-3000")
+    code, out, err = cli_run("calibrate", "gaussian-analytic", "--epsilon", "1", "--delta", "1e-5",
+                     "--sensitivity", "1e-3000")
     assert code == 0, err
     assert "safe float 5e-324  (smallest float whose delta is certified <= 1e-5)" in out
 
@@ -243,18 +228,18 @@ def test_4_gaussian_with_a_tiny_mu_gets_a_certified_upper_end():
         assert log_mills < -4000 * mpmath.log(10) - mpmath.mpf(2) ** -100
 
 
-def test_4_nothing_certified_is_loud_and_exits_1(capsys):
-    code, out, err = run(capsys, "account", "--mechanism", "discrete-gaussian", "--param", "sigma=1",
-                         "--k", "2", "--delta", "1e-400")
+def test_4_nothing_certified_is_loud_and_exits_1(cli_run):
+    code, out, err = cli_run("account", "--mechanism", "discrete-gaussian", "--param", "sigma=1",
+                     "--k", "2", "--delta", "1e-400")
     assert code == 1
     assert "epsilon in [0, inf]" in out and "NOTHING CERTIFIED" in out
     assert err.count("\n") == 1 and "NOTHING CERTIFIED" in err and "use a larger delta" in err
-    code, out, err = run(capsys, "account", "--mechanism", "discrete-gaussian", "--param", "sigma=1",
-                         "--k", "2", "--delta", "1e-400", "--json")
+    code, out, err = cli_run("account", "--mechanism", "discrete-gaussian", "--param", "sigma=1",
+                     "--k", "2", "--delta", "1e-400", "--json")
     assert code == 1 and '"certified": "nothing"' in out
     # an answer that is bracketed still exits 0
-    code, out, err = run(capsys, "account", "--mechanism", "discrete-laplace", "--param", "scale=10",
-                         "--k", "1000", "--delta", "1e-400")
+    code, out, err = cli_run("account", "--mechanism", "discrete-laplace", "--param", "scale=10",
+                     "--k", "1000", "--delta", "1e-400")
     assert code == 0 and "epsilon in [99.99999990" in out and err == ""
 
 

@@ -11,37 +11,21 @@ import pytest
 
 from exactdp import IntegerRange, Multisets, sensitivity, sensitivity_curve, verify_claim
 from exactdp.checkers import _engine
-from exactdp.cli import main
 from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.queries import sum_
-
-CLI = "import io, contextlib; from exactdp.cli import main"
-
-
-def _quiet(argv, code):
-    """A call for ``outcomes_in_child``: ``main(argv)`` with its output swallowed, exiting ``code``."""
-    return (f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            f"    code = main({argv!r})\n"
-            f"assert code == {code}, code")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- --workers 10**9 forked one process per part of the table (thousands), or started a
 #    LocalCluster of 10**9 Dask workers: now refused before any process starts ----------
 
-def test_workers_beyond_four_per_core_are_refused_before_forking(outcomes_in_child):
+def test_workers_beyond_four_per_core_are_refused_before_forking(outcomes_in_child, quiet_main):
     limit = _engine.WORKERS_PER_CORE * _engine.cores()
     pool = ["sensitivity", "--query", "sum", "--universe", "0..30", "--sizes", "0..4",
             "--workers", "1000000000"]
     dask = ["sensitivity", "--query", "sum", "--universe", "0..3", "--sizes", "0..2", "--dask",
             "--workers", "1000000000"]
-    calls = [_quiet(pool, 2), _quiet(dask, 2)]
-    assert outcomes_in_child(CLI, calls, 30) == ["returned"] * 2
+    calls = [quiet_main(pool, 2), quiet_main(dask, 2)]
+    assert outcomes_in_child(quiet_main.setup, calls, 30) == ["returned"] * 2
     for call in (lambda: sensitivity(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)), workers=10**9),
                  lambda: sensitivity_curve(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)), None,
                                            [1], workers=limit + 1)):
@@ -49,10 +33,10 @@ def test_workers_beyond_four_per_core_are_refused_before_forking(outcomes_in_chi
             call()
 
 
-def test_workers_refusal_is_one_line_naming_the_option(capsys):
+def test_workers_refusal_is_one_line_naming_the_option(cli_run):
     limit = _engine.WORKERS_PER_CORE * _engine.cores()
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..3",
-                         "--sizes", "0..2", "--workers", "1000000000")
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..3",
+                     "--sizes", "0..2", "--workers", "1000000000")
     assert (code, out) == (2, "")
     assert err == (f"exactdp: error: 1,000,000,000 worker processes, more than {limit}; pass "
                    f"workers (--workers) of at most 4 per core ({_engine.cores()} here); the "
@@ -82,9 +66,9 @@ def test_workers_refusal_is_one_line_naming_the_option(capsys):
     ("floor(U, 2)", "calls floor with 2 arguments; floor takes 1;"),
     ("log(U, 2, 3)", "calls log with 3 arguments; log takes 1 or 2;"),
 ])
-def test_claims_undefined_at_the_binding_are_refused_not_judged(capsys, claim, fragment):
-    code, out, err = run(capsys, "sensitivity", "--query", "sum", "--universe", "0..3",
-                         "--sizes", "0..2", "--claim", claim)
+def test_claims_undefined_at_the_binding_are_refused_not_judged(cli_run, claim, fragment):
+    code, out, err = cli_run("sensitivity", "--query", "sum", "--universe", "0..3",
+                     "--sizes", "0..2", "--claim", claim)
     assert (code, out) == (2, "")  # was 0 (HOLDS) or 1 (VIOLATED) on a made-up value
     assert fragment in err and err.count("\n") == 1
     with pytest.raises(InvalidArgument, match=fragment.replace("(", r"\(").replace(")", r"\)")
@@ -113,26 +97,26 @@ _CLAIM = '[[claim]]\nid = "x"\nquery = "sum"\nuniverse = "0..3"\nsizes = "0..2"\
     (_CLAIM.encode() + b"grid = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested too deeply"),
     (b"x = " + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n", "nested too deeply"),
 ])
-def test_claims_files_that_cannot_be_read_are_one_line(capsys, tmp_path, content, fragment):
+def test_claims_files_that_cannot_be_read_are_one_line(cli_run, tmp_path, content, fragment):
     target = tmp_path / "claims.toml"
     target.write_bytes(content)
-    code, out, err = run(capsys, "check", str(target))
+    code, out, err = cli_run("check", str(target))
     assert (code, out) == (2, "")  # was 1 with a UnicodeDecodeError or RecursionError traceback
     assert err.startswith(f"exactdp: error: {target}: ") and fragment in err
     assert err.count("\n") == 1
 
 
-def test_claims_files_too_large_are_refused_before_reading_them(outcomes_in_child, tmp_path):
+def test_claims_files_too_large_are_refused_before_reading_them(outcomes_in_child, tmp_path, quiet_main):
     grid = "grid = [" + ", ".join(f"{{clip = [0, {i}]}}" for i in range(1, 5000)) + "]\n"
     big = tmp_path / "grid.toml"
     big.write_text(_CLAIM + grid + 'd_in = "1..64"\n')
-    setup = CLI + "; import pytest; from exactdp.claimsfile import load_claims, ClaimsFileError"
+    setup = quiet_main.setup + "; import pytest; from exactdp.claimsfile import load_claims, ClaimsFileError"
     calls = [
         f"with pytest.raises(ClaimsFileError, match='319,936 checks .claims x grid entries x d_in "
         f"values., more than 10,000; split the file'):\n    load_claims({str(big)!r})",
         "with pytest.raises(ClaimsFileError, match='larger than 10,000,000 bytes'):\n"
         "    load_claims('/dev/zero')",
-        _quiet(["check", str(big)], 2),
+        quiet_main(["check", str(big)], 2),
     ]
     assert outcomes_in_child(setup, calls, 30) == ["returned"] * 3
 
@@ -140,21 +124,21 @@ def test_claims_files_too_large_are_refused_before_reading_them(outcomes_in_chil
 # -- calibrate zcdp-to-approx with a tiny rho: the CKS alpha (about 10^1495) was printed
 #    with float(alpha), an OverflowError traceback ------------------------------------
 
-def test_calibrate_tiny_rho_shows_alpha_beyond_floats_as_digits(capsys):
+def test_calibrate_tiny_rho_shows_alpha_beyond_floats_as_digits(cli_run):
     import re
 
-    code, out, err = run(capsys, "calibrate", "zcdp-to-approx", "--rho", "1e-3000",
-                         "--delta", "1e-6")
+    code, out, err = cli_run("calibrate", "zcdp-to-approx", "--rho", "1e-3000",
+                     "--delta", "1e-6")
     assert (code, err) == (0, "")
     assert re.search(r"CKS bound at alpha=\d{20}\.\.\.\d{20} \(1,4\d\d characters\), rounded up\)", out)
 
 
 # -- exactdp audit --list --json printed text: --json was ignored with --list -------------
 
-def test_audit_list_json_is_one_json_list(capsys):
+def test_audit_list_json_is_one_json_list(cli_run):
     import json
 
-    code, out, err = run(capsys, "audit", "--list", "--json")
+    code, out, err = cli_run("audit", "--list", "--json")
     assert code == 0
     rows = json.loads(out)  # was text lines: a JSONDecodeError
     from exactdp.registry.audits import suites
