@@ -19,5 +19,6 @@ INTERRUPTED = 130
 EXIT_CODES = f"""exit status:
   {OK}  done: every claim asked holds (or no claim was asked)
   {CLAIM_FAILED}  a claim is violated, undecided or vacuous (no neighbouring pair), a search found
-     nothing (never a proof), or a built-in claim departs from what is expected of it
-  {BAD_INPUT}  bad input or a budget refused: one line on stderr, nothing computed"""
+     nothing (never a proof), an accountant certified nothing, or a built-in claim departs
+     from what is expected of it
+  {BAD_INPUT}  bad input, a usage error or a budget refused: one line on stderr, nothing computed"""
