@@ -270,3 +270,19 @@ def test_5_decimal_digits_above_the_budget_are_refused(outcomes_in_child, name):
     text = str(fn(Fraction(1, 3), rounding.MAX_DECIMAL_DIGITS))
     assert text.startswith("0.3333") and len(text) == 100_002
     assert text.endswith("4" if name == "decimal_at_least" else "3")
+
+
+def test_a_delta_below_the_lattice_resolution_is_answered_before_computing():
+    # discrete Gaussian sigma=10, k=1000, delta=1e-400 computed for 70 s (55 s at 1024 bits)
+    # before NOTHING CERTIFIED: every upper end of delta(eps) carries at least 2**-bits of
+    # slack and the discrete Gaussian has no largest loss, so the answer is known at once
+    from exactdp.mechanisms.accountant import account
+
+    r = account("discrete-gaussian", 1000, delta="1e-400", params={"sigma": 10})
+    assert (r.epsilon_lower, r.epsilon_upper, r.slots) == (0, math.inf, 0)
+    assert "NOTHING CERTIFIED" in r.notes and "known before computing" in r.notes
+    tiny = Fraction(1, 2**65)
+    early = account("discrete-gaussian", 2, delta=tiny, params={"sigma": 1}, max_bits=64)
+    assert (early.epsilon_lower, early.epsilon_upper) == (0, math.inf)
+    computed = account("discrete-gaussian", 2, delta=tiny, params={"sigma": 1}, max_bits=128)
+    assert 13 < computed.epsilon_lower <= computed.epsilon_upper < 14  # raising max_bits answers it

@@ -945,6 +945,14 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
         pure_upper = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)[1]
         if isinstance(pure_upper, float):
             pure_upper = None
+        if (pure_upper is None and given * 2**max_bits < 1
+                and (k > 1 or len(scaled) > 1 or any(c.tail is not None for c, _ in scaled))):
+            # Every upper end of delta(eps) carries the lattice's slack, at least one unit of
+            # 2**-bits (each product adds one; the discrete Gaussian's tail is one): a delta below
+            # 2**-max_bits is never certified, and no largest loss is known to fall back on.
+            return result(Fraction(0), math.inf, False, max_bits, 0,
+                          _not_bracketed(given, max_bits) + " (known before computing: delta is below "
+                          f"2**-{max_bits}; raise max_bits to try)")
     bracket = None
     slots = 0
     while True:
