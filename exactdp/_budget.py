@@ -111,11 +111,12 @@ def check_budget(value: object, name: str) -> int | None:
     return value
 
 
-def read_budget(text: str, option: str, example: int | None = None) -> int:
+def read_budget(text: str, option: str | None = None, example: int | None = None) -> int:
     """A budget option's value as typed (``'50000000'``, ``'5e7'``, ``'50_000_000'``): a
     whole number of at least 1, else :class:`InvalidArgument` naming the option and the
     value as typed, e.g. ``--max-pairs=0 is not a positive whole number; pass e.g.
-    --max-pairs 50000000``.
+    --max-pairs 50000000`` (without ``option``: ``'0' is not a positive whole number; pass
+    e.g. 1000000``).
 
     >>> read_budget("5e7", "--max-pairs")
     50000000
@@ -124,35 +125,33 @@ def read_budget(text: str, option: str, example: int | None = None) -> int:
     from exactdp.numeric.exact import to_exact
 
     typed = text if text and not any(c.isspace() or c in "'\"" for c in text) else repr(text)
-    fix = f"pass e.g. {option} {example if example is not None else 1_000_000}"
+    shown = f"{option}={typed}" if option else repr(text)
+    suggested = example if example is not None else 1_000_000
+    fix = f"pass e.g. {option} {suggested}" if option else f"pass e.g. {suggested}"
     try:
         value = int(text)
     except ValueError:
         try:
-            exact = to_exact(text.strip(), option, floats="decimal")
+            exact = to_exact(text.strip(), option or "budget", floats="decimal")
         except ExactDPError:
-            raise InvalidArgument(f"{option}={typed} is not a whole number; {fix}") from None
+            raise InvalidArgument(f"{shown} is not a whole number; {fix}") from None
         if exact.denominator != 1:
-            raise InvalidArgument(f"{option}={typed} is not a whole number; {fix}") from None
+            raise InvalidArgument(f"{shown} is not a whole number; {fix}") from None
         value = int(exact)
     if value < 1:
-        raise InvalidArgument(f"{option}={typed} is not a positive whole number; {fix}")
+        raise InvalidArgument(f"{shown} is not a positive whole number; {fix}")
     return value
 
 
 def budget_argument(text: str) -> int:
-    """An argparse ``type`` for a budget option: a whole number of at least 1 (for parsers
-    that are not ``exactdp``'s own, e.g. pytest's options; ``exactdp`` reads its budget
-    options with :func:`read_budget`, which reports in one line)."""
+    """An argparse ``type`` for a budget option, :func:`read_budget` for parsers that are not
+    ``exactdp``'s own (pytest's options; argparse names the option in its message)."""
     import argparse
 
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; write e.g. 1000000") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
+        return read_budget(text)
+    except InvalidArgument as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _log_comb(n: int, k: int) -> float:

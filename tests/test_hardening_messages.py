@@ -65,7 +65,7 @@ def test_make_mechanism_parameters(name, params, fragment):
 
 @pytest.mark.parametrize("argv, fragment", [
     (("--mechanism", "discrete-laplace", "--param", "bogus=1"), "bogus; its parameters"),
-    (("--mechanism", "discrete-laplace"), "discrete-laplace needs scale"),
+    (("--mechanism", "discrete-laplace"), "discrete-laplace needs the parameter scale; its parameters are scale, sensitivity"),
 ])
 def test_account_mechanism_parameters(capsys, argv, fragment):
     assert fragment in refused(capsys, "account", *argv, "--k", "2", "--delta", "1e-6")
@@ -161,7 +161,8 @@ def test_budget_argument_for_other_parsers():
     from exactdp._budget import budget_argument
 
     assert budget_argument("12") == 12
-    with pytest.raises(argparse.ArgumentTypeError, match="'0' must be at least 1"):
+    assert budget_argument("5e7") == 50_000_000  # read as the exactdp options read it
+    with pytest.raises(argparse.ArgumentTypeError, match="'0' is not a positive whole number; pass e.g. 1000000"):
         budget_argument("0")
 
 

@@ -62,7 +62,7 @@ from typing import Any, Callable
 
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._params import nonnegative, positive, probability, shown
+from exactdp.mechanisms._params import check_parameter_names, nonnegative, positive, probability, shown
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
     _exp_of_negative, enclose, erf, erfcx, exact_interval, interval_to_fractions, normal_cdf,
@@ -144,19 +144,8 @@ def _integer_param(value, name: str, least: int) -> int:
     return int(v)
 
 
-def _take(params: dict, name: str, allowed: set, required: tuple = ()) -> None:
-    unknown = set(params) - allowed
-    if unknown:
-        raise InvalidArgument(
-            f"{name} does not take {', '.join(sorted(unknown))}; its parameters: "
-            f"{', '.join(sorted(allowed))}")
-    for key in required:
-        if key not in params:
-            raise InvalidArgument(f"{name} needs {key}=...; e.g. --param {key}=10")
-
-
 def _discrete_laplace(params: dict) -> _Component:
-    _take(params, "discrete-laplace", {"scale", "sensitivity"}, ("scale",))
+    check_parameter_names("discrete-laplace", params, ("scale", "sensitivity"), ("scale",))
     t = positive(params["scale"], "scale")
     d = _integer_param(params.get("sensitivity", 1), "sensitivity", 0)
     shown_params = {"scale": show_exact(t), "sensitivity": str(d)}
@@ -177,7 +166,7 @@ def _discrete_laplace(params: dict) -> _Component:
 
 
 def _randomized_response(params: dict) -> _Component:
-    _take(params, "randomized-response", {"p", "epsilon", "k_values"})
+    check_parameter_names("randomized-response", params, ("p", "epsilon", "k_values"))
     k = _integer_param(params.get("k_values", 2), "k_values", 2)
     if ("p" in params) == ("epsilon" in params):
         raise InvalidArgument("randomized-response takes p=... or epsilon=..., exactly one")
@@ -229,7 +218,7 @@ def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
 def _discrete_gaussian(params: dict) -> _Component:
     from exactdp.mechanisms.discrete import _tail_bound, _truncation_point
 
-    _take(params, "discrete-gaussian", {"sigma", "sigma_squared", "sensitivity"})
+    check_parameter_names("discrete-gaussian", params, ("sigma", "sigma_squared", "sensitivity"))
     s2, shown_params = _sigma_squared(params, "discrete-gaussian")
     d = _integer_param(params.get("sensitivity", 1), "sensitivity", 0)
     shown_params["sensitivity"] = str(d)
@@ -258,7 +247,7 @@ def _discrete_gaussian(params: dict) -> _Component:
 
 
 def _gaussian(params: dict) -> _Component:
-    _take(params, "gaussian", {"sigma", "sensitivity"}, ("sigma",))
+    check_parameter_names("gaussian", params, ("sigma", "sensitivity"), ("sigma",))
     s = positive(params["sigma"], "sigma")
     d = positive(params.get("sensitivity", 1), "sensitivity")
     return _Component("gaussian", {"sigma": show_exact(s), "sensitivity": show_exact(d)}, "gaussian",

@@ -295,7 +295,7 @@ BAD = [
     (dict(mechanisms="discrete-laplace", k=5, delta="1e-6", params={"scale": 1, "sensitivity": "1/2"}),
      InvalidArgument, "whole number"),
     (dict(mechanisms="discrete-laplace", k=5, delta="1e-6", params={"sigma": 1}), InvalidArgument,
-     "does not take"),
+     "discrete-laplace has no parameter sigma; its parameters are scale, sensitivity"),
     (dict(mechanisms="laplace", k=5, delta="1e-6", params={"scale": 1}), InvalidArgument, "not one the"),
     (dict(mechanisms="randomized-response", k=5, delta="1e-6", params={"p": "3/2"}), InvalidArgument,
      "outside"),
