@@ -13,7 +13,7 @@ from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace
 from exactdp.spaces.metrics import Metric
 
-__all__ = ["Verdict", "Witness", "Scope", "SensitivityResult", "ClaimResult", "format_value"]
+__all__ = ["Verdict", "Evidence", "qualify", "Witness", "Scope", "SensitivityResult", "ClaimResult", "format_value"]
 
 
 class Verdict(str, enum.Enum):
@@ -24,9 +24,76 @@ class Verdict(str, enum.Enum):
     HOLDS = "holds"
     UNDECIDED = "undecided"
     VACUOUS = "vacuous"  # no neighbouring pair was examined: nothing was checked
+    # "holds" on evidence weaker than a bit-exact model over the whole stated domain
+    # (see Evidence); never written as plain "holds"
+    HOLDS_ON_GRID = "holds-on-grid"
+    HOLDS_IDEAL_NOISE = "holds-ideal-noise"
+    HOLDS_STATISTICALLY = "holds-statistically"
+    HOLDS_EMPIRICAL_MODEL = "holds-empirical-model"
 
     def __str__(self) -> str:
         return self.value
+
+    @property
+    def holding(self) -> bool:
+        """No violation found: ``holds``, ``holds-tight`` or a ``holds-*`` on weaker evidence."""
+        return self in _HOLDING
+
+    @property
+    def proven(self) -> bool:
+        """``holds`` or ``holds-tight``: only on bit-exact evidence (:func:`qualify`)."""
+        return self in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+
+
+_HOLDING = frozenset({Verdict.HOLDS, Verdict.HOLDS_TIGHT, Verdict.HOLDS_ON_GRID,
+                      Verdict.HOLDS_IDEAL_NOISE, Verdict.HOLDS_STATISTICALLY,
+                      Verdict.HOLDS_EMPIRICAL_MODEL})
+
+
+class Evidence(str, enum.Enum):
+    """What a verdict rests on. Only ``bit-exact`` may say ``holds`` / ``holds-tight``.
+
+    * ``bit-exact``: the arithmetic (exact, or the library's floats modelled bit for bit)
+      over the whole stated domain;
+    * ``bit-exact-grid``: bit-exact, on a finite grid of parameters or values the scope names;
+    * ``ideal-noise``: the parameter checked bit for bit, the sampler taken as its ideal
+      distribution (the sampler's floats are not modelled);
+    * ``statistical``: a step decided from random draws, with its stated error probability;
+    * ``empirical-model``: a model matched to the library on samples, not proven equal to it.
+    """
+
+    BIT_EXACT = "bit-exact"
+    BIT_EXACT_GRID = "bit-exact-grid"
+    IDEAL_NOISE = "ideal-noise"
+    STATISTICAL = "statistical"
+    EMPIRICAL_MODEL = "empirical-model"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_QUALIFIED = {
+    Evidence.BIT_EXACT_GRID: Verdict.HOLDS_ON_GRID,
+    Evidence.IDEAL_NOISE: Verdict.HOLDS_IDEAL_NOISE,
+    Evidence.STATISTICAL: Verdict.HOLDS_STATISTICALLY,
+    Evidence.EMPIRICAL_MODEL: Verdict.HOLDS_EMPIRICAL_MODEL,
+}
+
+
+def qualify(verdict: Verdict | str, evidence: Evidence | str) -> Verdict:
+    """The verdict word ``evidence`` allows: ``holds`` / ``holds-tight`` on anything but
+    ``bit-exact`` evidence becomes that evidence's ``holds-*`` word; every other verdict
+    (violated, undecided, vacuous) is unchanged.
+
+    >>> qualify("holds-tight", "ideal-noise").value
+    'holds-ideal-noise'
+    >>> qualify("holds", "bit-exact").value, qualify("violated", "statistical").value
+    ('holds', 'violated')
+    """
+    verdict, evidence = Verdict(verdict), Evidence(evidence)
+    if verdict.proven and evidence is not Evidence.BIT_EXACT:
+        return _QUALIFIED[evidence]
+    return verdict
 
 
 def format_value(value: Any) -> str:
