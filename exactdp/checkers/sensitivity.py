@@ -397,6 +397,15 @@ def check_plot_target(path: object) -> str:
         raise InvalidArgument(f"plot path={text!r}: the folder {folder!r} does not exist; create it first")
     if not os.access(folder, os.W_OK):
         raise InvalidArgument(f"plot path={text!r}: the folder {folder!r} is not writable")
+    try:  # os.access says yes to root everywhere (/proc too): open the file for writing
+        if os.path.exists(text):
+            os.close(os.open(text, os.O_WRONLY | os.O_APPEND))  # appends nothing
+        else:
+            os.close(os.open(text, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            os.remove(text)
+    except OSError as e:
+        raise InvalidArgument(f"plot path={text!r} cannot be written ({e.strerror or e}); "
+                              f"choose a file in a folder you can write to") from None
     if importlib.util.find_spec("matplotlib") is None:
         raise InvalidArgument(
             "plotting needs matplotlib, which is not installed; install the plot extra: "

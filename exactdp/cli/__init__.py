@@ -19,7 +19,7 @@ import importlib
 import sys
 from typing import NamedTuple, Sequence
 
-from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, EXIT_CODES, INTERRUPTED
+from exactdp.cli._status import BAD_INPUT, EXIT_CODES, INTERRUPTED
 from exactdp.errors import ExactDPError
 
 __all__ = ["main", "COMMANDS"]
@@ -125,24 +125,112 @@ def _glue_values(argv: Sequence[str], value_options: Sequence[str] = ()) -> list
     return out
 
 
+_ASCII = {"ε": "epsilon", "δ": "delta", "σ": "sigma", "ρ": "rho", "α": "alpha", "λ": "lambda",
+          "μ": "mu", "Δ": "Delta", "∞": "inf", "≤": "<=", "≥": ">=", "≠": "!=", "≈": "~",
+          "…": "...", "·": "*", "×": "x", "−": "-", "–": "-", "—": "--", "→": "->", "←": "<-",
+          "√": "sqrt", "∈": "in", "±": "+/-", "‘": "'", "’": "'", "“": '"', "”": '"'}
+"""The symbols exactdp prints, spelt in ASCII for a terminal that cannot show them."""
+
+
+def ascii_safe(text: str) -> str:
+    """``text`` with exactdp's symbols spelt in ASCII (:data:`_ASCII`) and any other
+    non-ASCII character as a backslash escape: what an ASCII-only output receives."""
+    text = "".join(_ASCII.get(ch, ch) for ch in text)
+    return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+class _Output:
+    """``sys.stdout`` for the length of :func:`main`: a text that the stream's encoding
+    cannot hold (``PYTHONIOENCODING=ascii``) is written through :func:`ascii_safe` instead
+    of raising, and a failed write (a full device, a closed pipe) is remembered, so that
+    :func:`main` can tell it from an ``OSError`` of the command itself."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.failure: OSError | None = None
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "εδ≤…".encode(encoding)
+            self._ascii = False
+        except UnicodeEncodeError:
+            self._ascii = True
+        except LookupError:
+            self._ascii = False
+
+    def write(self, text: str) -> int:
+        if self._ascii and not text.isascii():
+            text = ascii_safe(text)  # stderr would escape by itself, but less legibly
+        try:
+            try:
+                return self._stream.write(text)
+            except UnicodeEncodeError:  # an encoding that holds the probe but not this text
+                return self._stream.write(ascii_safe(text))
+        except OSError as e:
+            self.failure = e
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            self.failure = e
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+    def __iter__(self):  # pragma: no cover - a stream is not read
+        return iter(self._stream)
+
+
+def _silence_stdout() -> None:
+    """Point the standard output at the null device, so that the interpreter's last flush
+    of what could not be written does not print a second error (CPython's advice for
+    SIGPIPE, https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests' captured output)
+        pass
+
+
+def _os_error_text(e: OSError) -> str:
+    what = e.strerror or type(e).__name__
+    return f"{e.filename!r}: {what}" if e.filename is not None else str(e) or what
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, module = _parser(_chosen(argv))
+    saved, out = (sys.stdout, sys.stderr), _Output(sys.stdout)
+    sys.stdout, sys.stderr = out, _Output(sys.stderr)
     try:
         # a bad option value an action reads itself (a budget) raises ExactDPError here too
         args = parser.parse_args(_glue_values(argv, getattr(module, "VALUE_OPTIONS", ())))
-        return args.run(args)
+        status = args.run(args)
+        out.flush()  # a full device fails here at the latest, not in the interpreter's exit
+        return status
     except ExactDPError as e:
         print(f"exactdp: error: {e}", file=sys.stderr)
         return BAD_INPUT
-    except BrokenPipeError:  # pragma: no cover - output piped into e.g. `head`
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return CLAIM_FAILED
+    except OSError as e:
+        if isinstance(e, BrokenPipeError) and e is out.failure:
+            # the reader (e.g. `head`) has all it wanted: no message, as CPython advises
+            _silence_stdout()
+            return BAD_INPUT
+        if e is out.failure:
+            _silence_stdout()
+            print(f"exactdp: error: could not write the output: {_os_error_text(e)}; "
+                  f"send it to a file or device with room", file=sys.stderr)
+            return BAD_INPUT
+        print(f"exactdp: error: {_os_error_text(e)}", file=sys.stderr)
+        return BAD_INPUT
     except KeyboardInterrupt:  # pragma: no cover
         print("exactdp: interrupted", file=sys.stderr)
         return INTERRUPTED
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 if __name__ == "__main__":  # pragma: no cover
