@@ -7,16 +7,25 @@ value, computes the exact truth with exactdp, and returns a :class:`Finding`. Th
 (:mod:`exactdp.audits.runner`) adds the library, its installed version and the time it took,
 and turns the finding into an :class:`AuditResult`.
 
-Two rules are enforced here, not left to each audit:
+Every finding says what its verdict rests on, in one word of
+:class:`~exactdp.checkers.results.Evidence` (:data:`EVIDENCE_TEXT` spells each out), and
+three rules are enforced here, not left to each audit:
 
-* **No "holds" without a model.** A finding may say ``holds`` or ``holds-tight`` only when
-  its truth was computed on arithmetic that matches the library bit for bit
-  (``modelled=True``: the library's own exact values, or a float model verified against the
-  library). Otherwise the verdict becomes ``undecided`` and the result says why.
+* **"holds" only on bit-exact evidence.** A finding's ``holds`` / ``holds-tight`` becomes
+  the word its evidence allows (:func:`~exactdp.checkers.results.qualify`):
+  ``holds-on-grid``, ``holds-ideal-noise``, ``holds-statistically`` or
+  ``holds-empirical-model``. Plain ``holds`` means the library's arithmetic was modelled
+  bit for bit over the whole stated domain. A finding that states no evidence
+  (``evidence=None``: no model of the library's arithmetic, or a model that disagreed with
+  it) never holds: its verdict becomes ``undecided`` and the result says why.
 * **Every witness is replayed.** A ``violated`` finding carries ``replay``: ``confirmed``
   when the witness, fed back through the library, moves the library's own statistic by more
   than it claims; ``model-mismatch`` when it does not (the verdict is then ``undecided``:
   exactdp's model was wrong, not the library).
+* **A violation names what it rests on too.** ``bit-exact`` when the library's own
+  arithmetic exhibits it on the witness (a counterexample needs no domain); a weaker word
+  when it is, for example, a violation of the ideal noise distribution at the library's
+  parameter (``ideal-noise``).
 """
 
 from __future__ import annotations
@@ -26,9 +35,38 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar
 
-from exactdp.checkers.results import Verdict
+from exactdp.checkers.results import Evidence, Verdict, qualify
 
-__all__ = ["Replay", "Finding", "Audit", "AuditResult", "version_applies"]
+__all__ = ["Replay", "Finding", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies"]
+
+EVIDENCE_TEXT = {
+    Evidence.BIT_EXACT: "the library's own outputs or its arithmetic modelled bit for bit, at "
+                        "exact values, over the whole stated domain (a violation: on its "
+                        "witness, replayed)",
+    Evidence.BIT_EXACT_GRID: "bit-exact, on the finite grid of values or parameters the scope names",
+    Evidence.IDEAL_NOISE: "the library's parameter checked bit for bit; its sampler taken as the "
+                          "ideal distribution (the sampler's own arithmetic is not modelled)",
+    Evidence.STATISTICAL: "a step decided from random draws, with the error probability the "
+                          "note states",
+    Evidence.EMPIRICAL_MODEL: "a model of the library's arithmetic matched to the library on "
+                              "samples (the note says how many), not proven equal to it",
+}
+"""What each evidence word says was shown (``exactdp audit --help``, the README, text output)."""
+
+_STRENGTH = tuple(Evidence)  # strongest first: bit-exact, grid, ideal-noise, statistical, empirical
+
+
+def weakest(*evidence: Evidence | str) -> Evidence:
+    """The weakest of several pieces of evidence a verdict rests on together (in the order
+    bit-exact, bit-exact-grid, ideal-noise, statistical, empirical-model).
+
+    >>> weakest("bit-exact-grid", "statistical").value
+    'statistical'
+    """
+    if not evidence:
+        from exactdp.errors import InvalidArgument
+        raise InvalidArgument("weakest() of no evidence: pass at least one Evidence")
+    return max((Evidence(e) for e in evidence), key=_STRENGTH.index)
 
 
 class Replay(str, enum.Enum):
@@ -47,7 +85,11 @@ class Finding:
 
     ``claim`` and ``truth`` are short exact texts (``"1"``, ``"2**-52 * 7"``, ``"[0.49, 0.51]"``);
     ``witness`` is a JSON-ready mapping (for a sensitivity: ``x``, ``x_prime``, ``fx``,
-    ``fx_prime``), or None.
+    ``fx_prime``), or None. ``evidence`` is what the verdict rests on (an
+    :class:`~exactdp.checkers.results.Evidence` word); None when nothing bit-exact or
+    sampled backs a model of the library, which withholds any ``holds``. An audit writes
+    ``holds`` / ``holds-tight`` and its evidence; :meth:`enforced` turns them into the word
+    the evidence allows.
     """
 
     claim: str
@@ -55,7 +97,7 @@ class Finding:
     verdict: Verdict
     witness: dict[str, Any] | None = None
     replay: Replay | None = None
-    modelled: bool = True  # the truth comes from arithmetic that matches the library bit for bit
+    evidence: Evidence | None = None
     scope: str = ""
     note: str = ""
 
@@ -63,14 +105,30 @@ class Finding:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
         if self.replay is not None:
             object.__setattr__(self, "replay", Replay(self.replay))
+        if self.evidence is not None:
+            object.__setattr__(self, "evidence", Evidence(self.evidence))
+        v = self.verdict
+        if v.holding and not v.proven and (self.evidence is None or qualify(Verdict.HOLDS, self.evidence) is not v):
+            from exactdp.errors import InvalidArgument
+            raise InvalidArgument(
+                f"verdict={v.value!r} with evidence={getattr(self.evidence, 'value', None)!r}: a "
+                f"finding says 'holds' or 'holds-tight' and its evidence; the qualified word "
+                f"follows from the evidence (Finding.enforced)")
+
+    @property
+    def tight(self) -> bool:
+        """The claim equals the truth (``holds-tight``, before the evidence qualifies it)."""
+        return self.verdict is Verdict.HOLDS_TIGHT
 
     def enforced(self) -> "Finding":
-        """The finding with the two rules of this module applied."""
+        """The finding with the rules of this module applied."""
         f = self
-        if f.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT) and not f.modelled:
+        if f.verdict.proven and f.evidence is None:
             f = replace(f, verdict=Verdict.UNDECIDED,
-                        note=_join(f.note, "no bit-exact model of the library's arithmetic: "
-                                           "'holds' withheld"))
+                        note=_join(f.note, "no model of the library's arithmetic that the audit "
+                                           "could rest on: 'holds' withheld"))
+        elif f.verdict.proven:  # the runner keeps holds-tight's tightness (AuditResult.tight)
+            f = replace(f, verdict=qualify(f.verdict, f.evidence))
         if f.verdict is Verdict.VIOLATED and f.replay is Replay.MODEL_MISMATCH:
             f = replace(f, verdict=Verdict.UNDECIDED,
                         note=_join(f.note, "the witness did not reproduce in the library "
@@ -159,20 +217,34 @@ class AuditResult:
     expected: str | None = None
     seconds: float = 0.0
     claimed: str | None = None  # the value the library claims, as the audit read it (exact)
+    evidence: str | None = None  # an Evidence value: what the verdict rests on (None: nothing)
+    tight: bool = False  # the claim equals the truth on every case checked (holds-tight before qualify)
 
     @property
     def violated(self) -> bool:
         return self.verdict == Verdict.VIOLATED.value
+
+    @property
+    def holding(self) -> bool:
+        """No violation found: ``holds``, ``holds-tight`` or a ``holds-*`` word."""
+        return self.verdict in _HOLDING_WORDS
+
+    @property
+    def on_weaker_evidence(self) -> bool:
+        """Holding on evidence weaker than bit-exact (a ``holds-*`` word)."""
+        return self.holding and self.verdict not in (Verdict.HOLDS.value, Verdict.HOLDS_TIGHT.value)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "library": self.library, "version": self.version,
                 "component": self.component, "claim": self.claim, "truth": self.truth,
                 "verdict": self.verdict, "witness": self.witness, "replay": self.replay,
                 "scope": self.scope, "note": self.note, "source": self.source,
-                "expected": self.expected, "claimed": self.claimed, "seconds": round(self.seconds, 3)}
+                "expected": self.expected, "claimed": self.claimed, "evidence": self.evidence,
+                "tight": self.tight, "seconds": round(self.seconds, 3)}
 
     def __str__(self) -> str:
-        head = f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}"
+        tight = " (tight)" if self.tight and self.verdict != Verdict.HOLDS_TIGHT.value else ""
+        head = f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}{tight}"
         claimed = f" = {self.claimed}" if self.claimed and self.claimed != self.claim else ""
         lines = [head, f"  claim: {self.claim}{claimed}"]
         if self.truth is not None:
@@ -181,6 +253,8 @@ class AuditResult:
             lines.append("  witness: " + ", ".join(f"{k}={_short(v)}" for k, v in self.witness.items()))
         if self.replay:
             lines.append(f"  replay: {self.replay}")
+        if self.evidence:
+            lines.append(f"  evidence: {self.evidence} ({EVIDENCE_TEXT[Evidence(self.evidence)]})")
         if self.scope:
             lines.append(f"  scope: {self.scope}")
         if self.note:
@@ -188,6 +262,9 @@ class AuditResult:
         if self.expected and self.expected != self.verdict and self.verdict not in ("skipped", "error"):
             lines.append(f"  (the suite expected {self.expected} on this version)")
         return "\n".join(lines)
+
+
+_HOLDING_WORDS = frozenset(v.value for v in Verdict if v.holding)
 
 
 def _short(value: Any, keep: int = 200) -> str:

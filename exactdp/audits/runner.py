@@ -102,7 +102,8 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
     start = time.perf_counter()
     try:
         with _time_limit(time_limit):
-            finding = audit.check().enforced()
+            found = audit.check()
+            finding = found.enforced()
     except _TimeLimit:
         return _error(audit, version, f"stopped after the time limit of {time_limit:g} s "
                                       "(--time-limit raises it)", time.perf_counter() - start)
@@ -119,7 +120,9 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
     return AuditResult(audit.id, audit.library, version, audit.component, audit.claim,
                        finding.truth, finding.verdict.value, finding.witness,
                        finding.replay.value if finding.replay else None, finding.scope,
-                       finding.note, audit.source, audit.expected(version), seconds, finding.claim)
+                       finding.note, audit.source, audit.expected(version), seconds, finding.claim,
+                       evidence=finding.evidence.value if finding.evidence else None,
+                       tight=found.tight and finding.verdict.holding)
 
 
 def run_audits(library: str, only: list[str] | None = None, *,

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.audits.base import Audit, Finding, Replay
-from exactdp.checkers.results import Verdict
+from exactdp.checkers.results import Evidence, Verdict
 from exactdp.numeric.exact import format_exact, from_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "audits"]
@@ -57,6 +57,13 @@ def _sens_verdict(truth: Fraction, claim: Fraction) -> Verdict:
     if truth > claim:
         return Verdict.VIOLATED
     return Verdict.HOLDS_TIGHT if truth == claim else Verdict.HOLDS
+
+
+def _on_grid(verdict: Verdict) -> Evidence:
+    """The evidence of a check that runs the library's own code on every case of a finite
+    grid: a violation is the library's own outputs on the witness (bit-exact, replayed), a
+    hold covers the grid only."""
+    return Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID
 
 
 def _substitute_pairs(space: Sequence[tuple]) -> Iterable[tuple[tuple, tuple]]:
@@ -96,13 +103,13 @@ def _check_sum_float() -> Finding:
              "np.sum modelled bit for bit (pairwise)")
     if res.witness is None:
         return Finding(claim=_q(claim), truth="no witness found", verdict=Verdict.UNDECIDED,
-                       scope=scope, note="a search that finds nothing proves nothing")
+                       evidence=None, scope=scope, note="a search that finds nothing proves nothing")
     x, xp = (list(map(float, v)) for v in res.witness.expand())
     fx, fxp = Fraction(A.np_sum_model(x)), Fraction(A.np_sum_model(xp))
     replay = _replay_tool("sum", x, xp, fx, fxp, claim, bounds=bounds)
     return Finding(claim=_q(claim), truth=f">= {_q(abs(fxp - fx))}", verdict=Verdict.VIOLATED,
                    witness={"x": x, "x_prime": xp, "fx": _q(fx), "fx_prime": _q(fxp)},
-                   replay=replay, scope=scope,
+                   replay=replay, evidence=Evidence.BIT_EXACT, scope=scope,
                    note="the sensitivity U - L ignores np.sum's rounding")
 
 
@@ -128,7 +135,7 @@ def _verify_tool(tool: str, universe: Sequence[str], n: int, as_type: type, **kw
     space = Multisets(ExactSet(list(universe)), size=n)
     res = verify_claim(claim, query, space, ChangeDistance())
     if claims != {claim}:  # pragma: no cover - the tools claim one sensitivity per size
-        return Finding(claim=_q(claim), truth="?", verdict=Verdict.UNDECIDED,
+        return Finding(claim=_q(claim), truth="?", verdict=Verdict.UNDECIDED, evidence=None,
                        note=f"the tool claimed different sensitivities: {sorted(claims)}")
     w = res.witness
     witness = None if w is None else {"x": [_f(as_type(v)) for v in w.x], "x_prime": [_f(as_type(v)) for v in w.x_prime],
@@ -138,7 +145,7 @@ def _verify_tool(tool: str, universe: Sequence[str], n: int, as_type: type, **kw
         replay = _replay_tool(tool, [as_type(v) for v in w.x], [as_type(v) for v in w.x_prime],
                               w.fx, w.fx_prime, claim, **kwargs)
     return Finding(claim=_q(claim), truth=_q(res.sensitivity.value), verdict=res.verdict, witness=witness,
-                   replay=replay, scope=f"exactdp's sensitivity checker over every multiset of {n} values "
+                   replay=replay, evidence=_on_grid(res.verdict), scope=f"exactdp's sensitivity checker over every multiset of {n} values "
                                        f"from {{{', '.join(universe)}}}, one record substituted; the library's "
                                        "own outputs")
 
@@ -181,8 +188,11 @@ def _check_model_tool(tool: str, model_name: str, grid: Sequence[float], n: int,
         for other in also:  # the same mechanism input, released by another tool
             if _replay_tool(other, x, xp, fx, fxp, claim, bounds=bounds) is not Replay.CONFIRMED:
                 replay = Replay.MODEL_MISMATCH
+    # a violation is the library's own statistics on the witness (replayed); a hold would
+    # rest on exactdp's model of NumPy, matched to NumPy on samples in exactdp's tests
+    evidence = Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.EMPIRICAL_MODEL
     return Finding(claim=_q(claim), truth=f">= {_q(d)}", verdict=verdict, witness=witness,
-                   replay=replay, scope=scope)
+                   replay=replay, evidence=evidence, scope=scope)
 
 
 def _check_mean() -> Finding:
@@ -228,7 +238,7 @@ def _check_nan_tool(tool: str) -> Finding:
     d, x, xp, fx, fxp = best
     verdict = _sens_verdict(d, claim)
     replay = _replay_tool(tool, x, xp, fx, fxp, claim, bounds=bounds) if verdict is Verdict.VIOLATED else None
-    return Finding(claim=_q(claim), truth=_q(d), verdict=verdict, replay=replay,
+    return Finding(claim=_q(claim), truth=_q(d), verdict=verdict, replay=replay, evidence=_on_grid(verdict),
                    witness={"x": [_nan_text(v) for v in x], "x_prime": [_nan_text(v) for v in xp],
                             "fx": _q(fx), "fx_prime": _q(fxp)},
                    scope=f"every length-{n} array over {{0, 1, nan}} in bounds (0, 1), one record "
@@ -275,7 +285,8 @@ def _check_histogram() -> Finding:
                 worst[rel] = (d, (x, xp))
     d, (x, xp) = worst["add-remove"]
     ds, (sx, sxp) = worst["substitute"]
-    return Finding(claim=_q(claim), truth=f"L1 {d} (add-remove)", verdict=_sens_verdict(Fraction(d), claim),
+    verdict = _sens_verdict(Fraction(d), claim)
+    return Finding(claim=_q(claim), truth=f"L1 {d} (add-remove)", verdict=verdict, evidence=_on_grid(verdict),
                    witness={"x": list(x), "x_prime": list(xp), "hist_x": list(out[x][1]), "hist_x_prime": list(out[xp][1]),
                             "substitute_x": list(sx), "substitute_x_prime": list(sxp), "substitute_l1": ds},
                    scope=f"every array of at most 3 values over {list(grid)}, range (0, 1), {bins} bins; "
@@ -322,6 +333,7 @@ def _check_quantile() -> Finding:
                  for v, c, s in zip((x, xp), again, (sx, sxp)))
         replay = Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH
     return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, witness=witness, replay=replay,
+                   evidence=_on_grid(verdict),
                    scope=f"quantiles 0.5, 0.3, 0.1 of every length-{n} array over {list(grid)} in "
                          "bounds (0, 1), one record substituted, every output point; the library's own "
                          "float utilities at their exact values",
@@ -353,10 +365,11 @@ def _check_clip() -> Finding:
     if bad:
         v, o = bad[0]
         return Finding(claim=f"[{L}, {U}]", truth=f"{o!r} from {v!r}", verdict=Verdict.VIOLATED,
-                       witness={"x": v, "clipped": o}, replay=Replay.CONFIRMED)
+                       witness={"x": v, "clipped": o}, replay=Replay.CONFIRMED, evidence=Evidence.BIT_EXACT)
     return Finding(claim=f"[{_q(from_float(L))}, {_q(from_float(U))}]",
                    truth="every output in the bounds; in-range values unchanged",
-                   verdict=Verdict.HOLDS, scope=f"{len(grid)} values around and beyond the bounds",
+                   verdict=Verdict.HOLDS, evidence=Evidence.BIT_EXACT_GRID,
+                   scope=f"the {len(grid)} values {grid!r}, around and beyond the bounds",
                    note="NaN is passed through unclipped (np.clip), not checked here")
 
 
@@ -397,11 +410,12 @@ def _check_laplace() -> Finding:
     if ok:
         return Finding(claim="each setting's (epsilon, delta)",
                        truth=f"largest eps'/eps = {_q(ratio)}", verdict=Verdict.HOLDS, witness=row,
-                       scope=scope)
+                       evidence=Evidence.IDEAL_NOISE, scope=scope)
     again = A.laplace_scale(eps, dlt, sens)
     replay = Replay.CONFIRMED if again == b and from_float(sens) / again > e else Replay.MODEL_MISMATCH
     return Finding(claim=f"{_q(e)}", truth=f"epsilon' = sensitivity/scale = {_q(from_float(sens) / b)}",
-                   verdict=Verdict.VIOLATED, witness=row, replay=replay, scope=scope,
+                   verdict=Verdict.VIOLATED, witness=row, replay=replay, evidence=Evidence.IDEAL_NOISE,
+                   scope=scope,
                    note="scale = sensitivity/(epsilon - log(1 - delta)) is rounded to nearest, "
                         "here below the exact quotient: the noise is slightly too small "
                         f"(eps'/eps - 1 = {float(ratio - 1):.3g})")
@@ -447,7 +461,7 @@ def _check_bounded_laplace(which: str) -> Callable[[], Finding]:
                  "u between inputs u and u - sensitivity, attained, so a lower bound of the exact epsilon")
         if not over:
             return Finding(claim=f"{shown(claimed)}", truth=f">= {shown(loss, 20)}",
-                           verdict=Verdict.UNDECIDED, witness=witness, scope=scope,
+                           verdict=Verdict.UNDECIDED, witness=witness, evidence=Evidence.IDEAL_NOISE, scope=scope,
                            note="the attained loss is within the claim; the supremum is not computed")
         b2, eff2 = A.bounded_laplace_scale(eps, 0.0, sens, lo, hi)
         note = ("the bisection for the scale stops a few ulps short of the fixed point "
@@ -457,7 +471,7 @@ def _check_bounded_laplace(which: str) -> Callable[[], Finding]:
         return Finding(claim=f"{shown(claimed)}", truth=f">= {shown(loss, 20)}",
                        verdict=Verdict.VIOLATED, witness=witness,
                        replay=Replay.CONFIRMED if (b2, eff2) == (b, eff) else Replay.MODEL_MISMATCH,
-                       scope=scope, note=note)
+                       evidence=Evidence.IDEAL_NOISE, scope=scope, note=note)
     return check
 
 
@@ -487,7 +501,8 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
                  "float sampler (normalvariate) is not modelled")
         if bad is None:
             return Finding(claim="each setting's (epsilon, delta)", truth="delta(sigma) <= delta in every setting",
-                           verdict=Verdict.HOLDS, witness={"settings": rows}, scope=scope)
+                           verdict=Verdict.HOLDS, witness={"settings": rows}, evidence=Evidence.IDEAL_NOISE,
+                           scope=scope, note=_GAUSS_FORMULA_NOTE if cls_name == "Gaussian" else "")
         row, cls, sigma = bad
         from exactdp.mechanisms.gaussian import delta_of_sigma
 
@@ -497,7 +512,119 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
         return Finding(claim=f"({row['epsilon']}, {row['delta']})",
                        truth=f"delta(sigma) in [{float(lo)!r}, {float(hi)!r}] > delta = {row['delta']!r}",
                        verdict=Verdict.VIOLATED, witness=row,
-                       replay=Replay.CONFIRMED if again == sigma else Replay.MODEL_MISMATCH, scope=scope)
+                       replay=Replay.CONFIRMED if again == sigma else Replay.MODEL_MISMATCH,
+                       evidence=Evidence.IDEAL_NOISE, scope=scope)
+    return check
+
+
+_GAUSS_FORMULA_NOTE = ("the privacy claim has slack; whether sigma is computed at or above its own "
+                       "formula is audited apart (mechanisms/gaussian/sigma-formula)")
+
+
+# --- a parameter computed below the library's own formula --------------------------------
+#
+# A calibration states a formula (Gaussian: sigma = sqrt(2 log(1.25/delta)) sensitivity /
+# epsilon) and computes it in floats. Rounded to nearest, the float may land below the
+# formula's exact value. That is a finding of its own, even where the privacy claim still
+# holds (a formula with slack): the library does not compute what it says it computes, and a
+# user who relies on the formula (to compose, to report sigma) relies on a value it does
+# not meet. Each audit evaluates the formula exactly, at the exact binary values of the
+# parameters the library was given, and compares it with the float the library stores.
+
+
+def _sympy_of(x: float):
+    import sympy
+
+    f = from_float(x)
+    return sympy.Rational(f.numerator, f.denominator)
+
+
+def _gaussian_formula(eps: float, dlt: float, sens: float):
+    import sympy
+
+    return sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / _sympy_of(dlt))) * _sympy_of(sens) / _sympy_of(eps)
+
+
+def _laplace_formula(eps: float, dlt: float, sens: float):
+    import sympy
+
+    return _sympy_of(sens) / (_sympy_of(eps) - sympy.log(1 - _sympy_of(dlt)))
+
+
+def _gaussian_sigma(eps: float, dlt: float, sens: float) -> Fraction:
+    A = _A()
+    import diffprivlib.mechanisms as mechs
+
+    from exactdp.audits.runner import call_library
+
+    mech = call_library("diffprivlib Gaussian(...)", mechs.Gaussian, epsilon=eps, delta=dlt, sensitivity=sens)
+    return A.exact(mech._scale)
+
+
+def _laplace_scale(eps: float, dlt: float, sens: float) -> Fraction:
+    return _A().laplace_scale(eps, dlt, sens)
+
+
+_FORMULAS = {
+    # kind: (parameter name, formula text, exact formula, the library's float, settings, how it is read)
+    "gaussian": ("sigma", "sqrt(2 log(1.25/delta)) * sensitivity / epsilon", _gaussian_formula,
+                 _gaussian_sigma, _GAUSS_TABLE, "Gaussian(epsilon, delta, sensitivity)._scale"),
+    "laplace": ("scale", "sensitivity / (epsilon - log(1 - delta))", _laplace_formula,
+                _laplace_scale, _LAPLACE_TABLE,
+                "the scale Laplace(epsilon, delta, sensitivity).randomise multiplies its draw by"),
+}
+
+
+def _ulps_below(value: Fraction, formula) -> int:
+    """How many float64 steps ``value`` (a float) lies below the smallest float at or above
+    ``formula`` (exact)."""
+    from exactdp.numeric.rounding import float_at_least
+
+    target, x, steps = float_at_least(formula), float(value), 0
+    while x < target and steps < 1 << 20:
+        x, steps = math.nextafter(x, math.inf), steps + 1
+    return steps
+
+
+def _check_formula(kind: str) -> Callable[[], Finding]:
+    """The library's float parameter is at least its own formula's exact value in every
+    setting of the table; the first setting below it is the witness, replayed by building
+    the mechanism again."""
+    def check() -> Finding:
+        from exactdp.mechanisms.distribution import shown
+        from exactdp.numeric.decide import compare
+
+        name, text, formula_of, read, table, how = _FORMULAS[kind]
+        below, rows = [], []
+        for eps, dlt, sens in table:
+            value, formula = read(eps, dlt, sens), formula_of(eps, dlt, sens)
+            c = compare(value, formula)
+            rows.append(c)
+            if c < 0:
+                below.append((eps, dlt, sens, value, formula))
+        scope = (f"{len(table)} (epsilon, delta, sensitivity) settings {[list(r) for r in table]}; "
+                 f"the formula evaluated exactly at the exact binary values of the parameters the "
+                 f"library was given; the library's {name}: {how}, at its exact binary value")
+        if not below:
+            verdict = Verdict.HOLDS_TIGHT if all(c == 0 for c in rows) else Verdict.HOLDS
+            return Finding(claim=f"each setting's {name}", truth=f"{name} at or above the formula in all "
+                           f"{len(table)} settings", verdict=verdict, evidence=Evidence.BIT_EXACT_GRID,
+                           scope=scope)
+        eps, dlt, sens, value, formula = below[0]
+        witness = {"epsilon": eps, "delta": dlt, "sensitivity": sens, name: float(value),
+                   f"{name}_exact": _q(value), "formula": text, "formula_value": shown(formula, 20),
+                   "ulps_below": _ulps_below(value, formula),
+                   "settings_below": f"{len(below)} of {len(table)}"}
+        again = read(eps, dlt, sens)
+        return Finding(claim=f"{_q(value)} (~{float(value)!r})",
+                       truth=f"{shown(formula, 20)} = the formula at "
+                             f"(epsilon, delta, sensitivity) = ({eps!r}, {dlt!r}, {sens!r})",
+                       verdict=Verdict.VIOLATED, witness=witness,
+                       replay=Replay.CONFIRMED if again == value else Replay.MODEL_MISMATCH,
+                       evidence=Evidence.BIT_EXACT, scope=scope,
+                       note=f"the float {name} is rounded to nearest, here below its own formula's "
+                            f"exact value ({len(below)} of {len(table)} settings); whether the "
+                            f"privacy claim still holds is audited apart")
     return check
 
 
@@ -525,7 +652,7 @@ def _check_binary() -> Finding:
             worst = (excess, eps, loss, P)
         if not _binary_replays(mechs.Binary, eps, A):
             return Finding(claim=f"{eps}", truth="?", verdict=Verdict.UNDECIDED,
-                           replay=Replay.MODEL_MISMATCH, modelled=False,
+                           replay=Replay.MODEL_MISMATCH, evidence=None,
                            note="the library's Binary did not keep/flip at the modelled boundary draws")
     excess, eps, loss, P = worst
     keep = A.binary_keep_count(eps)
@@ -535,11 +662,12 @@ def _check_binary() -> Finding:
              "draws replayed through Binary.randomise")
     if excess > 0:
         return Finding(claim=f"{eps}", truth=f"log(K/(2**53 - K)) = {shown(loss)}",
-                       verdict=Verdict.VIOLATED, witness=witness, replay=Replay.CONFIRMED, scope=scope,
+                       verdict=Verdict.VIOLATED, witness=witness, replay=Replay.CONFIRMED,
+                       evidence=Evidence.BIT_EXACT, scope=scope,
                        note="the float threshold exp(eps) and the product random()*(exp(eps)+1) round "
                             "towards keeping the true label")
     return Finding(claim="each setting's epsilon", truth=f"largest exact epsilon {shown(loss)} at epsilon = {eps}",
-                   verdict=Verdict.HOLDS, witness=witness, scope=scope)
+                   verdict=Verdict.HOLDS, witness=witness, evidence=Evidence.BIT_EXACT_GRID, scope=scope)
 
 
 def _binary_replays(Binary, eps: float, A) -> bool:
@@ -590,7 +718,7 @@ def _check_exponential() -> Finding:
              "ones; the library's own float cumulative probabilities, every draw counted exactly")
     if not (div.infinite or compare(div.value, from_float(eps)) > 0):
         return Finding(claim=f"{eps}", truth=shown(div.value), verdict=Verdict.HOLDS,
-                       witness=witness, scope=scope)
+                       witness=witness, evidence=Evidence.BIT_EXACT_GRID, scope=scope)
     # replay: the top draw picks the witness output on one side and not on the other;
     # the sampler returns the first i with random() <= cumulative[i], monotone in the draw.
     top = (1 << 53) - 1
@@ -602,7 +730,7 @@ def _check_exponential() -> Finding:
     replay = Replay.CONFIRMED if outs == predicted and outs[0] != outs[1] else Replay.MODEL_MISMATCH
     truth = "inf" if div.infinite else shown(div.value)
     return Finding(claim=f"{eps}", truth=truth, verdict=Verdict.VIOLATED, witness=witness,
-                   replay=replay, scope=scope,
+                   replay=replay, evidence=Evidence.BIT_EXACT, scope=scope,
                    note="a candidate whose float probability falls below the cumulative sum's last "
                         "ulp gets no draw at all, while next door it gets 2**-53: infinite privacy loss")
 
@@ -641,10 +769,10 @@ def _check_geometric() -> Finding:
         note += "; the draw k = 2**52 (random() = 1/2) makes Geometric.randomise raise (log(0))"
     if hi_p <= hi:
         return Finding(claim=f"{eps}", truth="supports agree at the extremes", verdict=Verdict.UNDECIDED,
-                       witness=witness, modelled=False, note="only the support extremes are modelled")
+                       witness=witness, evidence=None, note="only the support extremes are modelled")
     ok = max(seen) <= hi and min(seen) >= lo and hi_p == hi + 1
     return Finding(claim=f"{eps}", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
-                   replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH,
+                   replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH, evidence=Evidence.BIT_EXACT,
                    scope="Geometric(epsilon=1, sensitivity=1) on 0 and 1; extremes read from the library "
                          "at the extreme draws, 400 draws around them spot-checked", note=note)
 
@@ -664,10 +792,12 @@ def _check_accountant() -> Finding:
         again = A.accountant_accepts(budget, spends)
         return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.VIOLATED,
                        witness=witness, replay=Replay.CONFIRMED if again[0] == accepted else Replay.MODEL_MISMATCH,
-                       scope="BudgetAccountant(epsilon=1.0, delta=0), ten spends of 0.1, slack 0",
+                       evidence=Evidence.BIT_EXACT, scope="BudgetAccountant(epsilon=1.0, delta=0), ten spends of 0.1, slack 0",
                        note="check() compares a float running sum with the budget; ten 0.1s sum to "
                             "0.9999999999999999 in floats but exceed 1 at their exact values")
-    return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.HOLDS, witness=witness)
+    return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.HOLDS, witness=witness,
+                   evidence=Evidence.BIT_EXACT_GRID,
+                   scope="BudgetAccountant(epsilon=1.0, delta=0), ten spends of 0.1, slack 0")
 
 
 def _advanced_composition(spends: Sequence[tuple[float, float]], slack: float):
@@ -716,11 +846,12 @@ def _check_accountant_slack() -> Finding:
              "the plain sum and the two advanced composition bounds the library computes")
     if not under:
         return Finding(claim="each setting's total()", truth="never below", verdict=Verdict.HOLDS,
-                       witness=witness, scope=scope)
+                       witness=witness, evidence=Evidence.BIT_EXACT_GRID, scope=scope)
     again, _ = A.accountant_total([(eps, 0.0)] * k, slack)
     return Finding(claim=f"{reported!r}", truth=f"composition bound {shown(best, 20)}",
                    verdict=Verdict.VIOLATED, witness=witness,
-                   replay=Replay.CONFIRMED if again == reported else Replay.MODEL_MISMATCH, scope=scope,
+                   replay=Replay.CONFIRMED if again == reported else Replay.MODEL_MISMATCH,
+                   evidence=Evidence.BIT_EXACT, scope=scope,
                    note="total() evaluates the bounds in float arithmetic, rounding to nearest: the "
                         "epsilon it reports is below the exact value of its own formula (the plain sum and both "
                         "advanced-composition bounds)")
@@ -767,7 +898,7 @@ def _check_regression_diagonal() -> Finding:
         a, b = diag(x), diag(xp)
         replay = (Replay.CONFIRMED if (A.exact(a.value), A.exact(b.value)) == (fx, fxp) and a.sensitivity == claim
                   else Replay.MODEL_MISMATCH)
-    return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, replay=replay,
+    return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, replay=replay, evidence=_on_grid(verdict),
                    witness={"bounds_X": [0.0, 100.0], "x": list(x), "x_prime": list(xp),
                             "fx": _q(fx), "fx_prime": _q(fxp)},
                    scope="LinearRegression(bounds_X=(0, 100), fit_intercept=False), one feature, two rows "
@@ -810,11 +941,11 @@ def _check_labels_from_data() -> Finding:
              "set, on labels differing in one record")
     if not leaking:
         return Finding(claim="1.0", truth="classes_ does not depend on the labels here",
-                       verdict=Verdict.HOLDS, witness=witness, scope=scope)
+                       verdict=Verdict.HOLDS, witness=witness, evidence=Evidence.BIT_EXACT_GRID, scope=scope)
     again = {name: (classes(name, y), classes(name, yp)) for name in leaking}
     replay = Replay.CONFIRMED if all(again[n] == found[n] for n in leaking) else Replay.MODEL_MISMATCH
     return Finding(claim="1.0", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
-                   replay=replay, scope=scope,
+                   replay=replay, evidence=Evidence.BIT_EXACT, scope=scope,
                    note=f"{' and '.join(leaking)} release classes_ = np.unique(y) of the private labels, "
                         "with no warning: the output [0, 1, 2] is impossible next door")
 
@@ -835,9 +966,9 @@ def audits() -> list[Audit]:
           _check_sum_float, source=tools, expect={v: "violated"}),
         a("tools/sum/integer-clamped", "tools.sum (dtype=int, clipping)",
           "sensitivity U - L after clipping into [L, U]", _check_sum_int, source=tools,
-          expect={v: "holds-tight"}),
+          expect={v: "holds-on-grid"}),
         a("tools/count_nonzero", "tools.count_nonzero", "sensitivity 1", _check_count_nonzero,
-          source=tools, expect={v: "holds-tight"}),
+          source=tools, expect={v: "holds-on-grid"}),
         a("tools/mean/float-rounding", "tools.mean", "sensitivity (U - L)/n", _check_mean,
           source=tools, expect={v: "violated"}),
         a("tools/var/float-rounding", "tools.var and tools.std", "sensitivity (U - L)**2 (n - 1)/n**2",
@@ -849,14 +980,17 @@ def audits() -> list[Audit]:
           expect={v: "violated"}),
         a("tools/histogram", "tools.histogram", "one Geometric(sensitivity=1) over all bins",
           _check_histogram, source=f"{_REPO}/blob/0.6.6/diffprivlib/tools/histograms.py",
-          expect={v: "holds-tight"}),
+          expect={v: "holds-on-grid"}),
         a("tools/quantile/utility-sensitivity", "tools.quantile / median (Exponential utility)",
           "utility sensitivity 1", _check_quantile,
           source=f"{_REPO}/blob/0.6.6/diffprivlib/tools/quantiles.py", expect={v: "violated"}),
         a("validation/clip_to_bounds", "validation.clip_to_bounds", "outputs lie in [L, U]",
-          _check_clip, source=f"{_REPO}/blob/0.6.6/diffprivlib/validation.py", expect={v: "holds"}),
+          _check_clip, source=f"{_REPO}/blob/0.6.6/diffprivlib/validation.py", expect={v: "holds-on-grid"}),
         a("mechanisms/laplace/scale", "mechanisms.Laplace", "scale sensitivity/(epsilon - log(1 - delta)) "
           "gives (epsilon, delta)-DP", _check_laplace, source=f"{mechs}/laplace.py", expect={v: "violated"}),
+        a("mechanisms/laplace/scale-formula", "mechanisms.Laplace",
+          "scale is at least its own formula sensitivity/(epsilon - log(1 - delta))",
+          _check_formula("laplace"), source=f"{mechs}/laplace.py", expect={v: "violated"}),
         a("mechanisms/laplace-bounded-domain/scale", "mechanisms.LaplaceBoundedDomain (tools.var, std)",
           "the scale it finds gives epsilon-DP", _check_bounded_laplace("scale"),
           source=f"{mechs}/laplace.py", expect={v: "violated"}),
@@ -864,7 +998,11 @@ def audits() -> list[Audit]:
           "effective_epsilon() is the mechanism's epsilon", _check_bounded_laplace("effective-epsilon"),
           source=f"{mechs}/laplace.py", expect={v: "violated"}),
         a("mechanisms/gaussian/sigma", "mechanisms.Gaussian", "classic sigma gives (epsilon, delta)-DP",
-          _check_gaussian("Gaussian", _GAUSS_TABLE), source=f"{mechs}/gaussian.py", expect={v: "holds"}),
+          _check_gaussian("Gaussian", _GAUSS_TABLE), source=f"{mechs}/gaussian.py",
+          expect={v: "holds-ideal-noise"}),
+        a("mechanisms/gaussian/sigma-formula", "mechanisms.Gaussian",
+          "sigma is at least its own formula sqrt(2 log(1.25/delta)) sensitivity/epsilon",
+          _check_formula("gaussian"), source=f"{mechs}/gaussian.py", expect={v: "violated"}),
         a("mechanisms/gaussian-analytic/sigma", "mechanisms.GaussianAnalytic",
           "analytic sigma gives (epsilon, delta)-DP",
           _check_gaussian("GaussianAnalytic", _GAUSS_TABLE + ((2.0, 1e-5, 1.0), (8.0, 1e-9, 3.0))),

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.audits.base import Audit, Finding, Replay
-from exactdp.checkers.results import Verdict, format_value
+from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.numeric.exact import from_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "audits"]
@@ -136,13 +136,14 @@ def _check_noise(kind: str) -> Callable[[], Finding]:
             replay = Replay.CONFIRMED if compare(Fraction(worst["sampled_parameter"]),
                                                  Fraction(worst["true"])) != 0 else Replay.MODEL_MISMATCH
             return Finding(claim=worst["claimed"], truth=worst["true"], verdict=Verdict.VIOLATED,
-                           witness=worst, replay=replay, scope=scope)
+                           witness=worst, replay=replay, evidence=Evidence.IDEAL_NOISE, scope=scope)
         loosest = max(rows, key=lambda r: float(r[2]) / float(r[3]))
         return Finding(
             claim=f"{_text(loosest[2])} ({loosest[0]}, d_in={loosest[1]}: the loosest of "
                   f"{len(rows)} cases)",
             truth=f"{_text(loosest[3])} there; claim >= truth in all {len(rows)} cases",
-            verdict=Verdict.HOLDS_TIGHT if tight else Verdict.HOLDS, scope=scope,
+            verdict=Verdict.HOLDS_TIGHT if tight else Verdict.HOLDS, evidence=Evidence.IDEAL_NOISE,
+            scope=scope,
             note="" if tight else (
                 "the sampler's parameter, rounded up to a float, makes the noise slightly larger "
                 "than the claim assumes: the claim exceeds the truth by a relative "
@@ -180,7 +181,8 @@ def _check_to_float() -> Finding:
                 rel = abs(g - Fraction(int(v.p), int(v.q))) / abs(Fraction(int(v.p), int(v.q)))
                 if rel > widest[0]:
                     widest = (rel, v, up, got)
-    scope = f"{len(values)} values x round_up in (True, False), compared exactly"
+    scope = (f"{len(values)} values ({', '.join(str(v) for v in values)}) x round_up in "
+             f"(True, False), compared exactly")
     note = ""
     if widest[1] is not None and widest[0] > Fraction(1, 2**40):
         note = (f"direction right, magnitude not: ExactNumber({sympy.N(widest[1], 5)}).to_float(round_up="
@@ -191,9 +193,11 @@ def _check_to_float() -> Finding:
         replay = Replay.CONFIRMED if repr(again) == worst["returned"] else Replay.MODEL_MISMATCH
         return Finding(claim=_TO_FLOAT_CLAIM,
                        truth=f"{worst['returned']} is on the wrong side of {worst['value']}",
-                       verdict=Verdict.VIOLATED, witness=worst, replay=replay, scope=scope, note=note)
+                       verdict=Verdict.VIOLATED, witness=worst, replay=replay, evidence=Evidence.BIT_EXACT,
+                       scope=scope, note=note)
     return Finding(claim=_TO_FLOAT_CLAIM,
-                   truth="on the right side in every case", verdict=Verdict.HOLDS, scope=scope,
+                   truth="on the right side in every case", verdict=Verdict.HOLDS,
+                   evidence=Evidence.BIT_EXACT_GRID, scope=scope,
                    note=note)
 
 
@@ -248,11 +252,15 @@ def _sum_finding(tumult, sum_t, universe, sizes, kind: str, *, note: str = "",
         witness = {"x": [repr(v) for v in x], "x_prime": [repr(v) for v in xp],
                    "fx": _text(fx), "fx_prime": _text(fxp), "distance": _text(abs(fx - fxp)),
                    "d_in": 1}
+        # the library's own sums on the witness, replayed
         return Finding(claim=_text(claim), truth=_text(truth), verdict=Verdict.VIOLATED,
-                       witness=witness, replay=replay, modelled=modelled, scope=scope, note=note)
+                       witness=witness, replay=replay, evidence=Evidence.BIT_EXACT, scope=scope,
+                       note=note)
     verdict = Verdict.HOLDS_TIGHT if sign == 0 else Verdict.HOLDS
-    return Finding(claim=_text(claim), truth=_text(truth), verdict=verdict, modelled=modelled,
-                   scope=scope, note=note)
+    # the library's own answers on every dataset of the space; a model that disagrees with
+    # them withholds the verdict (evidence None)
+    return Finding(claim=_text(claim), truth=_text(truth), verdict=verdict,
+                   evidence=Evidence.BIT_EXACT_GRID if modelled else None, scope=scope, note=note)
 
 
 def _check_count() -> Finding:
@@ -269,11 +277,11 @@ def _check_count() -> Finding:
              f"({'each equal to the dataset size' if exact_counts else 'NOT all equal to the size'})")
     if sign > 0:  # pragma: no cover - would be a Spark count bug
         return Finding(claim=_text(claim), truth=_text(result.value), verdict=Verdict.VIOLATED,
-                       witness=result.witness.to_dict(), modelled=exact_counts, scope=scope,
+                       witness=result.witness.to_dict(), evidence=Evidence.BIT_EXACT, scope=scope,
                        note="witness not replayed: a count difference above 1 would be a Spark bug")
     return Finding(claim=_text(claim), truth=_text(result.value),
                    verdict=Verdict.HOLDS_TIGHT if sign == 0 else Verdict.HOLDS,
-                   modelled=exact_counts, scope=scope)
+                   evidence=Evidence.BIT_EXACT_GRID if exact_counts else None, scope=scope)
 
 
 def _check_sum_float() -> Finding:
@@ -397,7 +405,7 @@ def _check_add_unique_column() -> Finding:
              "one row inserted at each position (one Spark partition, rows in that order); the "
              "output distance computed as IfGroupedBy(ID, SymmetricDifference) on the collected rows")
     if compare(Fraction(d), claim) <= 0:
-        return Finding(claim=_text(claim), truth=str(d), scope=scope,
+        return Finding(claim=_text(claim), truth=str(d), scope=scope, evidence=Evidence.BIT_EXACT_GRID,
                        verdict=Verdict.HOLDS_TIGHT if d == claim else Verdict.HOLDS)
     fx, fxp = tumult._frame([list(x)], "float"), tumult._frame([list(xp)], "float")
     d_in = tumult.exact(call_library("SymmetricDifference().distance", t.input_metric.distance,
@@ -410,7 +418,7 @@ def _check_add_unique_column() -> Finding:
                "ids_x_prime": sorted(_unhex(i) for _, i in output(xp)),
                "d_in": _text(d_in), "d_out": _text(d_out)}
     return Finding(claim=_text(claim), truth=str(d), verdict=Verdict.VIOLATED, witness=witness,
-                   replay=replay, scope=scope + "; the witness's d_in and d_out recomputed by the "
+                   replay=replay, evidence=Evidence.BIT_EXACT, scope=scope + "; the witness's d_in and d_out recomputed by the "
                    "library's own metrics",
                    note="Spark's Window.partitionBy and orderBy treat -0.0 and 0.0 as one value, so "
                         "adding -0.0 before 0.0 takes rank 1 from the existing row: its ID (to_json "
@@ -421,13 +429,13 @@ _REPRODUCED = ">=0.20,<0.21"
 """The versions where the expected verdicts below were reproduced (tmlt.core 0.20.0)."""
 
 _EXPECTED = {
-    "tumult/laplace/privacy-function": "holds",
-    "tumult/geometric/privacy-function": "holds",
-    "tumult/discrete-gaussian/privacy-function": "holds",
-    "tumult/exact-number/to-float-direction": "holds",
-    "tumult/count/stability": "holds-tight",
+    "tumult/laplace/privacy-function": "holds-ideal-noise",
+    "tumult/geometric/privacy-function": "holds-ideal-noise",
+    "tumult/discrete-gaussian/privacy-function": "holds-ideal-noise",
+    "tumult/exact-number/to-float-direction": "holds-on-grid",
+    "tumult/count/stability": "holds-on-grid",
     "tumult/add-unique-column/stability": "violated",
-    "tumult/sum/integer-bounded": "holds-tight",
+    "tumult/sum/integer-bounded": "holds-on-grid",
     "tumult/sum/float-rounding": "violated",
     "tumult/sum/float-rounding-hamming": "violated",
     "tumult/sum/integer-overflow": "violated",

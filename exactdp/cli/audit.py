@@ -19,13 +19,33 @@ the library's own code (its sums, means, counts, clamping, calibrations, sampler
 composition), reads its claims at their exact binary values, computes the exact truth, and
 replays every witness through the library ('confirmed' when the library's own output moves
 by more than it claims, 'model-mismatch' when exactdp's model was wrong, which is never
-called a violation). An audit says 'holds' only for arithmetic exactdp models bit for bit.
-The suite also holds a corpus of publicly reported bugs, each pinned to the versions where
-it applies. Exit status: 0 when nothing is violated or undecided, 1 when a claim is
-violated or undecided, 2 on bad input, a missing library (the message names the extra to
-install) or an audit whose library call raised or ran out of time. --list without a
-library lists every suite, and marks the audits of a library that is not installed as
-skipped."""
+called a violation). The suite also holds a corpus of publicly reported bugs, each pinned
+to the versions where it applies, and flags a parameter a library computes below its own
+stated formula as a finding of its own, even where the privacy claim still holds.
+
+Each result says what its verdict rests on (evidence, also in --json):
+{evidence}
+Verdicts: 'holds' / 'holds-tight' only with bit-exact evidence; on weaker evidence the word
+says which: holds-on-grid (bit-exact-grid), holds-ideal-noise, holds-statistically,
+holds-empirical-model; '(tight)' when the claim equals the truth on every case checked;
+'violated' (with a witness), 'undecided', 'skipped' (version range), 'error'. The summary
+counts each word apart and says how many hold on evidence weaker than bit-exact.
+
+Exit status: 0 when nothing is violated or undecided (a holds-* verdict on weaker evidence
+counts as holding: the summary line says how many), 1 when a claim is violated or
+undecided, 2 on bad input, a missing library (the message names the extra to install) or
+an audit whose library call raised or ran out of time. --list without a library lists
+every suite, and marks the audits of a library that is not installed as skipped."""
+
+
+def _evidence_lines() -> str:
+    from exactdp.audits.base import EVIDENCE_TEXT
+
+    import textwrap
+
+    return "\n".join(textwrap.fill(text, 90, initial_indent=f"  {e.value:<17}", subsequent_indent=" " * 19)
+                     for e, text in EVIDENCE_TEXT.items())
+
 
 _EPILOG = """\
 examples:
@@ -98,13 +118,29 @@ def run(args) -> int:
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2))
     else:
-        summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-        version = results[0].version if results else "?"
-        print(f"{args.library} {version}: {len(results)} audits: {summary}")
+        print(summary_line(args.library, results))
     if counts.get("error"):
         print(f"exactdp: {counts['error']} audit(s) could not run (see 'error' above)", file=sys.stderr)
         return BAD_INPUT
     return CLAIM_FAILED if counts.get("violated") or counts.get("undecided") else OK
+
+
+def summary_line(library: str, results) -> str:
+    """``opendp 0.16.0: 29 audits: 4 violated, 10 holds-on-grid, ...; 21 of the 25 that
+    hold rest on evidence weaker than bit-exact (holds-*)``: each verdict word counted
+    apart, the ones holding on weaker evidence said in words."""
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    version = results[0].version if results else "?"
+    line = f"{library} {version}: {len(results)} audits: {summary}"
+    holding = sum(1 for r in results if r.holding)
+    weaker = sum(1 for r in results if r.on_weaker_evidence)
+    if weaker:
+        line += (f"; {weaker} of the {holding} that hold rest on evidence weaker than bit-exact "
+                 f"(holds-*: see 'exactdp audit --help')")
+    return line
 
 
 def _seconds(text: str) -> float:
@@ -123,7 +159,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "audit", help="run the audit suite against an installed DP library",
-        description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=_DESCRIPTION.format(evidence=_evidence_lines()), epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("library", nargs="?", choices=sorted(SUITES),
                    help="the library to audit (optional with --list)")
     opt.only_option(p, "run only this audit (repeatable; --list shows the ids)", metavar="ID", repeat=True)
