@@ -16,17 +16,40 @@
 
 Numbers are exact: write non-integers as strings (``"1/2"``, ``"0.5"``); a TOML float is
 refused. ``function`` is ``"package.module:callable"``, a function of a sorted tuple of
-``Fraction`` returning an ``int`` or ``Fraction`` (imported with the claims file's folder
-and the working directory on ``sys.path``). Every problem with the file is a
+``Fraction`` returning an ``int`` or ``Fraction``. Every problem with the file is a
 :class:`ClaimsFileError` naming the line (where it can be found), the claim and the field.
+
+Only the code a claims file names runs. exactdp first imports everything its own check
+needs (its checkers, SymPy, mpmath, NumPy and the optional gmpy2 / python-flint), then
+imports the module of each ``function`` with the claims file's folder *appended* to
+``sys.path`` for that import only: an installed module of the same name wins over a file
+beside the claims file, and a file beside it that no claim names (a planted ``sympy.py`` or
+``gmpy2.py``) is never imported. The working directory is not on the path: a claims file
+finds the same modules wherever it is checked from (install the project, ``pip install -e
+.``, or keep its package beside the claims file). A module must import its own helpers
+when it is imported, not lazily inside the function.
+
+The user's code is guarded: what it prints while exactdp imports or calls it is kept
+apart from exactdp's output; ``SystemExit``, ``KeyboardInterrupt`` or any other exception
+it raises is a :class:`ClaimsFileError` naming the claim; and each claim (its import and
+its check) is stopped after ``time_limit`` seconds (:data:`DEFAULT_TIME_LIMIT`; a SIGALRM
+timer, so on the main thread of a platform that has one: not on Windows). A claims file is
+a regular file (not a pipe, a device or a folder) of UTF-8 text; a leading byte-order mark
+is ignored.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import signal
+import stat
 import sys
+import threading
+import unicodedata
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -40,7 +63,8 @@ from exactdp.errors import (
     UndefinedQuery,
 )
 
-__all__ = ["FIELDS", "CheckedClaim", "ClaimSpec", "ClaimsFileError", "check_claims", "load_claims"]
+__all__ = ["FIELDS", "DEFAULT_TIME_LIMIT", "CheckedClaim", "ClaimSpec", "ClaimsFileError", "TimeLimitExceeded",
+           "check_claims", "load_claims", "printable", "read_time_limit", "within_time_limit"]
 
 FIELDS = ("id", "query", "function", "min_size", "clip", "universe", "pool", "sizes", "size",
           "neighbors", "d_in", "exact_k", "undefined", "claim", "expect", "grid")
@@ -50,7 +74,12 @@ MAX_CHECKS = 10_000
 """Most checks one claims file may expand to (each ``[[claim]]`` times its grid entries
 times its ``d_in`` values), counted before any claim is read."""
 MAX_FILE_BYTES = 10_000_000
-"""Largest claims file read (read no further: a device such as /dev/zero never ends)."""
+"""Largest claims file read."""
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds one claim may take, importing its function and checking it (``exactdp check
+--time-limit``, the pytest plugin's ``--exactdp-time-limit``)."""
+MAX_TIME_LIMIT = 1_000_000
+"""Largest time limit accepted, in seconds (about 11.6 days)."""
 
 
 class ClaimsFileError(InvalidArgument):
@@ -58,12 +87,156 @@ class ClaimsFileError(InvalidArgument):
 
     def __init__(self, message: str, *, path: str = "", line: int | None = None,
                  claim: str | None = None, field: str | None = None):
-        where = path + (f":{line}" if line else "")
+        where = printable(path) + (f":{line}" if line else "")
         who = f"claim {claim}" if claim else ""
         what = f"field {field!r}" if field else ""
         head = ", ".join(p for p in (who, what) if p)
         super().__init__(f"{where}: {head}: {message}" if head else f"{where}: {message}")
         self.path, self.line, self.claim, self.field = path, line, claim, field
+
+
+class TimeLimitExceeded(ExactDPError):
+    """A claim's import or check ran past its time limit (:func:`within_time_limit`)."""
+
+    def __init__(self, message: str, seconds: float):
+        super().__init__(message)
+        self.seconds = seconds
+
+
+_SHOWN_ESCAPED = frozenset(("Cc", "Cf", "Cs", "Co", "Zl", "Zp"))
+
+
+def printable(text: str) -> str:
+    """``text`` with control and format characters escaped as ``repr`` writes them
+    (``\\x1b``, ``\\n``, ``\\u202e``), so a claim id or a path printed in a line of text
+    cannot start a new line, move the cursor or recolour what follows."""
+    if text.isprintable():
+        return text
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _SHOWN_ESCAPED else ch for ch in text)
+
+
+def read_time_limit(text: object, option: str = "time_limit") -> float:
+    """A time limit in seconds: a positive number, at most :data:`MAX_TIME_LIMIT`
+    (``option`` names it in the error)."""
+    try:
+        value = float(text) if isinstance(text, (str, int, float)) and not isinstance(text, bool) else None
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= MAX_TIME_LIMIT:
+        raise InvalidArgument(f"{option}={text!r} is not a time limit; give a positive number of seconds "
+                              f"up to {MAX_TIME_LIMIT:,}, such as {DEFAULT_TIME_LIMIT:g}")
+    return value
+
+
+class _Stop(BaseException):
+    """Raised by the alarm inside the code being timed: a BaseException, so that a user
+    function's ``except Exception`` does not swallow it."""
+
+
+@contextmanager
+def within_time_limit(seconds: float | None, what: str = "the claim") -> Iterator[None]:
+    """Stop the block after ``seconds`` with :class:`TimeLimitExceeded` ("``what`` did not
+    finish within ..."). A SIGALRM timer (the idea of ``exactdp audit``'s time limit): no
+    limit where there is none (Windows), off the main thread, for ``seconds=None``, or when
+    the caller's own alarm is running (a test's hang guard governs then). The alarm
+    repeats every second in case the code swallowed it once."""
+    usable = (seconds is not None and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if usable and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        usable = False
+    if not usable:
+        yield
+        return
+    armed = [True]
+
+    def alarm(signum, frame):
+        if armed[0]:
+            raise _Stop()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    except _Stop:
+        raise TimeLimitExceeded(f"{what} did not finish within the time limit of {seconds:g} s", seconds) from None
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+class _Printed:
+    """Where the user's code writes while exactdp imports or calls it (stdout is exactdp's
+    report): the first few thousand characters are kept, to be quoted in a refusal."""
+
+    KEEP = 4000
+
+    def __init__(self):
+        self.parts: list[str] = []
+        self.kept = 0
+        self.total = 0
+
+    def write(self, text) -> int:
+        text = str(text)
+        self.total += len(text)
+        if self.kept < self.KEEP:
+            self.parts.append(text[: self.KEEP - self.kept])
+            self.kept += len(self.parts[-1])
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def said(self) -> str:
+        """``"; it printed '<first line>'..."``, or nothing when it printed nothing."""
+        lines = [ln.strip() for ln in "".join(self.parts).splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        first = lines[0] if len(lines[0]) <= 200 else lines[0][:200] + "..."
+        more = f" ({self.total:,} characters in all)" if len(lines) > 1 or first != lines[0] else ""
+        return f"; it printed {first!r}{more}, kept apart from exactdp's output"
+
+
+class _UserStopped(Exception):
+    """The user's code raised a BaseException that is not an Exception (SystemExit,
+    KeyboardInterrupt, GeneratorExit, ...): carried out of the engine as an Exception."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(error)
+        self.error = error
+
+
+def _stopped(e: BaseException) -> str:
+    """What a BaseException from the user's code was, for a refusal."""
+    if isinstance(e, SystemExit):
+        return f"called sys.exit({e.code!r}) (SystemExit)"
+    return f"raised {type(e).__name__}" + (f": {e}" if str(e) else "")
+
+
+class _Guarded:
+    """The claims file's function as exactdp calls it: what it prints goes to
+    :class:`_Printed`, and a ``SystemExit``, ``KeyboardInterrupt`` or other BaseException
+    becomes :class:`_UserStopped`, so that it ends this claim with a refusal instead of
+    ending exactdp (with exit 0 and no report)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.printed = _Printed()
+
+    def __call__(self, values):
+        out, err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = self.printed
+        try:
+            return self.fn(values)
+        except (Exception, _Stop):
+            raise
+        except BaseException as e:
+            raise _UserStopped(e) from None
+        finally:
+            sys.stdout, sys.stderr = out, err
 
 
 @dataclass(frozen=True)
@@ -82,6 +255,7 @@ class ClaimSpec:
     index: int = 0
     uses_function: bool = False
     field_lines: dict = field(default_factory=dict)  # field name -> line, where found
+    guard: Any = field(default=None, repr=False, compare=False)  # the user's function, guarded
 
     def line_of(self, name: str) -> int | None:
         return self.field_lines.get(name) or self.line
@@ -91,6 +265,7 @@ class ClaimSpec:
 class CheckedClaim:
     spec: ClaimSpec
     result: Any  # exactdp.ClaimResult
+    printed: str = ""  # what the user's function printed while checked ("; it printed ..."), if anything
 
     @property
     def passed(self) -> bool:
@@ -105,9 +280,12 @@ class CheckedClaim:
         return out
 
     def line(self) -> str:
+        """Two lines of text: the verdict and the scope (control characters in the id and
+        the query name are escaped, so they cannot forge a line)."""
         mark = "ok  " if self.passed else "FAIL"
         expect = "" if self.spec.expect == "holds" else " (expected violated)"
-        text = f"{mark} {self.spec.id}{expect}: {self.result.sensitivity.query.name}: {self.result.summary()}"
+        name = printable(self.result.sensitivity.query.name)
+        text = f"{mark} {printable(self.spec.id)}{expect}: {name}: {self.result.summary()}"
         return f"{text}\n     scope: {self.result.sensitivity.scope.describe()}"
 
 
@@ -145,27 +323,22 @@ class _Lines:
         return start
 
 
-def load_claims(path: str | Path) -> list[ClaimSpec]:
+def load_claims(path: str | Path, *, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[ClaimSpec]:
     """Read and validate every claim of a claims file (nothing is enumerated yet).
 
-    Raises :class:`ClaimsFileError` on the first problem: a TOML syntax error, an unknown
-    or missing field, a value of the wrong kind, a query that is not known, a dotted path
-    that does not import."""
+    Raises :class:`ClaimsFileError` on the first problem: a file that is not a regular
+    file, a TOML syntax error, an unknown or missing field, a value of the wrong kind, a
+    query that is not known, a dotted path that does not import (or whose import exits,
+    raises or runs past ``time_limit`` seconds)."""
     path = Path(path)
     shown = str(path)
-    try:
-        with path.open("rb") as f:  # at most MAX_FILE_BYTES + 1: /dev/zero is refused, not read
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ClaimsFileError(f"cannot read the file: {e.strerror or e}", path=shown) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ClaimsFileError(f"the file is larger than {MAX_FILE_BYTES:,} bytes; a claims file is "
-                              f"a short TOML text: split it", path=shown)
+    raw = _read(path, shown)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ClaimsFileError(f"byte {raw[e.start]:#04x} at offset {e.start} is not UTF-8 text; a "
                               f"claims file is TOML, saved as UTF-8", path=shown) from None
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors save UTF-8
     tomllib = _toml()
     try:
         data = tomllib.loads(text)
@@ -189,12 +362,38 @@ def load_claims(path: str | Path) -> list[ClaimSpec]:
         raise ClaimsFileError(f"{count:,} checks (claims x grid entries x d_in values), more than "
                               f"{MAX_CHECKS:,}; split the file or use fewer grid entries and d_in "
                               f"values", path=shown)
+    importer = _Importer(path.resolve().parent, time_limit)
     specs: list[ClaimSpec] = []
     seen: set[str] = set()
-    with _import_path(path):
-        for index, raw in enumerate(claims):
-            specs.extend(_claim_specs(raw, index, shown, lines, seen))
+    for index, raw in enumerate(claims):
+        specs.extend(_claim_specs(raw, index, shown, lines, seen, importer))
     return specs
+
+
+def _read(path: Path, shown: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES: a named pipe, a device such as
+    /dev/zero or a folder is refused before a byte is read (opened without blocking, so a
+    pipe with no writer cannot hang it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise ClaimsFileError(f"cannot read the file: {e.strerror or e}", path=shown) from None
+    with open(fd, "rb", closefd=True) as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            raise ClaimsFileError(f"this is {kind}, not a claims file; give the path of a TOML file",
+                                  path=shown)
+        try:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            raise ClaimsFileError(f"cannot read the file: {e.strerror or e}", path=shown) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ClaimsFileError(f"the file is larger than {MAX_FILE_BYTES:,} bytes; a claims file is "
+                              f"a short TOML text: split it", path=shown)
+    return raw
 
 
 def _checks(raw: dict) -> int:
@@ -216,23 +415,77 @@ def _checks(raw: dict) -> int:
     return total
 
 
-class _import_path:
-    """The claims file's folder and the working directory on ``sys.path`` while importing."""
-
-    def __init__(self, path: Path):
-        self.dirs = [str(path.resolve().parent), str(Path.cwd())]
-
-    def __enter__(self):
-        self.added = [d for d in self.dirs if d not in sys.path]
-        sys.path[:0] = self.added
-
-    def __exit__(self, *exc):
-        for d in self.added:
-            if d in sys.path:
-                sys.path.remove(d)
+# exactdp's own modules for checking a claim, imported before any user module so that none of
+# them can be found beside a claims file while the folder is on sys.path
+_CHECKING_MODULES = ("exactdp.checkers", "exactdp.checkers.sensitivity", "exactdp.checkers.results",
+                     "exactdp.queries", "exactdp.spaces", "exactdp.numeric", "sympy", "mpmath")
+_OPTIONAL_MODULES = ("numpy", "gmpy2", "flint")
 
 
-def _claim_specs(raw: dict, index: int, path: str, lines: _Lines, seen: set[str]) -> list[ClaimSpec]:
+class _Importer:
+    """Imports the modules a claims file names: exactdp's own imports first (once), then
+    each module with the claims file's folder appended to ``sys.path`` for that import only,
+    under the time limit, with what it prints kept apart."""
+
+    def __init__(self, folder: Path, seconds: float | None):
+        self.folder, self.seconds = str(folder), seconds
+        self.ready = False
+
+    def _prepare(self) -> None:
+        if self.ready:
+            return
+        for name in _CHECKING_MODULES:
+            importlib.import_module(name)
+        for name in _OPTIONAL_MODULES:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+        self.ready = True
+
+    def __call__(self, target: object, bad) -> _Guarded:
+        if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
+            raise bad(f"function={target!r} must be 'package.module:callable'", "function")
+        self._prepare()
+        module_name, _, attr = target.partition(":")
+        printed = _Printed()
+        out, err = sys.stdout, sys.stderr
+        added = self.folder not in sys.path
+        try:
+            with within_time_limit(self.seconds, f"importing {module_name!r}"):
+                if added:
+                    sys.path.append(self.folder)
+                sys.stdout = sys.stderr = printed
+                try:
+                    module = importlib.import_module(module_name)
+                finally:
+                    sys.stdout, sys.stderr = out, err
+                    if added and self.folder in sys.path:
+                        sys.path.remove(self.folder)
+        except TimeLimitExceeded as e:
+            raise bad(f"{e} (time_limit; --time-limit on the command line){printed.said()}; a module "
+                      f"should only define the function when it is imported", "function") from None
+        except Exception as e:  # noqa: BLE001 - the user's module: any error while importing it
+            raise bad(f"cannot import {module_name!r} ({type(e).__name__}: {e}){printed.said()}; check the "
+                      f"dotted path and that the package is installed or beside the claims file",
+                      "function") from None
+        except BaseException as e:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the user's module
+            raise bad(f"importing {module_name!r} {_stopped(e)}{printed.said()}; a module named by a "
+                      f"claims file must not run a program when it is imported (guard that part with "
+                      f"if __name__ == '__main__':)", "function") from None
+        obj = module
+        for part in attr.split("."):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                raise bad(f"module {module_name!r} has no {attr!r}; check the name after ':'", "function") from None
+        if not callable(obj):
+            raise bad(f"{target!r} is not callable; point at a function of a sorted tuple of Fractions", "function")
+        return _Guarded(obj)
+
+
+def _claim_specs(raw: dict, index: int, path: str, lines: _Lines, seen: set[str],
+                 importer: _Importer) -> list[ClaimSpec]:
     label = f"#{index + 1}" + (f" {raw['id']!r}" if isinstance(raw.get("id"), str) else "")
 
     def fail(message: str, name: str | None) -> ClaimsFileError:
@@ -262,7 +515,7 @@ def _claim_specs(raw: dict, index: int, path: str, lines: _Lines, seen: set[str]
                            f"use one of {', '.join(_GRID_FIELDS)}", "grid")
         merged = {**base, **g}
         suffix = "" if "grid" not in raw else "[" + ", ".join(f"{k}={_shown(v)}" for k, v in g.items()) + "]"
-        specs.extend(_one(merged, raw["id"] + suffix, index, fail, lines, "grid" in raw and bool(g)))
+        specs.extend(_one(merged, raw["id"] + suffix, index, fail, lines, "grid" in raw and bool(g), importer))
     return specs
 
 
@@ -284,7 +537,8 @@ def _exact(value: object, name: str, fail) -> Fraction:
         raise fail(str(e), name) from None
 
 
-def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool) -> list[ClaimSpec]:
+def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool,
+         importer: _Importer) -> list[ClaimSpec]:
     from exactdp.checkers.sensitivity import bind_claim, claim_parameters
     from exactdp.queries import clipped, parse_query, user_query
     from exactdp.spaces import ExactSet, Multisets, SubMultisets
@@ -299,8 +553,10 @@ def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool) -> l
         raise bad("give exactly one of query (a built-in name such as 'sum') or function "
                   "('package.module:callable')", "query" if "query" in c else "function")
     uses_function = "function" in c
+    guard = None
     if uses_function:
-        query = user_query(_import(c["function"], bad), name=c["function"].rpartition(":")[2],
+        guard = importer(c["function"], bad)
+        query = user_query(guard, name=c["function"].rpartition(":")[2],
                            min_size=_whole(c.get("min_size", 0), "min_size", bad))
     else:
         if "min_size" in c:
@@ -393,7 +649,7 @@ def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool) -> l
         suffix = f"[d_in={d}]" if len(d_ins) > 1 else ""
         out.append(ClaimSpec(cid + suffix, claim, query, space, neighbors, d, expect, options,
                              lines.of(index), index, uses_function,
-                             {name: lines.of(index, name) for name in c}))
+                             {name: lines.of(index, name) for name in c}, guard))
     return out
 
 
@@ -417,56 +673,57 @@ def _d_ins(value: object, bad) -> list[int]:
     raise bad(f"d_in={value!r} must be a whole number >= 1 or a range 'A..B' (at most 64 values)", "d_in")
 
 
-def _import(target: object, bad):
-    if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
-        raise bad(f"function={target!r} must be 'package.module:callable'", "function")
-    module_name, _, attr = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as e:  # noqa: BLE001 - the user's module: any error while importing it
-        raise bad(f"cannot import {module_name!r} ({type(e).__name__}: {e}); check the dotted path and that "
-                  f"the package is installed or beside the claims file", "function") from None
-    obj = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise bad(f"module {module_name!r} has no {attr!r}; check the name after ':'", "function") from None
-    if not callable(obj):
-        raise bad(f"{target!r} is not callable; point at a function of a sorted tuple of Fractions", "function")
-    return obj
-
-
 # -- checking ----------------------------------------------------------------------------
 
 def check_claims(specs: list[ClaimSpec], *, path: str = "", lines: _Lines | None = None,
+                 time_limit: float | None = DEFAULT_TIME_LIMIT, progress: bool | None = None,
                  **budgets: Any) -> Iterator[CheckedClaim]:
     """Check each claim exactly (``exactdp.verify_claim``), yielding as it goes. A user
-    function that raises or returns a float, or a space over the budget, raises
-    :class:`ClaimsFileError` naming the claim and the field to fix."""
+    function that raises, exits or returns a float, a space over the budget, or a claim
+    that runs past ``time_limit`` seconds raises :class:`ClaimsFileError` naming the claim
+    and the field to fix. ``progress``: a line on stderr naming the claim being checked
+    (default: when stderr is a terminal)."""
+    from exactdp._progress import Progress
     from exactdp.checkers import verify_claim
 
     budgets = {k: v for k, v in budgets.items() if v is not None}
-    for spec in specs:
+    for number, spec in enumerate(specs, 1):
         label = f"#{spec.index + 1} {spec.id!r}"
         source = "function" if spec.uses_function else "query"
+        size = "size" if "size" in spec.field_lines else "sizes"
+        if spec.guard is not None:
+            spec.guard.printed = _Printed()
+
+        def refuse(message: str, name: str) -> ClaimsFileError:
+            return ClaimsFileError(message, path=path, line=spec.line_of(name), claim=label, field=name)
+
+        bar = Progress("check", 1, progress, interval=0)
+        bar.show(f"claim {number} of {len(specs)}: {printable(spec.id)}")
         try:
-            result = verify_claim(spec.claim, spec.query, spec.space, spec.neighbors, spec.d_in,
-                                  **spec.options, **budgets)
+            with within_time_limit(time_limit, "checking the claim"):
+                result = verify_claim(spec.claim, spec.query, spec.space, spec.neighbors, spec.d_in,
+                                      **spec.options, **budgets)
+        except TimeLimitExceeded as e:
+            raise refuse(f"{e} (time_limit; --time-limit on the command line){_said(spec)}; make the space "
+                         f"smaller or raise the limit", source if spec.uses_function else size) from None
         except TooLarge as e:
-            size = "size" if "size" in spec.field_lines else "sizes"
-            raise ClaimsFileError(f"{e} (--max-pairs/--max-datasets on the command line)", path=path,
-                                  line=spec.line_of(size), claim=label, field=size) from None
+            raise refuse(f"{e} (--max-pairs/--max-datasets on the command line)", size) from None
         except UndefinedQuery as e:
-            raise ClaimsFileError(str(e), path=path, line=spec.line_of("undefined"), claim=label,
-                                  field="undefined") from None
+            raise refuse(f"{e}{_said(spec)}", "undefined") from None
         except ExactDPError as e:  # InexactInput: a float returned
-            raise ClaimsFileError(str(e), path=path, line=spec.line_of(source), claim=label,
-                                  field=source) from None
+            raise refuse(f"{e}{_said(spec)}", source) from None
+        except _UserStopped as e:
+            raise refuse(f"the function {_stopped(e.error)}{_said(spec)}; it must return a value on every "
+                         f"dataset, not end the program", "function") from None
         except Exception as e:
             if not spec.uses_function:
                 raise
-            raise ClaimsFileError(f"the function raised {type(e).__name__}: {e}; make it defined on "
-                                  f"every dataset of the space (or set min_size / undefined)",
-                                  path=path, line=spec.line_of("function"), claim=label, field="function") from None
-        yield CheckedClaim(spec, result)
+            raise refuse(f"the function raised {type(e).__name__}: {e}{_said(spec)}; make it defined on "
+                         f"every dataset of the space (or set min_size / undefined)", "function") from None
+        finally:
+            bar.close()
+        yield CheckedClaim(spec, result, _said(spec))
+
+
+def _said(spec: ClaimSpec) -> str:
+    return spec.guard.printed.said() if spec.guard is not None else ""

@@ -9,18 +9,28 @@ scope; ``--json`` prints one object ``{"file", "passed", "claims": [...]}`` with
 claim, ``id``, ``expect``, ``passed``, ``verdict``, ``claim``, ``claim_value``,
 ``sensitivity``, ``witness`` and ``scope``.
 
+Only the code the file names runs: a ``function``'s module is imported with the claims
+file's folder appended to ``sys.path`` for that import only, after exactdp's own imports
+(see :mod:`exactdp.claimsfile`). Each claim is stopped after ``--time-limit`` seconds
+(default :data:`~exactdp.claimsfile.DEFAULT_TIME_LIMIT`); on a terminal a line on stderr
+names the claim being checked.
+
 Exit status: 0 every claim as expected; 1 a claim violated (or one marked
-``expect = "violated"`` that now holds); 2 a bad file (one line on stderr naming the line,
-the claim and the field).
+``expect = "violated"`` that now holds); 2 a bad file, or a claim refused: its function
+raised, exited, printed its own usage or ran past the time limit, its space is over a
+budget (one line on stderr naming the line, the claim and the field; with ``--json`` the
+object also carries ``"error"`` and the claims checked before it).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
+from exactdp.errors import ExactDPError, InvalidArgument
 
 __all__ = ["register", "run"]
 
@@ -28,8 +38,14 @@ _DESCRIPTION = """\
 Check every claim of a claims file (TOML: [[claim]] tables with id, query or function,
 universe or pool, sizes, neighbors, d_in, claim, expect, grid) by exact enumeration.
 
+Only the code the file names runs: a function's module is imported with the claims
+file's folder appended to the module search path for that import only (the working
+directory is not searched). A claim whose function raises, exits, or runs past the time
+limit is refused, naming the claim.
+
 Exit status: 0 every claim as expected; 1 a claim violated, or a claim marked
-expect = "violated" that holds; 2 a bad file (one line on stderr: line, claim, field)."""
+expect = "violated" that holds; 2 a bad file or a refused claim (one line on stderr:
+line, claim, field)."""
 
 _EPILOG = """\
 example claims.toml:
@@ -43,13 +59,23 @@ example claims.toml:
 
 examples:
   exactdp check claims.toml
-  exactdp check claims.toml --json --max-pairs 1000000"""
+  exactdp check claims.toml --json --max-pairs 1000000
+  exactdp check claims.toml --time-limit 600"""
 
 
+def _seconds(text: str) -> float:
+    from exactdp.claimsfile import read_time_limit
+
+    try:
+        return read_time_limit(text, "--time-limit")
+    except InvalidArgument as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def register(subparsers) -> None:
     """Add the ``check`` sub-command to the ``exactdp`` parser."""
+    from exactdp.claimsfile import DEFAULT_TIME_LIMIT
+
     p = subparsers.add_parser(
         "check", help="check every claim of a claims file (TOML) exactly",
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -57,26 +83,38 @@ def register(subparsers) -> None:
     p.add_argument("claims_file", metavar="CLAIMS.toml", help="the claims file")
     opt.budget_options(p, "refuse a claim whose enumeration has more neighbouring pairs (default: exactdp's budget)",
                        "refuse a claim whose space has more datasets (default: exactdp's budget)")
+    p.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                   help=f"stop a claim (importing its function and checking it) after SECONDS and "
+                        f"refuse it, exit 2 (default {DEFAULT_TIME_LIMIT:g})")
     opt.json_option(p, "print one JSON object")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    from exactdp.claimsfile import check_claims, load_claims
+    from exactdp.claimsfile import check_claims, load_claims, printable
 
-    specs = load_claims(args.claims_file)  # ClaimsFileError (an InvalidArgument): exit 2
     checked = []
-    for c in check_claims(specs, path=args.claims_file, max_pairs=args.max_pairs,
-                          max_datasets=args.max_datasets):
-        checked.append(c)
-        if not args.json:
-            print(c.line(), flush=True)
+    try:
+        specs = load_claims(args.claims_file, time_limit=args.time_limit)
+        for c in check_claims(specs, path=args.claims_file, time_limit=args.time_limit,
+                              max_pairs=args.max_pairs, max_datasets=args.max_datasets):
+            checked.append(c)
+            if c.printed:
+                print(f"exactdp check: note: claim {printable(c.spec.id)}: the function ran{c.printed}",
+                      file=sys.stderr, flush=True)
+            if not args.json:
+                print(c.line(), flush=True)
+    except ExactDPError as e:  # ClaimsFileError: one line on stderr, exit 2 (exactdp.cli.main)
+        if args.json:  # never an empty report: what was checked, and why the rest was not
+            print(json.dumps({"file": args.claims_file, "passed": False, "error": str(e),
+                              "claims": [c.to_dict() for c in checked]}, indent=2))
+        raise
     passed = all(c.passed for c in checked)
     if args.json:
         print(json.dumps({"file": args.claims_file, "passed": passed,
                           "claims": [c.to_dict() for c in checked]}, indent=2))
     else:
-        bad = [c.spec.id for c in checked if not c.passed]
+        bad = [printable(c.spec.id) for c in checked if not c.passed]
         tail = f"; not as expected: {', '.join(bad)}" if bad else ""
         print(f"{len(checked)} claim(s) checked, {len(checked) - len(bad)} as expected{tail}")
     return OK if passed else CLAIM_FAILED
