@@ -13,7 +13,8 @@ from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace
 from exactdp.spaces.metrics import Metric
 
-__all__ = ["Verdict", "Evidence", "qualify", "Witness", "Scope", "SensitivityResult", "ClaimResult", "format_value"]
+__all__ = ["Verdict", "Evidence", "qualify", "evidence_note", "verdict_counts", "VERDICT_ORDER",
+           "Witness", "Scope", "SensitivityResult", "ClaimResult", "format_value"]
 
 
 class Verdict(str, enum.Enum):
@@ -94,6 +95,38 @@ def qualify(verdict: Verdict | str, evidence: Evidence | str) -> Verdict:
     if verdict.proven and evidence is not Evidence.BIT_EXACT:
         return _QUALIFIED[evidence]
     return verdict
+
+
+def evidence_note(evidence: Evidence | str, where: str = "") -> str:
+    """What text output adds after a verdict word: nothing for ``bit-exact`` evidence,
+    else ``" (evidence: bit-exact-grid, <where>)"``.
+
+    >>> evidence_note("bit-exact"), evidence_note("bit-exact-grid", "L in {-2, 0}")
+    ('', ' (evidence: bit-exact-grid, L in {-2, 0})')
+    """
+    evidence = Evidence(evidence)
+    if evidence is Evidence.BIT_EXACT:
+        return ""
+    return f" (evidence: {evidence.value}{', ' + where if where else ''})"
+
+
+VERDICT_ORDER = ("holds", "holds-tight", "holds-on-grid", "holds-ideal-noise",
+                 "holds-statistically", "holds-empirical-model", "violated", "undecided",
+                 "vacuous")
+"""The order in which summaries count verdict words (anything else, e.g. ``none``, last)."""
+
+
+def verdict_counts(counts: dict[str, int]) -> str:
+    """``{"violated": 2, "holds-tight": 5, "holds": 1}`` as ``'1 holds, 5 holds-tight, 2
+    violated'``: each word counted apart, in :data:`VERDICT_ORDER`.
+
+    >>> verdict_counts({"violated": 2, "holds-on-grid": 3, "holds": 1})
+    '1 holds, 3 holds-on-grid, 2 violated'
+    """
+    def rank(word: str) -> tuple:
+        return (VERDICT_ORDER.index(word) if word in VERDICT_ORDER else len(VERDICT_ORDER), word)
+
+    return ", ".join(f"{counts[w]} {w}" for w in sorted(counts, key=rank))
 
 
 def format_value(value: Any) -> str:
@@ -220,6 +253,13 @@ class SensitivityResult:
     witness: Witness | None
     scope: Scope
 
+    @property
+    def evidence(self) -> Evidence:
+        """``bit-exact``: every dataset of the stated finite space is enumerated and the query
+        computed in exact arithmetic, so the value is the sensitivity over the stated domain
+        (the space *is* the domain; the scope names it)."""
+        return Evidence.BIT_EXACT
+
     def __str__(self) -> str:
         kind = "local sensitivity" if self.scope.local_at is not None else "sensitivity"
         text = f"{self.query.name}: {kind} {format_value(self.value)}"
@@ -240,6 +280,7 @@ class SensitivityResult:
             "vacuous": self.scope.pairs == 0,
             "scope": self.scope.to_dict(),
             "scope_text": self.scope.describe(),
+            "evidence": self.evidence.value,
         }
 
     def _repr_latex_(self) -> str:
@@ -248,13 +289,25 @@ class SensitivityResult:
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """A claim compared with the exact sensitivity."""
+    """A claim compared with the exact sensitivity.
+
+    ``evidence`` is ``bit-exact`` by default: the sensitivity comes from an exact
+    enumeration of the stated finite space with exact query arithmetic, so the verdict
+    holds over the stated domain (the space is the domain). A result built on weaker
+    evidence has its ``holds`` / ``holds-tight`` replaced by that evidence's word
+    (:func:`qualify`) when it is made, so ``holds`` never appears without ``bit-exact``.
+    """
 
     claim_text: str
     claim: Any  # the claim's exact value once the parameters are bound
     verdict: Verdict
     sensitivity: SensitivityResult
     parameters: dict = field(default_factory=dict)
+    evidence: Evidence = Evidence.BIT_EXACT
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", Evidence(self.evidence))
+        object.__setattr__(self, "verdict", qualify(self.verdict, self.evidence))
 
     @property
     def witness(self) -> Witness | None:
@@ -262,7 +315,9 @@ class ClaimResult:
 
     @property
     def ok(self) -> bool:
-        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+        """No violation: ``holds``, ``holds-tight`` or a ``holds-*`` word (``verdict.proven``
+        says whether it is backed by ``bit-exact`` evidence)."""
+        return self.verdict.holding
 
     @property
     def claim_shown(self) -> str:
@@ -287,6 +342,10 @@ class ClaimResult:
         if self.verdict is Verdict.VACUOUS:
             return (f"VACUOUS: claim {shown} was not checked: 0 neighbouring pairs; "
                     f"{s.scope.no_pairs_hint()}")
+        if self.verdict.holding:  # a holds-* word: never below the value computed
+            word = self.verdict.value.upper().replace("-", " ")
+            return (f"{word}{evidence_note(self.evidence)}: claim {shown} >= computed maximum "
+                    f"{format_value(s.value)}")
         return f"UNDECIDED: could not compare claim {shown} with {format_value(s.value)}"
 
     def __str__(self) -> str:
@@ -297,9 +356,11 @@ class ClaimResult:
         out["claim"] = self.claim_text
         out["claim_value"] = format_value(self.claim)
         out["verdict"] = self.verdict.value
+        out["evidence"] = self.evidence.value
         return out
 
     def _repr_latex_(self) -> str:
-        rel = {Verdict.VIOLATED: "<", Verdict.HOLDS_TIGHT: "=", Verdict.HOLDS: ">"}.get(self.verdict, "?")
+        rel = {Verdict.VIOLATED: "<", Verdict.HOLDS_TIGHT: "=", Verdict.HOLDS: ">"}.get(
+            self.verdict, r"\geq" if self.verdict.holding else "?")
         return (rf"$\displaystyle \text{{claim }} {_latex(self.claim)} {rel} "
                 rf"{_latex(self.sensitivity.value)} \quad (\text{{{self.verdict.value}}})$")
