@@ -31,7 +31,7 @@ import sympy
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budget, refuse_above
 from exactdp._progress import Progress
 from exactdp.checkers import _engine
-from exactdp.checkers.results import Scope, Verdict, format_value
+from exactdp.checkers.results import Evidence, Scope, Verdict, evidence_note, format_value, qualify
 from exactdp.checkers.sensitivity import _setup
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms.distribution import INFINITY, shown
@@ -84,7 +84,15 @@ def _output_text(o) -> str:
 
 @dataclass(frozen=True)
 class PrivacyResult:
-    """The verdict on a privacy claim, the exact worst loss and its witness."""
+    """The verdict on a privacy claim, the exact worst loss and its witness.
+
+    ``evidence`` is ``bit-exact`` for :func:`check_mechanism`: the losses are computed from
+    the exact output distributions of the stated mechanism (the ideal mechanism of the
+    model, or a sampler modelled bit for bit where the model is one), on every pair of
+    query values the stated space produces, so a verdict holds for that mechanism over the
+    stated domain. A result built on weaker evidence has its holds words qualified
+    (:func:`~exactdp.checkers.results.qualify`) when it is made.
+    """
 
     mechanism: Mechanism
     claim_epsilon: Any
@@ -99,10 +107,17 @@ class PrivacyResult:
     notes: tuple = field(default=())
     claim_rho: Any = None
     rho: Any = None  # the worst zCDP rho (exact, or an enclosure), when a rho claim was checked
+    evidence: Evidence = Evidence.BIT_EXACT
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", Evidence(self.evidence))
+        if self.verdict is not None:
+            object.__setattr__(self, "verdict", qualify(self.verdict, self.evidence))
 
     @property
     def ok(self) -> bool:
-        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+        """No violation: ``holds``, ``holds-tight`` or a ``holds-*`` word on weaker evidence."""
+        return self.verdict is not None and self.verdict.holding
 
     def summary(self) -> str:
         m = self.mechanism.describe()
@@ -122,7 +137,8 @@ class PrivacyResult:
             why = f"; {self.scope.no_pairs_hint()}" if self.scope is not None else ""
             return f"{m}: VACUOUS: {what}: no neighbouring pair{why}"
         word = {Verdict.VIOLATED: "VIOLATED", Verdict.HOLDS_TIGHT: "HOLDS, tight",
-                Verdict.HOLDS: "HOLDS", Verdict.UNDECIDED: "UNDECIDED"}[self.verdict]
+                Verdict.HOLDS: "HOLDS", Verdict.UNDECIDED: "UNDECIDED"}.get(
+            self.verdict, self.verdict.value.upper().replace("-", " ")) + evidence_note(self.evidence)
         return f"{m}: {word}: claim {claim}, exact {truth}{w}"
 
     def __str__(self) -> str:
@@ -139,6 +155,7 @@ class PrivacyResult:
             "claim": {"epsilon": _json_value(self.claim_epsilon), "delta": _json_value(self.claim_delta),
                       "rho": _json_value(self.claim_rho)},
             "verdict": None if self.verdict is None else self.verdict.value,
+            "evidence": self.evidence.value,
             "witness": None if self.witness is None else self.witness.to_dict(),
             "value_pairs": self.value_pairs,
             "scope": self.scope_text,
