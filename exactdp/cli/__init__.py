@@ -200,6 +200,16 @@ def _os_error_text(e: OSError) -> str:
     return f"{e.filename!r}: {what}" if e.filename is not None else str(e) or what
 
 
+def _output_failed(e: OSError) -> int:
+    """Exit status 2 for output that could not be written: one line on stderr, none for a
+    pipe whose reader (e.g. ``head``) has all it wanted, as CPython advises."""
+    _silence_stdout()
+    if not isinstance(e, BrokenPipeError):
+        print(f"exactdp: error: could not write the output: {_os_error_text(e)}; "
+              f"send it to a file or device with room", file=sys.stderr)
+    return BAD_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, module = _parser(_chosen(argv))
@@ -215,17 +225,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"exactdp: error: {e}", file=sys.stderr)
         return BAD_INPUT
     except OSError as e:
-        if isinstance(e, BrokenPipeError) and e is out.failure:
-            # the reader (e.g. `head`) has all it wanted: no message, as CPython advises
-            _silence_stdout()
-            return BAD_INPUT
         if e is out.failure:
-            _silence_stdout()
-            print(f"exactdp: error: could not write the output: {_os_error_text(e)}; "
-                  f"send it to a file or device with room", file=sys.stderr)
-            return BAD_INPUT
+            return _output_failed(e)
         print(f"exactdp: error: {_os_error_text(e)}", file=sys.stderr)
         return BAD_INPUT
+    except SystemExit:
+        # --help, --version: argparse itself ignores a failed write of them
+        try:
+            out.flush()
+        except OSError:
+            pass
+        if out.failure is None:
+            raise
+        return _output_failed(out.failure)
     except KeyboardInterrupt:  # pragma: no cover
         print("exactdp: interrupted", file=sys.stderr)
         return INTERRUPTED
