@@ -34,7 +34,7 @@ import sympy
 from exactdp.checkers.privacy import PrivacyResult, check_mechanism
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.numeric.exact import from_float
-from exactdp.checkers.results import Verdict
+from exactdp.checkers.results import Evidence, Verdict, evidence_note, qualify
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
 __all__ = ["PrivacyClaim", "privacy_claims"]
@@ -44,16 +44,29 @@ __all__ = ["PrivacyClaim", "privacy_claims"]
 class StatementResult:
     """The result of a claim that is a statement about a guarantee rather than a loss over
     pairs (e.g. "the sensitivity sampler gives epsilon-DP"): its verdict, why, and what was
-    examined."""
+    examined.
+
+    ``evidence`` is ``bit-exact`` for every built-in statement: each is decided in exact
+    (or certified-interval) arithmetic over its whole stated domain, a theorem applied to
+    exact numbers (the sensitivity sampler), a SymPy identity with every parameter symbolic
+    (the closed form), or an exact comparison for every ``g`` (the noise choice). Weaker
+    evidence would qualify the holds words (:func:`~exactdp.checkers.results.qualify`).
+    """
 
     verdict: Verdict
     text: str
     scope_text: str
     data: dict
+    evidence: Evidence = Evidence.BIT_EXACT
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", Evidence(self.evidence))
+        object.__setattr__(self, "verdict", qualify(self.verdict, self.evidence))
 
     @property
     def ok(self) -> bool:
-        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+        """No violation: ``holds``, ``holds-tight`` or a ``holds-*`` word on weaker evidence."""
+        return self.verdict.holding
 
     @property
     def witness(self) -> None:
@@ -62,15 +75,23 @@ class StatementResult:
         return None
 
     def summary(self) -> str:
-        return f"{self.verdict.value.upper()}: {self.text}"
+        return f"{self.verdict.value.upper()}{evidence_note(self.evidence)}: {self.text}"
 
     def to_dict(self) -> dict:
-        return {"verdict": self.verdict.value, "text": self.text, "scope": self.scope_text, **self.data}
+        return {"verdict": self.verdict.value, "evidence": self.evidence.value, "text": self.text,
+                "scope": self.scope_text, **self.data}
 
 
 @dataclass(frozen=True)
 class PrivacyClaim:
-    """A published privacy statement, the exact check that tests it, and the expected verdict."""
+    """A published privacy statement, the exact check that tests it, and the expected verdict.
+
+    Every built-in privacy claim is checked on ``bit-exact`` evidence: exact output
+    distributions of the stated (ideal) mechanism over the stated values or space (the
+    Gaussian's loss depends on ``|a - b|`` only, so the pair (0, 1) is every pair at
+    sensitivity 1), or an exact statement (:class:`StatementResult`). Its ``expect`` is
+    therefore a plain verdict word; the result's ``evidence`` is in its JSON.
+    """
 
     id: str
     source: str
