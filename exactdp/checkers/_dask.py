@@ -65,12 +65,116 @@ def _distributed():
     return distributed
 
 
+ACCEPTED = "tcp://HOST:PORT or HOST:PORT, such as tcp://127.0.0.1:8786"
+"""The scheduler addresses accepted (TLS, UCX, websockets and inproc need set-up exactdp
+does not do: a security object, UCX-Py, or the same process)."""
+
+HANDSHAKE_MAX = 1 << 20
+"""Most bytes a scheduler's first message (its handshake, about 60 bytes) may announce;
+anything larger is not a Dask scheduler (an HTTP server's ``HTTP/1.1`` read as a length
+announces 3.5e18 bytes, which Dask itself tried to allocate)."""
+
+
+def check_address(address: str) -> tuple[str, str, int]:
+    """``(tcp://host:port, host, port)`` from a scheduler address, refused in one line
+    unless it is ``tcp://HOST:PORT`` or ``HOST:PORT`` (IPv6 hosts in brackets)."""
+    text = address.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme.lower() != "tcp":
+        raise InvalidArgument(
+            f"scheduler address {address!r}: {scheme}:// is not supported here; pass "
+            f"{ACCEPTED}"
+        )
+    if rest.startswith("["):
+        host, close, tail = rest[1:].partition("]")
+        port_text = tail[1:] if close and tail.startswith(":") else None
+    else:
+        host, colon, port_text = rest.rpartition(":")
+        port_text = port_text if colon else None
+    if (not host or port_text is None or not port_text.isascii() or not port_text.isdigit()
+            or not 0 < int(port_text) < 65536 or any(c in host for c in "/ @?#")):
+        raise InvalidArgument(
+            f"scheduler address {address!r} is not HOST:PORT with a port 1..65535; pass "
+            f"{ACCEPTED}"
+        )
+    return f"tcp://{rest}", host, int(port_text)
+
+
+def _handshake(host: str, port: int, seconds: float) -> str | None:
+    """Read a Dask server's first message (it speaks first) at ``host:port`` within
+    ``seconds``; ``None`` when it is a Dask handshake, else why not (a few words)."""
+    import socket
+    import struct
+    import threading
+    import time
+
+    outcome: list[str | None] = []
+    deadline = time.monotonic() + seconds
+
+    def receive(s, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            s.settimeout(max(deadline - time.monotonic(), 0.001))
+            chunk = s.recv(min(n - len(data), 65536))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def probe() -> None:
+        why: str | None = "no connection"
+        try:
+            with socket.create_connection((host, port), timeout=seconds) as s:
+                why = "connected, but nothing was sent (a Dask scheduler speaks first)"
+                (n,) = struct.unpack("Q", receive(s, 8))
+                why = "it answered, but not in the Dask protocol"
+                if 0 < n <= HANDSHAKE_MAX:
+                    from distributed.protocol.core import loads
+                    from distributed.protocol.utils import unpack_frames
+
+                    message = loads(unpack_frames(receive(s, n)))
+                    if isinstance(message, dict) and "pickle-protocol" in message:
+                        why = None
+        except socket.gaierror:
+            why = f"host {host!r} not found"
+        except ConnectionRefusedError:
+            why = "connection refused"
+        except (TimeoutError, socket.timeout):
+            pass  # no connection, nothing said, or what was said so far was not Dask's
+        except EOFError:
+            why = "the connection was closed without a Dask handshake"
+        except Exception as e:  # noqa: BLE001 - bytes that are not Dask's, a reset, a bad route
+            if why == "no connection":
+                why = f"the connection failed: {type(e).__name__}"
+            elif why is None or why.startswith("connected"):
+                why = "it answered, but not in the Dask protocol"
+        outcome.append(why)
+
+    worker = threading.Thread(target=probe, name="exactdp-dask-probe", daemon=True)
+    worker.start()
+    worker.join(seconds + 0.5)  # a name lookup does not honour the socket's timeout
+    return outcome[0] if outcome else "no answer"  # still resolving the host or connecting
+
+
+def _unanswered(address: str, why: str) -> InvalidArgument:
+    return InvalidArgument(
+        f"no Dask scheduler answered at {address!r} within {CONNECT_TIMEOUT} s ({why}); start "
+        f"one with `dask scheduler` (it listens on port 8786; 8787 is its dashboard) and "
+        f"workers with `dask worker ADDRESS`, or use an embedded cluster (--dask, or "
+        f"cluster='local' in Python)"
+    )
+
+
 @contextmanager
 def open_client(cluster: object, workers: int):
     """A ``distributed.Client`` for ``cluster``: ``"local"`` starts an embedded LocalCluster
-    of ``workers`` processes (closed afterwards), an address such as
-    ``"tcp://host:8786"`` connects to a running scheduler (refused after
-    :data:`CONNECT_TIMEOUT` seconds without an answer), a ``Client`` is used as given."""
+    of ``workers`` processes (closed afterwards), an address ``"tcp://host:8786"`` or
+    ``"host:8786"`` connects to a running scheduler (refused in one line unless a Dask
+    scheduler answers within :data:`CONNECT_TIMEOUT` seconds), a ``Client`` is used as given."""
+    if isinstance(cluster, str) and cluster.strip() and cluster != "local":
+        address, host, port = check_address(cluster)  # before importing Dask (about 1 s)
     distributed = _distributed()
     if isinstance(cluster, distributed.Client):
         yield cluster
@@ -91,14 +195,15 @@ def open_client(cluster: object, workers: int):
         finally:
             local.close()
         return
+    # Dask's own connect waits without a limit for the handshake (an HTTP server hung it)
+    # and reads any 8 bytes as a frame length: the scheduler's handshake is read here first
+    why = _handshake(host, port, CONNECT_TIMEOUT)
+    if why is not None:
+        raise _unanswered(cluster, why)
     try:
-        client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as e:
-        raise InvalidArgument(
-            f"cluster={cluster!r}: no Dask scheduler answered within {CONNECT_TIMEOUT} s "
-            f"({type(e).__name__}); start one with `dask scheduler` and workers with "
-            f"`dask worker ADDRESS`, or use cluster='local'"
-        ) from None
+        client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
+    except Exception as e:  # noqa: BLE001 - any failure to become a client: one line
+        raise _unanswered(cluster, f"the client could not register: {type(e).__name__}") from None
     try:
         yield client
     finally:
@@ -458,7 +563,8 @@ def compute(setup, d_in: int, client, workers: int, per_worker: int | None, prog
         raise InvalidArgument(
             f"the Dask engine follows neighbours by key arithmetic, but this space needs the "
             f"{plan.kind!r} strategy (many moves per dataset or a universe of more than "
-            f"{_engine.DENSE_MAX_VALUES:,} values); run it without cluster= (workers=N)"
+            f"{_engine.DENSE_MAX_VALUES:,} values); run it without Dask, on the process pool (drop "
+            f"--dask/--scheduler, or cluster= in Python)"
         )
     else:
         moves = metric.moves(space.universe.size, d_eff, setup.exact_k)
@@ -562,8 +668,9 @@ def curve(query, space, metric, d_list, *, exact_k, scope, undefined, max_pairs,
 
     if isinstance(space, (Sequences, Units)):
         raise InvalidArgument(
-            f"cluster={cluster!r}: the Dask engine enumerates multisets; sequences and privacy "
-            f"units use the edit-graph engine, which runs in one process (drop cluster=)"
+            f"the Dask engine enumerates multisets; sequences and privacy "
+            f"units use the edit-graph engine, which runs in one process (drop --dask/--scheduler, or "
+            f"cluster= in Python)"
         )
     max_datasets = check_budget(max_datasets, "max_datasets")
     max_pairs = check_budget(max_pairs, "max_pairs")

@@ -15,6 +15,11 @@ A change of one record is distance 1 under ``ChangeDistance`` and distance 2 und
 ``SymmetricDistance`` (one removal plus one addition):
 :meth:`ChangeDistance.to_symmetric` converts the bound.
 
+:meth:`Metric.distance` takes two *datasets* (any iterables of values, order ignored);
+:meth:`Metric.count_distance` and :meth:`Metric.related` take *count vectors* over one
+universe (the engine's form). Before, ``distance`` read its arguments as count vectors, so
+two datasets gave a silently wrong number (``((1, 2), (1, 3))``: 1 for 2).
+
 *Exactly-k* pairs (``exact_k=True``) reproduce seed 003's convention: under
 ``SymmetricDistance``, ``x'`` is ``x`` with exactly ``k`` records added or exactly ``k``
 removed (never a mix); under ``ChangeDistance``, exactly ``k`` records substituted.
@@ -22,10 +27,11 @@ removed (never a mix); under ``ChangeDistance``, exactly ``k`` records substitut
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
-from typing import Iterator
+from typing import Iterable, Iterator, Sequence
 
 from exactdp._budget import comb_capped
 from exactdp.errors import InvalidArgument
@@ -68,6 +74,49 @@ def _n_multisets_capped(m: int, size: int, cap: int | None) -> int:
     return comb_capped(m + size - 1, size, cap)
 
 
+def _check_counts(counts: object, name: str) -> tuple[int, ...]:
+    """A count vector: a sequence of whole numbers >= 0."""
+    if isinstance(counts, (str, bytes)) or not hasattr(counts, "__iter__"):
+        raise InvalidArgument(
+            f"{name}={counts!r} is not a count vector; pass a tuple of whole numbers (the count "
+            f"of each value of the universe)"
+        )
+    out = tuple(counts)
+    for c in out:
+        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+            raise InvalidArgument(
+                f"{name}={counts!r} is not a count vector ({c!r} is not a whole number >= 0); "
+                f"for two datasets of values use distance(x, x_prime)"
+            )
+    return out
+
+
+def _dataset_counter(x: object, name: str) -> Counter:
+    if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
+        raise InvalidArgument(
+            f"{name}={x!r} is not a dataset; pass an iterable of values such as (1, 2, 2)"
+        )
+    values = list(x)
+    for v in values:
+        try:
+            hash(v)
+        except TypeError:
+            raise InvalidArgument(
+                f"{name} holds {v!r}, which cannot be compared as a record (unhashable); pass "
+                f"a dataset of values such as (1, 2, 2)"
+            ) from None
+        if v != v:  # NaN: equal to no record, not even itself
+            raise InvalidArgument(f"{name} holds {v!r}, which equals no record; pass exact values")
+    return Counter(values)
+
+
+def _counts_of(x: object, x_prime: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Count vectors of two datasets over the values either holds."""
+    a, b = _dataset_counter(x, "x"), _dataset_counter(x_prime, "x_prime")
+    support = list(a.keys() | b.keys())
+    return tuple(a[v] for v in support), tuple(b[v] for v in support)
+
+
 class Parameterless:
     """A relation with no parameters: equal to every instance of its class."""
 
@@ -87,7 +136,33 @@ class Metric(Parameterless):
     name = "metric"
     cli_name = "metric"
 
-    def distance(self, x: tuple[int, ...], x_prime: tuple[int, ...]) -> int | None:
+    def distance(self, x: Iterable[object], x_prime: Iterable[object]) -> int | None:
+        """The distance between two datasets (iterables of values; the order is ignored),
+        or ``None`` when the metric does not compare them (sizes differ under
+        :class:`ChangeDistance`).
+
+        >>> SymmetricDistance().distance([1, 2], [1, 3]), ChangeDistance().distance([1, 2], [1, 3])
+        (2, 1)
+        """
+        return self.count_distance(*_counts_of(x, x_prime))
+
+    def count_distance(self, x: Sequence[int], x_prime: Sequence[int]) -> int | None:
+        """:meth:`distance` of two datasets given as count vectors over one universe (the
+        count of each value, in one order): both of one length, whole numbers >= 0.
+
+        >>> SymmetricDistance().count_distance((1, 0, 2), (0, 1, 2))
+        2
+        """
+        x, x_prime = _check_counts(x, "x"), _check_counts(x_prime, "x_prime")
+        if len(x) != len(x_prime):
+            raise InvalidArgument(
+                f"count vectors of lengths {len(x)} and {len(x_prime)}: a count vector has one "
+                f"entry per value of the universe, so both have the same length; for two "
+                f"datasets use distance(x, x_prime)"
+            )
+        return self._count_distance(x, x_prime)
+
+    def _count_distance(self, x: tuple[int, ...], x_prime: tuple[int, ...]) -> int | None:
         raise NotImplementedError
 
     def moves(self, m: int, d_in: int, exact_k: bool = False) -> list[Move]:
@@ -108,7 +183,8 @@ class Metric(Parameterless):
         raise NotImplementedError
 
     def related(self, x: tuple[int, ...], y: tuple[int, ...], d_in: int, exact_k: bool = False) -> bool:
-        """Whether ``x != y`` are neighbours: distance ``<= d_in`` (or the exact-k rule)."""
+        """Whether ``x != y``, count vectors over one universe (as for
+        :meth:`count_distance`), are neighbours: distance ``<= d_in`` (or the exact-k rule)."""
         raise NotImplementedError
 
     def size_shift(self, d_in: int) -> int:
@@ -125,7 +201,7 @@ class SymmetricDistance(Metric):
     name = "SymmetricDistance"
     cli_name = "add-remove"
 
-    def distance(self, x, x_prime):
+    def _count_distance(self, x, x_prime):
         return sum(abs(a - b) for a, b in zip(x, x_prime))
 
     def size_shift(self, d_in: int) -> int:
@@ -183,7 +259,7 @@ class ChangeDistance(Metric):
     name = "ChangeDistance"
     cli_name = "substitute"
 
-    def distance(self, x, x_prime):
+    def _count_distance(self, x, x_prime):
         if sum(x) != sum(x_prime):
             return None  # not comparable: sizes differ
         return sum(abs(a - b) for a, b in zip(x, x_prime)) // 2
@@ -251,13 +327,28 @@ _BY_CLI = {"add-remove": SymmetricDistance, "substitute": ChangeDistance}
 
 def parse_metric(text: str) -> Metric:
     """``'add-remove'`` or ``'substitute'`` (also the class names)."""
-    key = text.strip()
+    key = text.strip() if isinstance(text, str) else text
     for cls in (SymmetricDistance, ChangeDistance):
         if key in (cls.cli_name, cls.name):
             return cls()
+    if key in _ORDERED:
+        raise _ordered_here(text)
     raise InvalidArgument(
         f"neighbors={text!r} is not a known relation; use 'add-remove' (SymmetricDistance) "
         f"or 'substitute' (ChangeDistance)"
+    )
+
+
+_ORDERED = ("insert-delete", "InsertDeleteDistance", "hamming", "HammingDistance")
+"""Relations of ordered datasets (:mod:`exactdp.spaces.sequences`): not for multisets."""
+
+
+def _ordered_here(name: object) -> InvalidArgument:
+    return InvalidArgument(
+        f"neighbors={name!r} relates sequences (ordered datasets), not multisets such as a "
+        f"--pool, Multisets or SubMultisets; for multisets use 'add-remove' "
+        f"(SymmetricDistance) or 'substitute' (ChangeDistance), or enumerate sequences "
+        f"(exactdp sensitivity --universe A..B --sizes A..B, or Sequences(...) in Python)"
     )
 
 
@@ -269,6 +360,8 @@ def as_metric(metric: object) -> Metric:
         return metric
     if isinstance(metric, str):
         return parse_metric(metric)
+    if getattr(type(metric), "name", None) in _ORDERED:  # InsertDeleteDistance(), HammingDistance()
+        raise _ordered_here(metric)
     raise InvalidArgument(
         f"metric={metric!r} is not a metric; pass SymmetricDistance(), ChangeDistance(), "
         f"'add-remove' or 'substitute'"

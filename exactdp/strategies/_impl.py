@@ -143,7 +143,7 @@ def neighbouring_pairs(
 
 def sparse_counts(x: Sequence[int], y: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Count vectors of two sparse datasets over the values either uses: enough for
-    ``metric.related`` and ``metric.distance``, which only compare counts value by value."""
+    ``metric.related`` and ``metric.count_distance``, which only compare counts value by value."""
     support = sorted(set(x) | set(y))
     return tuple(x.count(i) for i in support), tuple(y.count(i) for i in support)
 

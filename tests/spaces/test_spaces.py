@@ -357,8 +357,8 @@ SYM, CHG = SymmetricDistance(), ChangeDistance()
     ],
 )
 def test_distance(metric, x, y, distance):
-    assert metric.distance(x, y) == distance
-    assert metric.distance(y, x) == distance
+    assert metric.count_distance(x, y) == distance
+    assert metric.count_distance(y, x) == distance
 
 
 @pytest.mark.parametrize(
@@ -446,7 +446,7 @@ def test_moves_realise_exactly_the_neighbours(metric, exact_k, m, d_in):
     for y in reached:
         assert min(y) >= 0
         assert metric.related(x, y, d_in, exact_k=exact_k)
-        distance = metric.distance(x, y)
+        distance = metric.count_distance(x, y)
         assert distance is not None and 0 < distance <= d_in
         if exact_k:
             assert distance == d_in
