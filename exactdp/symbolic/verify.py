@@ -5,8 +5,10 @@ safely by :func:`~exactdp.numeric.formula.parse_expression` with the canonical s
 a :class:`~exactdp.symbolic.maps.Transformation` built by a ``make_*`` constructor, and a
 grid of parameter bindings. It enumerates every binding exactly with the engine and says
 whether the claim is VIOLATED (with the first binding and neighbouring pair that break
-it), HOLDS_TIGHT (never below the exact sensitivity, equal to it somewhere) or HOLDS
-(above it on every binding), always with the scope. The comparison is the catalogue's
+it) or HOLDS_ON_GRID (never below the exact sensitivity on any binding; ``tight`` when equal
+to it somewhere, else with slack on every binding), always with the scope. The evidence is
+``bit-exact-grid``: each binding is enumerated exactly, but only the bindings of the grid
+(which the scope names) are checked, so the word is never plain ``holds``. The comparison is the catalogue's
 (:func:`~exactdp.symbolic.catalogue.check_entry`); the transformation's own derived map
 is judged on the same grid, as a self-check.
 
@@ -33,7 +35,7 @@ from typing import Iterable, Mapping, Sequence
 
 import sympy
 
-from exactdp.checkers.results import Verdict
+from exactdp.checkers.results import Evidence, Verdict, evidence_note, qualify
 from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.symbolic.catalogue import Entry, EntryCheck, InstanceWitness, check_entry
@@ -265,8 +267,15 @@ class GridResult:
     """A claim judged on every binding of a grid, with the first witness.
 
     ``verdict`` is the claim's; ``witness`` is the first violating binding (VIOLATED), the
-    first tight one (HOLDS_TIGHT) or the first one with slack (HOLDS). ``map_verdict`` is
-    the transformation's own derived map on the same grid (HOLDS_TIGHT expected).
+    first tight one (HOLDS_ON_GRID with ``tight``) or the first one with slack
+    (HOLDS_ON_GRID, not ``tight``). ``map_verdict`` is the transformation's own derived map
+    on the same grid (HOLDS_ON_GRID with ``map_tight`` expected).
+
+    ``evidence`` is ``bit-exact-grid``: every binding is enumerated in exact arithmetic, but
+    the claim is a formula for every value of its parameters and only the finite grid the
+    scope names was checked. So a claim that is never below the truth is ``holds-on-grid``
+    (:func:`~exactdp.checkers.results.qualify`), never ``holds`` / ``holds-tight``;
+    whether it was attained is ``tight``. A violation is a real witness either way.
     """
 
     claim_text: str
@@ -275,8 +284,20 @@ class GridResult:
     check: EntryCheck
 
     @property
+    def evidence(self) -> Evidence:
+        """``bit-exact-grid``: exact on each binding, checked on the grid only."""
+        return Evidence.BIT_EXACT_GRID
+
+    @property
     def verdict(self) -> Verdict:
-        return self.check.published_verdict
+        """The claim's verdict, qualified by the evidence: ``holds-on-grid``, ``violated``,
+        ``undecided``."""
+        return qualify(self.check.published_verdict, self.evidence)
+
+    @property
+    def tight(self) -> bool:
+        """The claim equals the exact sensitivity on some binding (and is never below it)."""
+        return self.check.published_verdict is Verdict.HOLDS_TIGHT
 
     @property
     def witness(self) -> InstanceWitness | None:
@@ -284,7 +305,13 @@ class GridResult:
 
     @property
     def map_verdict(self) -> Verdict:
-        return self.check.derived_verdict
+        """The derived map's verdict on the same grid, qualified like :attr:`verdict`."""
+        return qualify(self.check.derived_verdict, self.evidence)
+
+    @property
+    def map_tight(self) -> bool:
+        """The derived map equals the exact sensitivity on every binding."""
+        return self.check.derived_verdict is Verdict.HOLDS_TIGHT
 
     @property
     def bindings(self) -> int:
@@ -292,10 +319,15 @@ class GridResult:
 
     @property
     def ok(self) -> bool:
-        """The claim is never below the exact sensitivity on the grid."""
-        return self.verdict in (Verdict.HOLDS, Verdict.HOLDS_TIGHT)
+        """The claim is never below the exact sensitivity on the grid (``holds-on-grid``)."""
+        return self.verdict.holding
 
     def scope(self) -> str:
+        return (f"{self.bindings} parameter bindings ({self.grid_text()}) of "
+                f"{self.transformation.name}, each enumerated exactly")
+
+    def grid_text(self) -> str:
+        """The grid, in words: ``'(L, U) in {(-2, -1), (0, 2)}; d_in in {1, 2}'``."""
         grid = self.check.entry.grid
         names = sorted({n for b in grid for n in b if n != "d_in"})
         parts = []
@@ -315,17 +347,18 @@ class GridResult:
                              f"{', '.join(_tuple(c) for c in listed[:12])}{more}}}")
         ds = sorted({to_exact(b["d_in"], "d_in") for b in grid})
         parts.append(f"d_in in {{{', '.join(format_exact(v) for v in ds)}}}")
-        return (f"{self.bindings} parameter bindings ({'; '.join(parts)}) of "
-                f"{self.transformation.name}, each enumerated exactly")
+        return "; ".join(parts)
 
     def summary(self) -> str:
         w = self.witness
         if self.verdict is Verdict.VIOLATED:
             return f"VIOLATED: claim {self.claim_text} is below the exact sensitivity {w}"
-        if self.verdict is Verdict.HOLDS_TIGHT:
-            return f"HOLDS, tight: claim {self.claim_text} is never below, and attained {w}"
-        if self.verdict is Verdict.HOLDS:
-            return f"HOLDS with slack on every binding: claim {self.claim_text}, e.g. {w}"
+        if self.verdict.holding:
+            note = evidence_note(self.evidence, f"{self.bindings} bindings: {self.grid_text()}")
+            if self.tight:
+                return (f"HOLDS ON GRID, tight{note}: claim {self.claim_text} is never below, "
+                        f"and attained {w}")
+            return f"HOLDS ON GRID with slack on every binding{note}: claim {self.claim_text}, e.g. {w}"
         return f"UNDECIDED: claim {self.claim_text} could not be compared {w}"
 
     def __str__(self) -> str:
@@ -335,7 +368,7 @@ class GridResult:
         if self.witness is not None:
             lines.append(f"witness enumeration: {self.witness.truth.scope}")
         mv = self.map_verdict
-        check = ("equals the exact sensitivity on every binding" if mv is Verdict.HOLDS_TIGHT
+        check = ("equals the exact sensitivity on every binding" if self.map_tight
                  else f"is {mv.value.upper()} on this grid  <-- not tight everywhere")
         lines.append(f"self-check: the derived map {self.transformation.expression} {check}")
         lines.append(f"{self.transformation.name}: {self.summary()}")
@@ -346,7 +379,8 @@ class GridResult:
         at = "" if w is None else ", ".join(f"{k}={_shown(v)}" for k, v in w.params.items())
         first = {Verdict.VIOLATED: f"; first failing at {at}",
                  Verdict.UNDECIDED: f"; first undecided at {at}"}.get(self.verdict, "")
-        return (f"<GridResult {self.verdict.value}: claim {_shorten(self.claim_text, 80)} for "
+        tight = ", tight" if self.tight else ""
+        return (f"<GridResult {self.verdict.value}{tight}: claim {_shorten(self.claim_text, 80)} for "
                 f"{self.transformation.name} on {self.bindings} bindings{first}>")
 
     def to_dict(self) -> dict:
@@ -355,16 +389,20 @@ class GridResult:
             "claim": self.claim_text,
             "claim_expression": str(self.claim),
             "verdict": self.verdict.value,
+            "evidence": self.evidence.value,
+            "tight": self.tight,
             "witness": None if self.witness is None else self.witness.to_dict(),
             "derived": str(self.transformation.expression),
             "derived_verdict": self.map_verdict.value,
+            "derived_tight": self.map_tight,
             "bindings": self.bindings,
+            "grid": self.grid_text(),
             "scope": self.scope(),
         }
 
     def _repr_latex_(self) -> str:
-        rel = {Verdict.VIOLATED: r"\not\geq", Verdict.HOLDS_TIGHT: r"\geq",
-               Verdict.HOLDS: ">"}.get(self.verdict, "?")
+        rel = (r"\not\geq" if self.verdict is Verdict.VIOLATED else "?" if not self.verdict.holding
+               else r"\geq" if self.tight else ">")
         return (rf"$\displaystyle {sympy.latex(self.claim)} {rel} "
                 rf"\Delta_{{\mathrm{{{self.transformation.name}}}}}"
                 rf"\ \text{{({self.verdict.value} on {self.bindings} bindings)}}$")

@@ -26,7 +26,8 @@ def test_violated_claim_reports_the_first_breaking_binding_and_pair():
     assert w.params == {"L": -2, "U": -1, "d_in": 1}
     assert w.formula_value == 1 and w.truth.value == 2
     assert (w.truth.witness.x, w.truth.witness.x_prime) == ((), (F(-2),))
-    assert r.map_verdict is Verdict.HOLDS_TIGHT  # the derived map d_in*max(|L|,|U|) is exact
+    # the derived map d_in*max(|L|,|U|) is exact on every binding of the grid
+    assert r.map_verdict is Verdict.HOLDS_ON_GRID and r.map_tight
     assert r.bindings == 16
     assert str(r).splitlines()[-1] == (  # the verdict line comes last
         "sum: VIOLATED: claim U - L is below the exact sensitivity at L=-2, U=-1, d_in=1: "
@@ -36,15 +37,16 @@ def test_violated_claim_reports_the_first_breaking_binding_and_pair():
 
 def test_holding_claims_tight_and_with_slack():
     tight = verify(d_in * sympy.Max(abs(L), abs(U)), make_sum())
-    assert tight.verdict is Verdict.HOLDS_TIGHT and tight.ok
+    assert tight.verdict is Verdict.HOLDS_ON_GRID and tight.tight and tight.ok
+    assert tight.evidence.value == "bit-exact-grid" and not tight.verdict.proven
     assert tight.witness.params == {"L": -2, "U": -1, "d_in": 1}
     # seed 002's bounded sum d_in/2*(U - L): attained at even d_in, loose at odd
     seed = verify("d_in/2*(U-L)", make_sum(size=N))
-    assert seed.verdict is Verdict.HOLDS_TIGHT and seed.bindings == 80
+    assert seed.verdict is Verdict.HOLDS_ON_GRID and seed.tight and seed.bindings == 80
     # seed 002's variance cell d_in/2*(U - L)**2/N: above the truth on every binding
     var = verify("d_in/2*(U-L)^2/N", make_variance(size=N, neighbors="add-remove"),
                  grid={"L": [0], "U": [1, 2], "N": [2, 3, 4]}, d_in=(2, 4))
-    assert var.verdict is Verdict.HOLDS
+    assert var.verdict is Verdict.HOLDS_ON_GRID and not var.tight and var.ok
     assert var.witness.params == {"L": 0, "U": 1, "N": 2, "d_in": 2}
     assert var.witness.formula_value == F(1, 2) and var.witness.truth.value == F(1, 4)
 
@@ -58,7 +60,8 @@ def test_verify_a_chain_clipped_sum_seed000_rule():
     assert (r.witness.truth.witness.x, r.witness.truth.witness.x_prime) == ((), (F(-3),))
     assert r.witness.truth.witness.fx_prime == -2  # -3 clamped to L = -2
     sub = verify("U - L", make_clipped_sum(neighbors="substitute", size=N), d_in=1)
-    assert sub.verdict is Verdict.HOLDS_TIGHT and sub.map_verdict is Verdict.HOLDS_TIGHT
+    assert sub.verdict is Verdict.HOLDS_ON_GRID and sub.tight
+    assert sub.map_verdict is Verdict.HOLDS_ON_GRID and sub.map_tight
 
 
 def test_verify_binds_the_transformation_s_own_parameters():
@@ -76,7 +79,8 @@ def test_quantile_claim_violated_under_substitution_with_its_witness():
     assert r.witness.params == {"alpha": F(1, 4), "d_in": 1}
     assert r.witness.truth.value == 1
     assert (r.witness.truth.witness.x, r.witness.truth.witness.x_prime) == ((F(1), F(1)), (F(1), F(3)))
-    assert verify("d_in", t, d_in=1).verdict is Verdict.HOLDS_TIGHT
+    one = verify("d_in", t, d_in=1)
+    assert one.verdict is Verdict.HOLDS_ON_GRID and one.tight
 
 
 def test_grid_forms_mapping_list_and_skip_of_reversed_bounds():
@@ -96,7 +100,10 @@ def test_results_as_dict_and_latex():
     assert d["witness"]["parameters"] == {"L": 1, "U": 3, "d_in": 1}
     assert d["witness"]["pair"] == {"x": [], "x_prime": ["3"], "fx": "0", "fx_prime": "3",
                                     "distance": "3"}
-    assert d["derived"] == "d_in*Max(Abs(L), Abs(U))" and d["derived_verdict"] == "holds-tight"
+    assert d["evidence"] == "bit-exact-grid" and d["tight"] is False
+    assert d["grid"] == "(L, U) in {(1, 3)}; d_in in {1}"
+    assert d["derived"] == "d_in*Max(Abs(L), Abs(U))" and d["derived_verdict"] == "holds-on-grid"
+    assert d["derived_tight"] is True
     json.dumps(d)
     assert r._repr_latex_() == (
         r"$\displaystyle - L + U \not\geq \Delta_{\mathrm{sum}}\ \text{(violated on 1 bindings)}$")
@@ -107,14 +114,15 @@ def test_assert_verified_raises_carrying_the_result():
         assert_verified("U - L", make_sum(), grid={"L": [1], "U": [3]}, d_in=1)
     assert info.value.result.witness.truth.value == 3
     assert isinstance(info.value, AssertionError)
-    ok = assert_verified("d_in", make_count(), d_in=(1, 2))
-    assert ok.verdict is Verdict.HOLDS_TIGHT
+    ok = assert_verified("d_in", make_count(), d_in=(1, 2))  # holds-on-grid passes
+    assert ok.verdict is Verdict.HOLDS_ON_GRID and ok.tight
 
 
 def test_sympy_claims_are_read_by_name_into_canonical_symbols():
     plain = sympy.Symbol("U") - sympy.Symbol("L")  # no assumptions: mapped by name
     assert verify(plain, make_sum(), grid={"L": [1], "U": [3]}, d_in=1).verdict is Verdict.VIOLATED
-    assert verify(5, make_sum(0, 5), d_in=1).verdict is Verdict.HOLDS_TIGHT
+    five = verify(5, make_sum(0, 5), d_in=1)
+    assert five.verdict is Verdict.HOLDS_ON_GRID and five.tight
 
 
 NASTY_CLAIMS = [
@@ -242,7 +250,16 @@ def test_repr_is_one_short_line_and_str_ends_with_the_verdict():
     assert repr(r) == ("<GridResult violated: claim 'U - L' for sum on 16 bindings; "
                        "first failing at L=-2, U=-1, d_in=1>")
     ok = verify(d_in * sympy.Max(abs(L), abs(U)), make_sum())
-    assert repr(ok) == "<GridResult holds-tight: claim 'd_in*Max(Abs(L), Abs(U))' for sum on 16 bindings>"
+    assert repr(ok) == ("<GridResult holds-on-grid, tight: claim 'd_in*Max(Abs(L), Abs(U))' for sum "
+                        "on 16 bindings>")
+    assert ok.summary() == (
+        "HOLDS ON GRID, tight (evidence: bit-exact-grid, 16 bindings: (L, U) in {(-2, -1), "
+        "(-1, 2), (0, 2), (1, 3)}; d_in in {1, 2, 3, 4}): claim d_in*Max(Abs(L), Abs(U)) is never "
+        "below, and attained at L=-2, U=-1, d_in=1: formula 2 vs exact 2; pair x=[], x'=[-2]: "
+        "f(x)=0, f(x')=-2")
+    assert ok._repr_latex_() == (
+        r"$\displaystyle d_{in} \max\left(\left|{L}\right|, \left|{U}\right|\right) \geq "
+        r"\Delta_{\mathrm{sum}}\ \text{(holds-on-grid on 16 bindings)}$")
     lines = str(r).splitlines()
     assert [line.split(":")[0] for line in lines] == ["scope", "witness enumeration", "self-check", "sum"]
     assert lines[2] == ("self-check: the derived map d_in*Max(Abs(L), Abs(U)) equals the exact "
