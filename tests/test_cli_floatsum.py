@@ -12,7 +12,7 @@ from exactdp.cli import main
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.floatsum_bounds import sensitivity_bound
 
-KEYS = {"model", "dtype", "bounds", "max_n", "bound", "claim", "verdict", "witness"}
+KEYS = {"model", "dtype", "bounds", "max_n", "bound", "claim", "verdict", "evidence", "witness"}
 
 
 def _json(capsys, argv):
@@ -27,6 +27,7 @@ def test_sequential_float32_naive_claim_is_violated(capsys):
     assert code == 1
     assert set(d) == KEYS
     assert d["verdict"] == "violated" and d["claim"] == "1" and d["bounds"] == ["0", "1"]
+    assert d["evidence"] == "bit-exact"  # the witness is summed bit for bit as the model stores it
     assert Fraction(d["bound"]) == sensitivity_bound("sequential", "float32", (0, 1), 10000)
     w = d["witness"]
     assert set(w) == {"x", "x_prime", "fx", "fx_prime", "exact_difference"}

@@ -41,6 +41,7 @@ from typing import Any, Callable
 from exactdp._budget import check_budget, refuse_above
 from exactdp.checkers._float_search import Candidate, Context, run_search, size
 from exactdp.checkers._float_sim import Grid
+from exactdp.checkers.results import Evidence
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat, format_named
@@ -157,6 +158,12 @@ class FloatWitnessResult:
     ``largest`` is the pair with the largest difference seen (the witness, when violated).
     ``first`` is the first violating pair the search met; with ``maximize`` the search
     spent its whole budget and ``witness`` is the largest violation, at least ``first``'s.
+
+    ``evidence`` is ``bit-exact``: every pair evaluated is summed bit for bit as the named
+    summation model stores it, so a witness is a real violation of that model. The search
+    itself covers only the pairs it evaluated: ``not-found`` says nothing holds (there is
+    no ``holds`` verdict here; a sound bound, :mod:`exactdp.numeric.floatsum_bounds`, is
+    what establishes a claim).
     """
 
     verdict: FloatVerdict
@@ -176,6 +183,11 @@ class FloatWitnessResult:
     largest: FloatWitness | None
     maximize: bool = False
     first: FloatWitness | None = None
+
+    @property
+    def evidence(self) -> Evidence:
+        """``bit-exact``: each evaluated pair is computed bit for bit (see the class)."""
+        return Evidence.BIT_EXACT
 
     @property
     def violated(self) -> bool:
@@ -206,10 +218,11 @@ class FloatWitnessResult:
                     f"neighbouring datasets{largest}")
         best = ("" if self.largest is None else
                 f"; largest difference seen {format_exact(self.largest.exact_difference)}")
-        return (f"NOT FOUND: no pair moved the {self.model} sum in {self.fmt.name} by more "
-                f"than claim {c} within budget={self.budget:,} evaluations{best}. This is "
-                f"NOT a proof that the claim holds; compare it with a sound bound "
-                f"(exactdp.numeric.floatsum_bounds) or raise the budget")
+        return (f"NOT FOUND (evidence: {self.evidence.value} evaluations of the pairs a "
+                f"randomized search tried, no more): no pair moved the {self.model} sum in "
+                f"{self.fmt.name} by more than claim {c} within budget={self.budget:,} "
+                f"evaluations{best}. This is NOT a proof that the claim holds; compare it with "
+                f"a sound bound (exactdp.numeric.floatsum_bounds) or raise the budget")
 
     def __str__(self) -> str:
         text = self.message
@@ -220,6 +233,7 @@ class FloatWitnessResult:
     def to_dict(self) -> dict:
         return {
             "verdict": self.verdict.value,
+            "evidence": self.evidence.value,
             "model": self.model,
             "dtype": self.fmt.name,
             "bounds": [format_exact(b) for b in self.bounds],

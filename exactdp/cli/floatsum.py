@@ -146,6 +146,7 @@ def run(args) -> int:
             "bound": None if bound is None else format_exact(bound),
             "claim": format_exact(claim),
             "verdict": verdict,
+            "evidence": result.evidence.value,
             **({"maximize": True, "first_difference": None if result.first is None
                 else format_exact(result.first.exact_difference)} if args.maximize else {}),
             "witness": None if w is None else {
@@ -192,6 +193,11 @@ then sequential); sorted-magnitude (ascending |x|, then sequential).
 Exit status: 0 the claim holds (it is at least the sound bound); 1 it is violated
 (a witness) or not established (not-found: a search that found nothing is not a
 proof); 2 bad input.
+
+Evidence (the JSON's "evidence"): bit-exact. "holds" rests on the proved bound for
+the named model over every dataset of at most N records in [L, U], in any order;
+"violated" on a witness summed bit for bit as the model stores it; "not-found"
+only on the pairs the search evaluated.
 
 Bounds and claim are exact numbers (0.5, 1/4) or floats as float.hex prints them
 (0x1.999999999999ap-4); with --floats binary a decimal such as 0.1 is the float64
