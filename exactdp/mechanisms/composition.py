@@ -3,6 +3,12 @@ rounded up where it is not.
 
 - :func:`compose_sequential`: basic composition, ``(sum of epsilons, sum of deltas)``,
   exact rationals.
+- :func:`compose_optimal` and :func:`optimal_delta`: the optimal composition theorem
+  (Kairouz, Oh, Viswanath 2015; Murtagh & Vadhan 2016) at ``epsilon = sum of epsilons``:
+  ``delta = 1 - prod(1 - delta_i)``, exact rationals, never more than the sum of deltas.
+  It is also the exact optimal delta at every larger epsilon (see :func:`optimal_delta`).
+  :func:`optimal_delta_of_copies` is the same for counted spends (``K`` copies each), exact
+  while the numbers stay of reasonable size and enclosed in an interval beyond.
 - :func:`compose_zcdp`: zCDP composes by adding ``rho`` (Bun & Steinke 2016), exact.
 - :func:`advanced_composition`: the k-fold theorem of Dwork, Rothblum and Vadhan (FOCS
   2010; Dwork & Roth 2014, Thm 3.20): ``k`` mechanisms, each ``(epsilon, delta)``-DP,
@@ -12,6 +18,8 @@ rounded up where it is not.
 
 >>> compose_sequential([("0.1", "1e-6"), ("0.9", 0)])
 (Fraction(1, 1), Fraction(1, 1000000))
+>>> compose_optimal([("0.5", "0.1"), ("0.5", "0.1")])
+(Fraction(1, 1), Fraction(19, 100))
 >>> compose_zcdp(["1/8", "3/8"])
 Fraction(1, 2)
 >>> advanced_composition("0.1", 0, 100, "1e-6").epsilon_float
@@ -31,8 +39,10 @@ from exactdp.numeric.intervals import (
     decide,
     enclose,
     exact_interval,
+    exp,
     float_at_least_of,
     interval_to_fractions,
+    log1p,
 )
 from exactdp.numeric.rounding import float_at_least
 
@@ -41,7 +51,33 @@ _FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
 """Working precision (bits) of the enclosure stored in a result; comparisons and safe
 floats refine it as far as they need."""
 
-__all__ = ["AdvancedComposition", "advanced_composition", "compose_sequential", "compose_zcdp"]
+__all__ = ["AdvancedComposition", "OPTIMAL_RULE", "OptimalDelta", "advanced_composition",
+           "compose_optimal", "compose_sequential", "compose_zcdp", "optimal_delta",
+           "optimal_delta_of_copies"]
+
+OPTIMAL_RULE = "optimal composition at epsilon = sum (delta = 1 - prod(1 - delta_i), exact)"
+"""How :func:`compose_optimal` composes, as ``exactdp compose`` and the ledger say it."""
+
+MAX_EXACT_BITS = 200_000
+"""Largest size (bits of numerators and denominators, counted with their copies) of the
+exact product ``prod (1 - delta_i)^K_i`` that :func:`optimal_delta_of_copies` computes; a
+larger one is enclosed in an interval instead."""
+
+
+def _pairs(spends: Iterable) -> list[tuple[Fraction, Fraction]]:
+    """``(epsilon, delta)`` of each item (a pair, or a bare epsilon with delta 0), checked."""
+    out = []
+    for i, item in enumerate(spends):
+        if isinstance(item, (tuple, list)):
+            if len(item) != 2:
+                raise InvalidArgument(
+                    f"spends[{i}]={shown(item)} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
+                )
+            eps, delta = item
+        else:
+            eps, delta = item, 0
+        out.append((nonnegative(eps, f"spends[{i}] epsilon"), probability(delta, f"spends[{i}] delta")))
+    return out
 
 
 def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
@@ -55,19 +91,128 @@ def compose_sequential(spends: Iterable) -> tuple[Fraction, Fraction]:
     >>> compose_sequential(["0.1", "0.9"])
     (Fraction(1, 1), Fraction(0, 1))
     """
-    eps_total, delta_total = Fraction(0), Fraction(0)
-    for i, item in enumerate(spends):
-        if isinstance(item, (tuple, list)):
-            if len(item) != 2:
-                raise InvalidArgument(
-                    f"spends[{i}]={shown(item)} is not an (epsilon, delta) pair; give a pair or a bare epsilon"
-                )
-            eps, delta = item
-        else:
-            eps, delta = item, 0
-        eps_total += nonnegative(eps, f"spends[{i}] epsilon")
-        delta_total += probability(delta, f"spends[{i}] delta")
-    return eps_total, delta_total
+    pairs = _pairs(spends)
+    return sum((e for e, _ in pairs), Fraction(0)), sum((d for _, d in pairs), Fraction(0))
+
+
+def optimal_delta(deltas: Iterable) -> Fraction:
+    """``1 - prod(1 - delta_i)``, exactly: the delta of the composition at ``epsilon = sum of
+    epsilon_i`` by the optimal composition theorem.
+
+    **The theorem** (Kairouz, Oh, Viswanath 2015, Thm 3.3; heterogeneous form: Murtagh &
+    Vadhan 2016, Thm 1.5): mechanisms that are ``(epsilon_i, delta_i)``-DP compose to an
+    ``(epsilon_g, delta_g)``-DP mechanism, for every such list of mechanisms, iff::
+
+        1/prod(1 + e^epsilon_i) * sum over S of max(e^(sum_{i in S} epsilon_i)
+            - e^epsilon_g * e^(sum_{i not in S} epsilon_i), 0)  <=  1 - (1 - delta_g)/prod(1 - delta_i)
+
+    For ``epsilon_g >= sum of epsilon_i`` every term of the sum is 0, so the condition is
+    ``delta_g >= 1 - prod(1 - delta_i)``: this delta is exact (the smallest valid for every
+    list of mechanisms with these guarantees; a mechanism-specific accountant, such as
+    ``exactdp account``, may certify less for particular mechanisms), at ``epsilon_g = sum``
+    and at every larger ``epsilon_g``. It never exceeds the sum of the deltas (basic
+    composition). Below the sum of epsilons the heterogeneous theorem is #P-hard to
+    evaluate in general (Murtagh & Vadhan); use :func:`advanced_composition` there.
+
+    Each ``delta_i`` is a probability in ``[0, 1]``, in any exact form; floats are refused.
+
+    >>> optimal_delta(["0.1", "0.1"])
+    Fraction(19, 100)
+    >>> optimal_delta([])
+    Fraction(0, 1)
+    """
+    survival = Fraction(1)
+    for i, d in enumerate(deltas):
+        survival *= 1 - probability(d, f"deltas[{i}]")
+    return 1 - survival
+
+
+def compose_optimal(spends: Iterable) -> tuple[Fraction, Fraction]:
+    """The optimal composition at ``epsilon = sum of epsilon_i``: the exact
+    ``(sum of epsilon_i, 1 - prod(1 - delta_i))`` (see :func:`optimal_delta`, which also
+    explains why the same delta is exact at every larger epsilon).
+
+    Items as for :func:`compose_sequential`. The pair fits a budget ``(epsilon, delta)``
+    exactly when ``sum <= epsilon`` and ``1 - prod(1 - delta_i) <= delta``; a budget
+    epsilon below the sum needs another rule (:func:`advanced_composition`).
+
+    >>> compose_optimal([("0.5", "0.1"), ("0.5", "0.1")])
+    (Fraction(1, 1), Fraction(19, 100))
+    >>> compose_optimal(["0.1", ("0.9", "1e-6")])
+    (Fraction(1, 1), Fraction(1, 1000000))
+    """
+    pairs = _pairs(spends)
+    return sum((e for e, _ in pairs), Fraction(0)), optimal_delta(d for _, d in pairs)
+
+
+@dataclass(frozen=True)
+class OptimalDelta:
+    """``1 - prod(1 - delta_i)^K_i`` for counted spends (``K_i`` copies of ``delta_i``).
+
+    ``exact`` is the exact Fraction, or ``None`` when it would have more than
+    :data:`MAX_EXACT_BITS` bits (then ``interval`` encloses it and comparisons refine it).
+    ``interval`` is ``(lo, hi)`` exact Fractions (``lo == hi == exact`` when exact).
+    """
+
+    exact: Fraction | None
+    interval: tuple[Fraction, Fraction]
+    terms: tuple[tuple[Fraction, int], ...]
+
+    def enclosure(self):
+        """``fn(iv)`` enclosing the value, for :mod:`exactdp.numeric.intervals`."""
+        terms = self.terms
+
+        def fn(iv):
+            total = iv.mpf(0)
+            for d, k in terms:
+                total += k * log1p(-exact_interval(d))
+            return 1 - exp(total)
+
+        return fn
+
+    def at_most(self, bound: Fraction) -> bool:
+        """Whether the value is ``<= bound`` (exact; intervals refined when not exact;
+        :class:`~exactdp.errors.Undecided` if they never settle)."""
+        if self.exact is not None:
+            return self.exact <= bound
+        return decide(self.enclosure(), "<=", bound)
+
+    def float_at_least(self) -> float:
+        """The smallest float ``>=`` the value."""
+        if self.exact is not None:
+            return float_at_least(self.exact)
+        return float_at_least_of(self.enclosure())
+
+
+def optimal_delta_of_copies(terms: Iterable[tuple]) -> OptimalDelta:
+    """``1 - prod(1 - delta_i)^K_i`` for ``terms`` of ``(delta_i, K_i)`` (``K_i`` copies of a
+    spend of ``delta_i``), exact while the product has at most :data:`MAX_EXACT_BITS` bits,
+    an interval enclosure beyond (a million copies of ``1e-6`` are enclosed, not expanded).
+
+    >>> r = optimal_delta_of_copies([("0.1", 2)])
+    >>> r.exact, r.at_most(Fraction(19, 100)), r.at_most(Fraction(189, 1000))
+    (Fraction(19, 100), True, False)
+    """
+    clean: list[tuple[Fraction, int]] = []
+    for i, (d, k) in enumerate(terms):
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidArgument(f"terms[{i}] count={shown(k)} is not a positive int; pass how many copies")
+        d = probability(d, f"terms[{i}] delta")
+        if d == 1:
+            return OptimalDelta(Fraction(1), (Fraction(1), Fraction(1)), ((Fraction(1), 1),))
+        if d:
+            clean.append((d, k))
+    bits = sum(k * (d.denominator.bit_length() + (d.denominator - d.numerator).bit_length()) for d, k in clean)
+    if bits <= MAX_EXACT_BITS:
+        num, den = 1, 1
+        for d, k in clean:
+            num *= (d.denominator - d.numerator) ** k
+            den *= d.denominator ** k
+        value = 1 - Fraction(num, den)
+        return OptimalDelta(value, (value, value), tuple(clean))
+    result = OptimalDelta(None, (Fraction(0), Fraction(1)), tuple(clean))
+    lo, hi = interval_to_fractions(enclose(result.enclosure(), prec=_PREC))
+    return OptimalDelta(None, (max(lo, Fraction(0)), min(hi, Fraction(1))), tuple(clean))
 
 
 def compose_zcdp(rhos: Iterable) -> Fraction:

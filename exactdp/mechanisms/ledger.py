@@ -1,4 +1,4 @@
-"""An exact privacy-budget ledger: spends add up in exact rationals, so no round-off can
+"""An exact privacy-budget ledger: spends compose in exact rationals, so no round-off can
 admit an overspend or refuse an exact split.
 
 A :class:`BudgetLedger` holds a budget and records spends against it. Every number is a
@@ -13,6 +13,21 @@ Fraction(1, 10)
 Fraction(9, 10)
 >>> ledger.remaining()["epsilon"]
 Fraction(0, 1)
+
+**How (epsilon, delta) spends compose.** Epsilons add up; a spend fits only while their
+sum stays within the budget epsilon. Deltas compose by the optimal composition theorem
+(Kairouz, Oh, Viswanath 2015; Murtagh & Vadhan 2016) at ``epsilon = sum of epsilon_i``:
+``delta = 1 - prod(1 - delta_i)``, exact (the rule diffprivlib's ``BudgetAccountant``
+uses). It never exceeds the sum of the deltas, so every split that basic composition
+accepts is accepted, and a few more: two spends of ``(0.5, 0.1)`` need exactly
+``delta = 1 - 0.9**2 = 0.19``, not ``0.2``. The same delta is exact at a budget epsilon
+above the sum (:func:`exactdp.mechanisms.composition.optimal_delta` says why), so the
+ledger never claims more than the theorem proves. :attr:`BudgetLedger.rule` names the rule.
+
+>>> tight = BudgetLedger(epsilon=1, delta="0.19")
+>>> _ = tight.spend(epsilon="0.5", delta="0.1"); _ = tight.spend(epsilon="0.5", delta="0.1")
+>>> tight.spent()["delta"]
+Fraction(19, 100)
 
 **Two accounts.** A ledger has an approximate-DP account, a budget ``(epsilon, delta)``
 (``delta`` defaults to 0: pure DP), and/or a zCDP account, a budget ``rho``. A spend is
@@ -43,6 +58,7 @@ from fractions import Fraction
 
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.mechanisms._params import shown
+from exactdp.mechanisms.composition import OPTIMAL_RULE
 from exactdp.numeric.exact import format_exact, from_float, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
@@ -109,7 +125,9 @@ class BudgetLedger:
 
     :meth:`spend` records a spend or raises :class:`BudgetExceeded` (leaving the ledger
     unchanged) if any account would go past its budget; :meth:`check` answers the same
-    question without recording.
+    question without recording. Epsilons and rhos add up; deltas compose as
+    ``1 - prod(1 - delta_i)`` (optimal composition at the sum of the epsilons, exact;
+    see the module docstring and :attr:`rule`).
     """
 
     def __init__(self, epsilon=None, delta=None, *, rho=None, floats: str = "refuse"):
@@ -136,6 +154,7 @@ class BudgetLedger:
             self._budget["rho"] = self._number(rho, "budget rho")
         self._spent = {key: (None if self._budget[key] is None else Fraction(0)) for key in _KEYS}
         self._history: list[Spend] = []
+        self._survival = Fraction(1)  # prod(1 - delta_i) of the recorded spends
 
     # -- input -------------------------------------------------------------------------
 
@@ -189,6 +208,13 @@ class BudgetLedger:
 
     # -- the question and the record ------------------------------------------------------
 
+    def _total(self, key: str, amount: Fraction) -> Fraction:
+        """What the account ``key`` would have spent with ``amount`` more: a sum, or for
+        delta the optimal composition ``1 - prod(1 - delta_i)``."""
+        if key == "delta":
+            return 1 - self._survival * (1 - amount)
+        return self._spent[key] + amount
+
     def _excess(self, spend: Spend) -> list[str]:
         """Per account key, why the spend does not fit (empty list: it fits)."""
         out = []
@@ -196,12 +222,11 @@ class BudgetLedger:
             amount = getattr(spend, key)
             if amount is None:
                 continue
-            total = self._spent[key] + amount
+            total = self._total(key, amount)
             if total > self._budget[key]:
-                out.append(
-                    f"{key}: spent {shown(self._spent[key])} + {shown(amount)} = "
-                    f"{shown(total)} > budget {shown(self._budget[key])}"
-                )
+                how = (f"1 - (1 - {shown(self._spent[key])})(1 - {shown(amount)})" if key == "delta"
+                       else f"spent {shown(self._spent[key])} + {shown(amount)}")
+                out.append(f"{key}: {how} = {shown(total)} > budget {shown(self._budget[key])}")
         return out
 
     def check(self, epsilon=None, delta=None, *, rho=None) -> bool:
@@ -219,9 +244,7 @@ class BudgetLedger:
     def _record(self, record: Spend) -> Spend:
         """Record an already validated spend, or raise :class:`BudgetExceeded`.
 
-        ``exactdp compose`` charges ``K`` identical copies as one record through this door:
-        each copy's ``delta`` is a probability, their total may exceed 1 (and then
-        overspends any budget), which :meth:`spend` would refuse as bad input.
+        ``delta`` must be a probability (a record's delta is composed as one mechanism's).
         """
         excess = self._excess(record)
         if excess:
@@ -237,7 +260,9 @@ class BudgetLedger:
         for key in _KEYS:
             amount = getattr(record, key)
             if amount is not None:
-                self._spent[key] += amount
+                self._spent[key] = self._total(key, amount)
+                if key == "delta":
+                    self._survival *= 1 - amount
         self._history.append(record)
         return record
 
@@ -257,14 +282,40 @@ class BudgetLedger:
         """The budget: ``{'epsilon', 'delta', 'rho'}``, ``None`` for an absent account."""
         return dict(self._budget)
 
+    @property
+    def rule(self) -> str:
+        """How ``(epsilon, delta)`` spends compose here: epsilons add up, deltas by the
+        optimal composition theorem at the sum of the epsilons (exact)."""
+        return OPTIMAL_RULE
+
     def spent(self) -> dict[str, Fraction | None]:
-        """Exact totals spent per key; ``None`` for an absent account."""
+        """Exact totals spent per key; ``None`` for an absent account. ``epsilon`` and
+        ``rho`` are sums; ``delta`` is ``1 - prod(1 - delta_i)`` (see :attr:`rule`)."""
         return dict(self._spent)
 
     def remaining(self) -> dict[str, Fraction | None]:
-        """Exact budget left per key (budget minus spent, never negative)."""
-        return {key: (None if self._budget[key] is None else self._budget[key] - self._spent[key])
-                for key in _KEYS}
+        """Per key, the largest exact amount one more spend may take (never negative).
+
+        For ``epsilon`` and ``rho`` that is the budget minus the sum spent. For ``delta``
+        it is ``(budget - spent)/(1 - spent)``: the ``d`` with ``1 - (1 - spent)(1 - d) =
+        budget`` (at least ``budget - spent``; all of ``[0, 1]`` once a delta of 1 was
+        spent against a budget of 1).
+
+        >>> ledger = BudgetLedger(epsilon=1, delta="0.19")
+        >>> _ = ledger.spend(epsilon="0.5", delta="0.1")
+        >>> ledger.remaining()["delta"]
+        Fraction(1, 10)
+        """
+        out: dict[str, Fraction | None] = {}
+        for key in _KEYS:
+            budget, spent = self._budget[key], self._spent[key]
+            if budget is None:
+                out[key] = None
+            elif key == "delta":
+                out[key] = Fraction(1) if spent == 1 else (budget - spent) / (1 - spent)
+            else:
+                out[key] = budget - spent
+        return out
 
     def approx_dp_of_rho(self, delta, method: str = "cks"):
         """The ``(epsilon, delta)`` guarantee implied by the zCDP account's total ``rho``
@@ -286,7 +337,8 @@ class BudgetLedger:
         return epsilon_of_rho(self._spent["rho"], delta, method=method)
 
     def to_dict(self) -> dict:
-        """A JSON-ready summary: budget; spent, each ``{"exact": "1/3", "float_at_least":
+        """A JSON-ready summary: the (epsilon, delta) rule (``None`` without that account);
+        budget; spent, each ``{"exact": "1/3", "float_at_least":
         0.33333333333333337}``; remaining, each ``{"exact": ..., "float_at_most": ...}``
         (so a float read from it never understates a spend or overstates what is left);
         history; the float policy."""
@@ -296,6 +348,7 @@ class BudgetLedger:
                     for key, v in values.items()}
 
         return {
+            "rule": self.rule if self._budget["epsilon"] is not None else None,
             "budget": {k: None if v is None else format_exact(v) for k, v in self._budget.items()},
             "spent": pack(self._spent, float_at_least),
             "remaining": pack(self.remaining(), float_at_most),

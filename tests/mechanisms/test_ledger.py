@@ -31,12 +31,16 @@ def test_ten_tenths_fit_exactly_and_an_eleventh_is_refused():
     ledger = BudgetLedger(epsilon=1, delta="1e-5")
     for i in range(10):
         ledger.spend(epsilon="0.1", delta="1e-6", label=f"q{i}")
-    assert ledger.spent() == {"epsilon": 1, "delta": Fraction(1, 100000), "rho": None}
+    # deltas compose optimally at the sum of the epsilons: 1 - (1 - 1e-6)^10 < 1e-5
+    spent_delta = 1 - (1 - Fraction(1, 10**6)) ** 10
+    assert ledger.spent() == {"epsilon": 1, "delta": spent_delta, "rho": None}
     with pytest.raises(BudgetExceeded) as info:
         ledger.spend(epsilon="0.1", label="q10")
     assert len(ledger.history) == 10  # unchanged
     assert info.value.spend == Spend(11, "q10", epsilon=Fraction(1, 10), delta=Fraction(0))
-    assert info.value.remaining == {"epsilon": 0, "delta": 0, "rho": None}
+    left = (Fraction(1, 10**5) - spent_delta) / (1 - spent_delta)
+    assert info.value.remaining == {"epsilon": 0, "delta": left, "rho": None}
+    assert Fraction(45, 10**12) < left < Fraction(46, 10**12)  # C(10, 2) * 1e-12, about
 
 
 def test_overspend_message_names_the_spend_what_is_left_and_what_to_do():
@@ -47,7 +51,8 @@ def test_overspend_message_names_the_spend_what_is_left_and_what_to_do():
     msg = str(info.value)
     assert "spend #2 'sum' (epsilon=4/5, delta=1/10000000)" in msg
     assert "epsilon: spent 1/4 + 4/5 = 21/20 > budget 1" in msg
-    assert "Left: epsilon=3/4, delta=9/10000000" in msg
+    # the largest delta a next spend may take: 1 - (1 - 1e-7)(1 - d) = 1e-6 at d = 9/9999999
+    assert "Left: epsilon=3/4, delta=1/1111111" in msg
     assert "Spend at most what is left" in msg
     assert ledger.spent()["epsilon"] == Fraction(1, 4)
 
@@ -55,7 +60,8 @@ def test_overspend_message_names_the_spend_what_is_left_and_what_to_do():
 def test_delta_alone_can_overspend():
     ledger = BudgetLedger(epsilon=10, delta="1e-6")
     ledger.spend(epsilon=0, delta="1e-6")
-    with pytest.raises(BudgetExceeded, match="delta: spent 1/1000000 \\+ 1/10000000000 = "):
+    with pytest.raises(BudgetExceeded, match=r"delta: 1 - \(1 - 1/1000000\)\(1 - 1/10000000000\) = "
+                                             r"10000999999/\.\.\.000000000000 \(29 characters\) > budget 1/1000000"):
         ledger.spend(epsilon="0.1", delta="1e-10")
 
 
@@ -219,12 +225,23 @@ def test_never_accepts_a_total_above_the_budget(budget, spends):
        delta=st.builds(lambda n, d: Fraction(min(n, d), d), st.integers(0, 10**12), st.integers(1, 10**12)))
 def test_always_accepts_an_exact_split_of_the_whole_budget(budget, weights, delta):
     # parts are exact fractions of the budget that add up to it exactly
+    # (basic composition would use the whole delta; the optimal rule uses at most that)
     total = sum(weights)
     ledger = BudgetLedger(epsilon=budget, delta=delta)
+    survival = Fraction(1)
     for w in weights:
         ledger.spend(epsilon=budget * w / total, delta=delta * w / total)
-    assert ledger.remaining() == {"epsilon": 0, "delta": 0, "rho": None}
-    assert not ledger.check(epsilon=Fraction(1, 10**40)) and not ledger.check(epsilon=0, delta=Fraction(1, 10**40))
+        survival *= 1 - delta * w / total
+    spent = 1 - survival
+    assert spent <= delta
+    assert ledger.spent()["delta"] == spent
+    left = Fraction(1) if spent == 1 else (delta - spent) / (1 - spent)
+    assert ledger.remaining() == {"epsilon": 0, "delta": left, "rho": None}
+    assert not ledger.check(epsilon=Fraction(1, 10**40))
+    # exactly what is left fits, and one part in 10^40 more does not
+    assert ledger.check(epsilon=0, delta=left)
+    if left < 1:
+        assert not ledger.check(epsilon=0, delta=left + Fraction(1, 10**40))
 
 
 @settings(max_examples=300, deadline=None)
