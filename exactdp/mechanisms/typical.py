@@ -342,6 +342,10 @@ class TrueEpsilon:
     ``"violated"`` when the true epsilon exceeds the claimed one, ``"holds-tight"`` when
     they are equal, ``"holds"`` when the typical sensitivity covers the whole domain and
     more. ``witness``: the pair of databases and an output where the loss is reached.
+
+    ``evidence`` is ``"bit-exact"``: the true epsilon is a closed form proved for every
+    record in the whole domain (``proofs/s004-true-epsilon.md``) and compared in exact
+    arithmetic, for the ideal (continuous) Laplace mechanism the statement names.
     """
 
     claimed: sympy.Expr
@@ -352,6 +356,7 @@ class TrueEpsilon:
     factor: sympy.Expr
     verdict: str
     witness: dict
+    evidence: str = "bit-exact"
 
     def statement(self) -> str:
         lo, hi = decimal_at_most(self.exact, 8), decimal_at_least(self.exact, 8)
@@ -373,6 +378,7 @@ class TrueEpsilon:
             "epsilon_enclosure": [str(decimal_at_most(self.exact, 20)), str(decimal_at_least(self.exact, 20))],
             "factor": str(self.factor),
             "verdict": self.verdict,
+            "evidence": self.evidence,
             "witness": {k: (format_exact(v[0]) if isinstance(v, tuple) else format_exact(v))
                         for k, v in self.witness.items()},
         }
