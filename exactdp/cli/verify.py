@@ -27,7 +27,7 @@ def _claims(args) -> tuple[list, list, list]:
 
 def run(args) -> int:
     from exactdp.checkers.builtin import FLOAT_CLOSE, float_gap
-    from exactdp.checkers.results import Verdict, format_value
+    from exactdp.checkers.results import Verdict, evidence_note, format_value, verdict_counts
     from exactdp.cli.catalog import check_catalogue, print_checks
 
     claims, private, entries = _claims(args)
@@ -56,7 +56,7 @@ def run(args) -> int:
         mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
         s = result.sensitivity
         print(f"{result.verdict.value.upper():<11} {claim.id}: claim {result.claim_shown} vs exact "
-              f"{format_value(s.value)}{note}{mark}")
+              f"{format_value(s.value)}{note}{evidence_note(result.evidence)}{mark}")
         if s.witness is not None:
             print(f"            witness {s.witness}")
         print(f"            scope: {s.scope.describe()}")
@@ -73,7 +73,8 @@ def run(args) -> int:
             rows.append(claim.to_dict(result))
             continue
         mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
-        print(f"{verdict.upper():<11} {claim.id}: {claim.statement}{mark}")
+        print(f"{verdict.upper():<11} {claim.id}: {claim.statement}"
+              f"{evidence_note(result.evidence)}{mark}")
         print(f"            {result.summary()}")
         print(f"            scope: {result.scope_text}")
     catalogue_failures = sum(not c.ok for c in checks)
@@ -87,11 +88,11 @@ def run(args) -> int:
         if claims or private:  # the summary comes last
             print()
         if private:
-            summary = ", ".join(f"{n} {v}" for v, n in sorted(private_counts.items()))
+            summary = verdict_counts(private_counts)
             tail = "" if claims else f"; {failures} departed from what was expected"
             print(f"{len(private)} built-in privacy claims checked: {summary}{tail}")
         if claims:
-            summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+            summary = verdict_counts(counts)
             print(f"{len(claims)} built-in claims checked: {summary}; "
                   f"{failures} departed from what was expected")
     return CLAIM_FAILED if failures or catalogue_failures else OK
@@ -101,7 +102,14 @@ def register(subparsers) -> None:
     """Add ``exactdp verify`` to the ``exactdp`` command."""
     v = subparsers.add_parser("verify", help="re-check every built-in claim (the main job)", **opt.command_help(
         "Re-check every built-in claim of the seed texts by exhaustive enumeration, then the "
-        "catalogue of sensitivity formulas; one line per claim, the summary last.",
+        "catalogue of sensitivity formulas; one line per claim, the summary last. Each built-in "
+        "claim's result states its evidence (JSON: \"evidence\"): bit-exact (exact arithmetic "
+        "over the whole stated domain; a built-in claim's space is its domain), bit-exact-grid "
+        "(exact on a finite grid the scope names), ideal-noise, statistical or empirical-model. "
+        "holds / holds-tight are said only on bit-exact evidence; other evidence says "
+        "holds-on-grid, holds-ideal-noise, holds-statistically or holds-empirical-model, with "
+        "the evidence in brackets after the verdict, and the summary counts each word apart. "
+        "The catalogue's formulas are checked on the grid of bindings each entry names.",
         "  exactdp verify\n  exactdp verify --only s000 --no-catalogue\n  exactdp verify --all --json"))
     v.add_argument("--all", action="store_true", help="seed 003 at every k the notebook ran (default: k = 1, 2)")
     opt.only_option(v, "only claims whose id starts with PREFIX, e.g. s000")
