@@ -43,7 +43,13 @@ float rounding (relative gap at most ``1e-12``), on either side."""
 
 @dataclass(frozen=True)
 class BuiltinClaim:
-    """A published claim, the exact check that tests it, and what the check should find."""
+    """A published claim, the exact check that tests it, and what the check should find.
+
+    The check is :func:`~exactdp.checkers.sensitivity.verify_claim` on the claim's own
+    finite space, so its result's ``evidence`` is ``bit-exact``: every dataset of that space
+    is enumerated with exact query arithmetic, and the space is the domain the claim is
+    stated on here (its id and scope name it). ``expect`` is therefore a plain verdict word.
+    """
 
     id: str
     source: str

@@ -3,7 +3,10 @@
 A claim (:class:`Claim`) has an ``id`` (unique across kinds), a ``source`` (where it was
 published), a ``kind`` (one of :data:`KINDS`), a ``statement`` (what is checked), what its
 check is expected to find (``expect``), ``check()`` (a result with a ``verdict`` and a
-``witness``) and ``meets_expectation(result)``. The kinds:
+``witness``; the results of the sensitivity and privacy kinds also carry ``evidence``, one
+of :class:`~exactdp.checkers.results.Evidence`, in their ``to_dict()``: ``bit-exact`` for
+every built-in claim, and ``holds`` / ``holds-tight`` appear only with it) and
+``meets_expectation(result)``. The kinds:
 
 * ``"sensitivity"``: a published sensitivity on one space
   (:class:`~exactdp.checkers.builtin.BuiltinClaim`; seed 000's rules, seed 003's tables);
@@ -67,7 +70,8 @@ class Claim(Protocol):
         mapping ``{version specifier: verdict}``."""
 
     def check(self) -> Any:
-        """A result with ``verdict`` and ``witness``; never raises on a violation."""
+        """A result with ``verdict`` and ``witness`` (and, for the sensitivity and privacy
+        kinds, ``evidence``); never raises on a violation."""
 
     def meets_expectation(self, result: Any) -> bool: ...
 
