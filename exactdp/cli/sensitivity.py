@@ -151,7 +151,11 @@ def register(subparsers) -> None:
     s = subparsers.add_parser("sensitivity", help="exact sensitivity of one query over one space", **opt.command_help(
         "Enumerate every neighbouring pair of a finite space of datasets in exact arithmetic: "
         "the true sensitivity, the pair that attains it, and a verdict on a claim. Budgets "
-        "are checked from counts before any work.",
+        "are checked from counts before any work. Evidence (JSON: \"evidence\"): bit-exact, "
+        "exact arithmetic over every dataset of the stated space (the space is the domain), so "
+        "a claim may be said to hold (holds / holds-tight); exactdp says holds only on "
+        "bit-exact evidence (else holds-on-grid, holds-ideal-noise, holds-statistically, "
+        "holds-empirical-model).",
         "  exactdp sensitivity --query sum --universe=-3..13 --sizes 0..3 --clip 2,10 --claim 'U-L'\n"
         "  exactdp sensitivity --query mean --universe 0..7 --sizes 1..8 --d-in 1..4\n"
         "  exactdp sensitivity --query median --pool 1,2,2,2,5,5,7,8,9,9 --size 6 "
