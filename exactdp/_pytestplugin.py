@@ -21,8 +21,12 @@ A claim that does not hold fails the test with :class:`exactdp.ClaimViolated` (a
 against the exact value, the witness pair and the scope; the report gets an
 ``exactdp`` section. ``expect="violated"`` keeps a known-wrong claim as a regression
 (the test fails if it ever holds). Options: ``--exactdp-max-pairs``,
-``--exactdp-max-datasets`` (enumeration budgets) and ``--exactdp-report PATH`` (a JSON
-file with one object per claim checked).
+``--exactdp-max-datasets`` (enumeration budgets), ``--exactdp-time-limit SECONDS`` (or the
+``exactdp_time_limit`` ini option; default 60 s: a claim still running then fails its test
+with :class:`exactdp.claimsfile.TimeLimitExceeded` naming the claim and the limit) and
+``--exactdp-report PATH`` (a JSON file with one object per claim checked, written at the
+end of the session, its folder created if missing; ids are strings, and a repeated id is
+made unique as ``id#2`` with a warning).
 """
 
 from __future__ import annotations
@@ -35,16 +39,37 @@ import pytest
 __all__ = ["MARKER", "OPTIONS"]
 
 MARKER = "exactdp_claim"
-OPTIONS = ("--exactdp-max-pairs", "--exactdp-max-datasets", "--exactdp-report")
+OPTIONS = ("--exactdp-max-pairs", "--exactdp-max-datasets", "--exactdp-time-limit", "--exactdp-report")
+INI_TIME_LIMIT = "exactdp_time_limit"
 _EXPECT = ("holds", "violated")
 
 _RECORDS = pytest.StashKey[list]()
+_TIME_LIMIT = pytest.StashKey[float]()
+
+
+def _time_limit_argument(text: str) -> float:
+    """An argparse ``type`` for ``--exactdp-time-limit`` (pytest names the option)."""
+    import argparse
+
+    from exactdp.claimsfile import read_time_limit
+    from exactdp.errors import InvalidArgument
+
+    try:
+        return read_time_limit(text, "--exactdp-time-limit")
+    except InvalidArgument as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     from exactdp._budget import budget_argument
+    from exactdp.claimsfile import DEFAULT_TIME_LIMIT
 
     group = parser.getgroup("exactdp", "exactdp: exact checks of sensitivity claims")
+    group.addoption("--exactdp-time-limit", type=_time_limit_argument, default=None, metavar="SECONDS",
+                    help=f"fail a claim's test when checking it takes more than SECONDS (default: the "
+                         f"{INI_TIME_LIMIT} ini option, else {DEFAULT_TIME_LIMIT:g})")
+    parser.addini(INI_TIME_LIMIT, f"seconds one exactdp claim may take before its test fails "
+                                  f"(default {DEFAULT_TIME_LIMIT:g}; --exactdp-time-limit overrides it)")
     group.addoption("--exactdp-max-pairs", type=budget_argument, default=None, metavar="N",
                     help="refuse to enumerate more than N neighbouring pairs per claim "
                          "(default: exactdp's own budget)")
@@ -62,6 +87,29 @@ def pytest_configure(config: pytest.Config) -> None:
         "**options): check a sensitivity claim exactly with exactdp when the test runs",
     )
     config.stash[_RECORDS] = []
+    config.stash[_TIME_LIMIT] = _configured_time_limit(config)
+    import os
+
+    report = config.getoption("exactdp_report", None)
+    if report and os.path.isdir(report):  # said now, not after the tests ran
+        raise pytest.UsageError(f"--exactdp-report={report!r} is a folder; give the path of the JSON "
+                                f"file to write, e.g. {os.path.join(report, 'exactdp-report.json')!r}")
+
+
+def _configured_time_limit(config: pytest.Config) -> float:
+    from exactdp.claimsfile import DEFAULT_TIME_LIMIT, read_time_limit
+    from exactdp.errors import InvalidArgument
+
+    given = config.getoption("exactdp_time_limit", None)
+    if given is not None:
+        return given
+    ini = config.getini(INI_TIME_LIMIT)
+    if ini in (None, "", []):
+        return DEFAULT_TIME_LIMIT
+    try:
+        return read_time_limit(ini, f"the ini option {INI_TIME_LIMIT}")
+    except InvalidArgument as e:
+        raise pytest.UsageError(str(e)) from None
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -69,10 +117,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     path = config.getoption("exactdp_report", None)
     if not path or hasattr(config, "workerinput"):  # xdist workers leave the report to the controller
         return
+    import os
+
     records = config.stash.get(_RECORDS, [])
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({"exactdp_report": 1, "claims": records}, f, indent=2)
-        f.write("\n")
+    try:
+        folder = os.path.dirname(os.path.abspath(path))
+        os.makedirs(folder, exist_ok=True)  # as --junitxml does
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"exactdp_report": 1, "claims": records}, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        why = "a part of its folder is a file" if isinstance(e, FileExistsError) else e.strerror or str(e)
+        pytest.exit(f"exactdp: cannot write --exactdp-report={path!r}: {why}; give a path in a folder "
+                    f"you can write to", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _budgets(config: pytest.Config) -> dict:
@@ -109,11 +166,23 @@ def _passes(result, expect: str) -> bool:
     return result.ok
 
 
-def _record(config, nodeid: str, claim_id: str | None, result, expect: str) -> None:
+def _record(config, nodeid: str, claim_id, result, expect: str) -> None:
+    """One report entry; its id a string (``id=3`` is ``"3"``), unique in the report: an id
+    already used gets ``#2``, ``#3``... and a warning says so."""
+    import warnings
+
     records = config.stash.setdefault(_RECORDS, [])
-    n = sum(1 for r in records if r["test"] == nodeid)
-    out = {"id": claim_id or (nodeid if n == 0 else f"{nodeid}#{n + 1}"), "test": nodeid,
-           "expect": expect, "passed": _passes(result, expect)}
+    used = {r["id"] for r in records}
+    wanted = nodeid if claim_id is None else str(claim_id)
+    chosen, n = wanted, 1
+    while chosen in used:
+        n += 1
+        chosen = f"{wanted}#{n}"
+    if chosen != wanted and claim_id is not None:
+        warnings.warn(pytest.PytestWarning(
+            f"exactdp: claim id {wanted!r} is already used by another claim in this session; the "
+            f"report names this one {chosen!r} (give each claim its own id=)"))
+    out = {"id": chosen, "test": nodeid, "expect": expect, "passed": _passes(result, expect)}
     out.update(result.to_dict())
     records.append(out)
 
@@ -128,9 +197,17 @@ def _check(config, nodeid: str, claim, query, space, metric="add-remove", d_in=1
     if expect not in _EXPECT:
         raise InvalidArgument(f"expect={expect!r} is not one of {_EXPECT}; use 'violated' for a "
                               f"known-wrong claim kept as a regression")
+    from exactdp.claimsfile import DEFAULT_TIME_LIMIT, TimeLimitExceeded, within_time_limit
+
     if callable(query) and not isinstance(query, (Query, str)):
         query = user_query(query)
-    result = verify_claim(claim, query, space, metric, d_in, **{**_budgets(config), **options})
+    seconds = config.stash.get(_TIME_LIMIT, DEFAULT_TIME_LIMIT)
+    try:
+        with within_time_limit(seconds, f"exactdp: claim {nodeid if id is None else str(id)!r}"):
+            result = verify_claim(claim, query, space, metric, d_in, **{**_budgets(config), **options})
+    except TimeLimitExceeded as e:
+        raise TimeLimitExceeded(f"{e} (--exactdp-time-limit or the {INI_TIME_LIMIT} ini option raises "
+                                f"it; or make the space smaller)", e.seconds) from None
     _record(config, nodeid, id, result, expect)
     if not _passes(result, expect):
         err = ClaimViolated(describe(result, expect), result)

@@ -378,14 +378,14 @@ def _read(path: Path, shown: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         raise ClaimsFileError(f"cannot read the file: {e.strerror or e}", path=shown) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise ClaimsFileError(f"this is {kind}, not a claims file; give the path of a TOML file", path=shown)
     with open(fd, "rb", closefd=True) as f:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = ("a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
-                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                    else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-            raise ClaimsFileError(f"this is {kind}, not a claims file; give the path of a TOML file",
-                                  path=shown)
         try:
             raw = f.read(MAX_FILE_BYTES + 1)
         except OSError as e:
