@@ -29,6 +29,7 @@ from exactdp.errors import InvalidArgument, TooLarge
 __all__ = [
     "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS", "MAX_LISTED_VALUES",
     "refuse_above", "check_budget", "read_budget", "budget_argument", "comb_capped", "show_count",
+    "MoreThan",
 ]
 
 DEFAULT_MAX_DATASETS = 3_000_000
@@ -58,8 +59,27 @@ _EXACT_BELOW = 10**30
 """Counts below this are kept exact; above it :func:`comb_capped` may return a bound."""
 
 
+class MoreThan(int):
+    """A count known only to be larger than this number: what a capped count (``comb_capped``,
+    ``count_capped``) returns once counting stopped past its cap. Shown as "more than N"
+    (:func:`show_count`), never as if it were the count; arithmetic on it gives a plain
+    ``int``, a bound like it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"MoreThan({int(self)!r})"
+
+
 def show_count(count: int) -> str:
-    """``'1,234'`` for a count of reasonable size, ``'about 10^40'`` beyond 10**18."""
+    """``'1,234'`` for a count of reasonable size, ``'about 10^40'`` beyond 10**18; a
+    :class:`MoreThan` bound as ``'more than 1,234'`` or ``'more than 10^40'``."""
+    if isinstance(count, MoreThan):
+        if count < 10**18:
+            return f"more than {int(count):,}"
+        bits = count.bit_length()  # 10^k <= 2^(bits - 1) <= count, k rounded down safely
+        k = len(str(count)) - 1 if bits < 1000 else int((bits - 1) * math.log10(2) - 1e-6)
+        return f"more than 10^{min(k, _LARGEST_SHOWN)}"
     if count < 10**18:
         return f"{count:,}"
     if count.bit_length() > _LARGEST_SHOWN * math.log2(10) + 1:
@@ -81,9 +101,11 @@ def refuse_above(count: int, budget: int | None, *, what: str, option: str | Non
 
     ``what`` names the thing counted with its context (``"datasets in multisets of size
     0..1 over {0..10000000000}"``); ``option`` the keyword or CLI option that raises the
-    budget; ``hint`` how to shrink the input instead.
+    budget; ``hint`` how to shrink the input instead. A :class:`MoreThan` count (counting
+    stopped past the budget) is shown as "more than N" and is the error's ``estimate``, so
+    ``isinstance(e.estimate, MoreThan)`` tells a lower bound from a count.
     """
-    if budget is None or count <= budget:
+    if budget is None or (count <= budget and not (isinstance(count, MoreThan) and count == budget)):
         return
     if option is None:  # a fixed limit: nothing to raise
         over, shrink = f"more than {budget:,}", hint
@@ -171,5 +193,5 @@ def comb_capped(n: int, k: int, cap: int) -> int:
     if log_c > math.log(limit) + 1.0:
         # a power of ten of the right magnitude, at most C(n, k) and above the limit
         digits = min(int(log_c / math.log(10)) - 1, _LARGEST_SHOWN + 1)
-        return max(10**digits, limit + 1)
+        return MoreThan(max(10**digits, limit + 1))  # C(n, k) > e * limit: strictly more
     return math.comb(n, k)

@@ -138,3 +138,84 @@ def test_plot_probe_leaves_no_file(tmp_path):
     target.write_bytes(b"old")
     check_plot_target(str(target))
     assert target.read_bytes() == b"old"
+
+
+# -- capped counts are "more than N", never shown as the count ---------------------------
+
+def test_capped_sequence_count_is_more_than(capsys):
+    # 43 sequences of length 0..2 over 6 values; counting stops at 7 (was "7 datasets")
+    code = main(["sensitivity", "--query", "sum", "--universe", "0..5", "--sizes", "0..2",
+                 "--neighbors", "hamming", "--max-datasets", "4"])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "exactdp: error: more than 7 datasets in sequences of length 0..2 over {0..5}, over "
+        "max_datasets=4; shrink the universe (6 values) or the lengths (0..2), or raise max_datasets\n")
+
+
+def test_huge_sequence_count_is_more_than(capsys):
+    # about 6^(10^6) sequences: was "12,093,235 datasets" (the lengths 0..9 only)
+    code = main(["sensitivity", "--query", "sum", "--universe", "0..5", "--sizes", "0..1000000",
+                 "--neighbors", "hamming"])
+    assert code == 2
+    assert capsys.readouterr().err.startswith(
+        "exactdp: error: more than 12,093,235 datasets in sequences of length 0..1000000 over {0..5}, "
+        "over max_datasets=3,000,000;")
+
+
+def test_exact_count_over_the_budget_is_still_shown_exactly(capsys):
+    code = main(["sensitivity", "--query", "sum", "--universe", "0..5", "--sizes", "2",
+                 "--neighbors", "hamming", "--max-datasets", "4"])
+    assert code == 2
+    assert capsys.readouterr().err.startswith("exactdp: error: 36 datasets in sequences of length 2")
+
+
+def test_units_capped_count():
+    from exactdp import IntegerRange
+    from exactdp._budget import MoreThan, show_count
+    from exactdp.spaces.units import Units
+
+    u = Units(IntegerRange(0, 1), ids=2, rows_per_id=(1, 2))  # 36 datasets
+    assert len(u) == 36 and type(u.count_capped(36)) is int and u.count_capped(35) == 36
+    low = u.count_capped(1)  # was 5, shown "5 datasets"
+    assert isinstance(low, MoreThan) and low == 5 and show_count(low) == "more than 5"
+    assert isinstance(u.contributions_count(1), MoreThan) and u.contributions_count(4) == 5
+
+
+def test_capped_multiset_counts():
+    from exactdp import IntegerRange
+    from exactdp._budget import MoreThan, show_count
+    from exactdp.spaces.datasets import Multisets, SubMultisets
+
+    big = Multisets(IntegerRange(0, 10**4), sizes=(0, 2000)).count_capped(3_000_000)
+    assert isinstance(big, MoreThan) and show_count(big) == "more than 10^2344"
+    assert not isinstance(Multisets(IntegerRange(0, 10**4), sizes=(2, 2)).count_capped(4), MoreThan)
+    # a small space with per-value caps is counted exactly even over the cap
+    assert repr(SubMultisets(list(range(9)), sizes=(2, 2)).count_capped(4)) == "36"
+    many = SubMultisets(list(range(1000)) * 3, sizes=(0, 250)).count_capped(4)
+    assert isinstance(many, MoreThan) and many > 10**30
+
+
+def test_refuse_above_refuses_a_bound_equal_to_the_budget():
+    from exactdp._budget import MoreThan, refuse_above
+    from exactdp.errors import TooLarge
+
+    refuse_above(4, 4, what="datasets", option="max_datasets")  # exactly 4: fits
+    with pytest.raises(TooLarge, match=r"^more than 4 datasets, over max_datasets=4; raise max_datasets$") as e:
+        refuse_above(MoreThan(4), 4, what="datasets", option="max_datasets")
+    assert isinstance(e.value.estimate, MoreThan)
+
+
+def test_show_count_plain():
+    from exactdp._budget import show_count
+
+    assert (show_count(5), show_count(10**18)) == ("5", "about 10^18")
+
+
+@pytest.mark.parametrize("bound, shown", [
+    (7, "more than 7"), (12_093_235, "more than 12,093,235"), (10**18, "more than 10^18"),
+    (2 * 10**18 - 1, "more than 10^18"), (2**5000, "more than 10^1505"), (10**5000, "more than 10^4000"),
+], ids=["7", "12093235", "1e18", "2e18-1", "2^5000", "10^5000"])
+def test_show_count_more_than(bound, shown):
+    from exactdp._budget import MoreThan, show_count
+
+    assert show_count(MoreThan(bound)) == shown

@@ -22,7 +22,7 @@ from fractions import Fraction
 from itertools import islice
 from typing import Iterable, Iterator, Sequence
 
-from exactdp._budget import MAX_LISTED_VALUES, comb_capped, refuse_above
+from exactdp._budget import MAX_LISTED_VALUES, MoreThan, comb_capped, refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.spaces.universe import ValueUniverse
@@ -79,6 +79,11 @@ def _sizes(size: int | None, sizes: object) -> tuple[int, int]:
 
 _EXACT_TERMS = 1000
 """Below this many factors a binomial count is computed exactly, however large it is."""
+
+_DP_CELLS = 200_000
+"""A space with per-value caps of at most this many (values x sizes) cells is counted
+exactly (a tenth of a second or so); a larger one is first bounded below, to refuse it
+quickly."""
 
 
 def value_indices(universe: ValueUniverse, dataset: Iterable[object], name: str = "dataset",
@@ -194,8 +199,9 @@ class DatasetSpace(SizeRange):
 
     def count_capped(self, cap: int) -> int:
         """The number of datasets when it is at most ``cap`` (or below ``10**30``);
-        otherwise some number above ``cap`` (a lower bound), found in time that does not
-        depend on how many datasets there are."""
+        otherwise either the number or a :class:`~exactdp._budget.MoreThan` bound at or
+        above ``cap`` (shown "more than N", never as the count), found in time that does
+        not depend on how many datasets there are."""
         return self._count(cap)
 
     def count_of_size(self, n: int) -> int:
@@ -211,18 +217,19 @@ class DatasetSpace(SizeRange):
             # multisets of size s over m values: C(m + s - 1, s); their sum over s <= b
             # is C(m + b, b) (hockey stick)
             if big is not None and min(m, b) > _EXACT_TERMS:
-                last = comb_capped(m + b - 1, b, big)
+                last = comb_capped(m + b - 1, b, big)  # the datasets of size b alone
                 if last > big:
-                    return last
+                    # other sizes add at least one dataset each
+                    return last if isinstance(last, MoreThan) or a == b else MoreThan(last)
             # exact, and quick: min(m, b) multiplications (or a count below the budget)
             return math.comb(m + b, b) - (math.comb(m + a - 1, a - 1) if a else 0)
-        if big is not None:
+        if big is not None and self.universe.size * (self.max_size + 1) > _DP_CELLS:
             # a lower bound first: sets of distinct values (each value once)
             usable = sum(1 for c in self._caps if c is None or c > 0)
             t = min(max(usable // 2, a), b, usable)
             low = comb_capped(usable, t, big)
-            if low > big:
-                return low
+            if low > big:  # at least low datasets: more than low - 1 >= big
+                return low if isinstance(low, MoreThan) else MoreThan(low - 1)
         return self._count_by_dp()
 
     def _count_by_dp(self) -> int:

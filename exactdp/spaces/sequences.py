@@ -35,7 +35,7 @@ from fractions import Fraction
 from itertools import product
 from typing import Iterable, Iterator, Sequence
 
-from exactdp._budget import show_count
+from exactdp._budget import MoreThan, show_count
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_dataset
 from exactdp.spaces.datasets import SizeRange, _sizes, value_indices
@@ -91,18 +91,20 @@ class Sequences(SizeRange):
 
     # -- counting ----------------------------------------------------------------------
     def count_capped(self, cap: int) -> int:
-        """The number of sequences when at most ``cap``; otherwise a number above ``cap``
-        (a lower bound), in time independent of the count."""
+        """The number of sequences when at most ``cap``; otherwise either the number or a
+        :class:`~exactdp._budget.MoreThan` bound at or above ``cap`` (shown "more than N",
+        never as the count), in time independent of the count."""
         m = self.universe.size
-        if m == 1:  # one sequence of each length
-            return self.max_size - self.min_size + 1
+        if m <= 1:  # one sequence of each length (none but the empty one without values)
+            return self.max_size - self.min_size + 1 if m else int(self.min_size == 0)
         total = 0
         for n in range(self.min_size, self.max_size + 1):
             if n * (m.bit_length() - 1) > max(cap.bit_length(), 100):
-                return max(total, 1 << (n * (m.bit_length() - 1)))  # a lower bound, above cap
+                # m**n >= 2**(n * (bits - 1)): the count is at least total + that
+                return MoreThan(total + (1 << (n * (m.bit_length() - 1))) - 1)
             total += m ** n
-            if total > cap:
-                return total
+            if total > cap:  # the longer lengths left add at least one sequence each
+                return total if n == self.max_size else MoreThan(total)
         return total
 
     def count(self) -> int:

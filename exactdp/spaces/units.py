@@ -34,7 +34,7 @@ from itertools import combinations, combinations_with_replacement, product
 from math import comb
 from typing import Callable, Iterable, Iterator, Sequence
 
-from exactdp._budget import MAX_LISTED_VALUES, comb_capped, refuse_above, show_count
+from exactdp._budget import MAX_LISTED_VALUES, MoreThan, comb_capped, refuse_above, show_count
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
 from exactdp.spaces.datasets import _sizes
@@ -139,33 +139,46 @@ class Units:
 
     # -- counting ----------------------------------------------------------------------
     def contributions_count(self, cap: int) -> int:
-        """How many row multisets one id can have (capped like :meth:`count_capped`)."""
-        m, total = self.universe.size, 0
+        """How many row multisets one id can have (capped like :meth:`count_capped`: past
+        ``cap``, a :class:`~exactdp._budget.MoreThan` bound)."""
+        m, total, capped = self.universe.size, 0, False
         for s in range(self.min_rows, self.max_rows + 1):
             if self.groups_per_id is None:
-                total += comb_capped(m + s - 1, s, cap)
+                term = comb_capped(m + s - 1, s, cap)
+                capped |= isinstance(term, MoreThan)
+                total += term
             else:  # j distinct values chosen, s rows spread over them (each at least one)
-                for j in range(1, min(self.groups_per_id, s, m) + 1):
-                    total += comb_capped(m, j, cap) * comb(s - 1, j - 1)
-                    if total > cap:
-                        return total
-            if total > cap:
-                return total
-        return total
+                top = min(self.groups_per_id, s, m)
+                for j in range(1, top + 1):
+                    term = comb_capped(m, j, cap)
+                    capped |= isinstance(term, MoreThan)
+                    total += term * comb(s - 1, j - 1)
+                    if total > cap and (capped or j < top or s < self.max_rows):
+                        return MoreThan(total)  # what is left adds at least one each
+            if total > cap and (capped or s < self.max_rows):
+                return MoreThan(total)
+        return MoreThan(total) if capped else total
 
     def count_capped(self, cap: int) -> int:
-        """The number of datasets when at most ``cap``; else a number above ``cap``."""
+        """The number of datasets when at most ``cap``; otherwise either the number or a
+        :class:`~exactdp._budget.MoreThan` bound at or above ``cap`` (shown "more than N",
+        never as the count)."""
         c = self.contributions_count(cap)
-        n, total = len(self.ids), 0
+        n, total, short = len(self.ids), 0, False
         for k in range(self.min_units, self.max_units + 1):
             if c > 1 and k * (c.bit_length() - 1) > max(cap.bit_length(), 100):
-                return max(total, 1 << (k * (c.bit_length() - 1)))  # a lower bound, above cap
+                # C(n, k) * c**k >= 2**(k * (bits - 1)): at least total + that
+                return MoreThan(total + (1 << (k * (c.bit_length() - 1))) - 1)
             total += comb(n, k) * c ** k
-            if total > cap:
-                return total
-        return total
+            # a bound c (MoreThan) makes every term with k >= 1 strictly short
+            short |= isinstance(c, MoreThan) and k >= 1 and comb(n, k) > 0
+            if total > cap and (short or k < self.max_units):
+                return MoreThan(total)
+        return MoreThan(total) if short else total
 
     def count(self) -> int:
+        """The number of datasets, or past ``10**30`` a :class:`~exactdp._budget.MoreThan`
+        bound (shown "more than N")."""
         return self.count_capped(10**30)
 
     def __len__(self) -> int:
