@@ -70,6 +70,9 @@ class MoreThan(int):
     def __repr__(self) -> str:
         return f"MoreThan({int(self)!r})"
 
+    def __str__(self) -> str:  # the digits, as for an int (object.__str__ would call repr)
+        return int.__repr__(self)
+
 
 def show_count(count: int) -> str:
     """``'1,234'`` for a count of reasonable size, ``'about 10^40'`` beyond 10**18; a
