@@ -422,44 +422,51 @@ _CHECKING_MODULES = ("exactdp.checkers", "exactdp.checkers.sensitivity", "exactd
 _OPTIONAL_MODULES = ("numpy", "gmpy2", "flint")
 
 
-class _Importer:
-    """Imports the modules a claims file names: exactdp's own imports first (once), then
-    each module with the claims file's folder appended to ``sys.path`` for that import only,
-    under the time limit, with what it prints kept apart."""
-
-    def __init__(self, folder: Path, seconds: float | None):
-        self.folder, self.seconds = str(folder), seconds
-        self.ready = False
-
-    def _prepare(self) -> None:
-        if self.ready:
-            return
-        for name in _CHECKING_MODULES:
-            importlib.import_module(name)
-        for name in _OPTIONAL_MODULES:
+def _import_checking_modules() -> None:
+    """Import what checking a claim needs (once per process): before any user module, so
+    that none of it can come from a claims file's folder, and before a claim's timer
+    starts, so that exactdp's own imports do not count against its time limit."""
+    for name in _CHECKING_MODULES:
+        importlib.import_module(name)
+    for name in _OPTIONAL_MODULES:
+        if name not in sys.modules:
             try:
                 importlib.import_module(name)
             except ImportError:
                 pass
-        self.ready = True
+    _CHECKING_IMPORTED.append(True)
+
+
+_CHECKING_IMPORTED: list[bool] = []
+
+
+class _Importer:
+    """Imports the modules a claims file names: exactdp's own imports first, then each
+    module with the claims file's folder appended to ``sys.path`` for that import only,
+    under the time limit, with what it prints kept apart and no ``__pycache__`` written."""
+
+    def __init__(self, folder: Path, seconds: float | None):
+        self.folder, self.seconds = str(folder), seconds
 
     def __call__(self, target: object, bad) -> _Guarded:
         if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
             raise bad(f"function={target!r} must be 'package.module:callable'", "function")
-        self._prepare()
+        if not _CHECKING_IMPORTED:
+            _import_checking_modules()
         module_name, _, attr = target.partition(":")
         printed = _Printed()
-        out, err = sys.stdout, sys.stderr
+        out, err, bytecode = sys.stdout, sys.stderr, sys.dont_write_bytecode
         added = self.folder not in sys.path
         try:
             with within_time_limit(self.seconds, f"importing {module_name!r}"):
                 if added:
                     sys.path.append(self.folder)
                 sys.stdout = sys.stderr = printed
+                sys.dont_write_bytecode = True  # the project's folders are left as they were
                 try:
                     module = importlib.import_module(module_name)
                 finally:
-                    sys.stdout, sys.stderr = out, err
+                    sys.stdout, sys.stderr, sys.dont_write_bytecode = out, err, bytecode
                     if added and self.folder in sys.path:
                         sys.path.remove(self.folder)
         except TimeLimitExceeded as e:
@@ -687,6 +694,8 @@ def check_claims(specs: list[ClaimSpec], *, path: str = "", lines: _Lines | None
     from exactdp.checkers import verify_claim
 
     budgets = {k: v for k, v in budgets.items() if v is not None}
+    if specs and not _CHECKING_IMPORTED:
+        _import_checking_modules()
     for number, spec in enumerate(specs, 1):
         label = f"#{spec.index + 1} {spec.id!r}"
         source = "function" if spec.uses_function else "query"
