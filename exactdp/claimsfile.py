@@ -40,6 +40,7 @@ is ignored.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -422,6 +423,7 @@ _CHECKING_MODULES = ("exactdp.checkers", "exactdp.checkers.sensitivity", "exactd
 _OPTIONAL_MODULES = ("numpy", "gmpy2", "flint")
 
 
+@functools.cache
 def _import_checking_modules() -> None:
     """Import what checking a claim needs (once per process): before any user module, so
     that none of it can come from a claims file's folder, and before a claim's timer
@@ -429,15 +431,10 @@ def _import_checking_modules() -> None:
     for name in _CHECKING_MODULES:
         importlib.import_module(name)
     for name in _OPTIONAL_MODULES:
-        if name not in sys.modules:
-            try:
-                importlib.import_module(name)
-            except ImportError:
-                pass
-    _CHECKING_IMPORTED.append(True)
-
-
-_CHECKING_IMPORTED: list[bool] = []
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - not installed (or broken): exactdp does without it
+            pass
 
 
 class _Importer:
@@ -451,8 +448,7 @@ class _Importer:
     def __call__(self, target: object, bad) -> _Guarded:
         if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
             raise bad(f"function={target!r} must be 'package.module:callable'", "function")
-        if not _CHECKING_IMPORTED:
-            _import_checking_modules()
+        _import_checking_modules()
         module_name, _, attr = target.partition(":")
         printed = _Printed()
         out, err, bytecode = sys.stdout, sys.stderr, sys.dont_write_bytecode
@@ -694,7 +690,7 @@ def check_claims(specs: list[ClaimSpec], *, path: str = "", lines: _Lines | None
     from exactdp.checkers import verify_claim
 
     budgets = {k: v for k, v in budgets.items() if v is not None}
-    if specs and not _CHECKING_IMPORTED:
+    if specs:
         _import_checking_modules()
     for number, spec in enumerate(specs, 1):
         label = f"#{spec.index + 1} {spec.id!r}"
