@@ -219,3 +219,45 @@ def test_show_count_more_than(bound, shown):
     from exactdp._budget import MoreThan, show_count
 
     assert show_count(MoreThan(bound)) == shown
+
+
+# -- messages worded for the Python API name the command-line option too -----------------
+
+def test_local_on_sequences_names_both_the_api_and_the_options(capsys):
+    code = main(["sensitivity", "--query", "sum", "--universe", "0..2", "--sizes", "0..2",
+                 "--neighbors", "hamming", "--local", "1,2"])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "exactdp: error: space=Sequences(IntegerRange(0, 2), sizes=(0, 2)) is a space of sequences "
+        "(ordered data); this works on multisets only: build one with Multisets(universe, sizes=(A, B)) "
+        "or SubMultisets(pool, size=N) (on the command line: --neighbors add-remove or substitute, with "
+        "--universe and --sizes or --pool and --size)\n")
+
+
+@pytest.mark.parametrize("argv, tail", [
+    (["account", "--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "100000000000",
+      "--delta", "1e-6"], "or raise max_k (on the command line: --max-k)\n"),
+    (["account", "--mechanism", "gaussian", "--param", "sigma=1", "--k", "2"],
+     "exactly one (on the command line: --delta, --epsilon)\n"),
+    (["sensitivity", "--query", "mean", "--universe", "0..2", "--sizes", "0..2", "--neighbors", "hamming"],
+     "or undefined=<exact number> to state a value (on the command line: --undefined)\n"),
+    (["sensitivity", "--query", "sum", "--universe", "0..2000000", "--sizes", "0..2"],
+     "or raise max_datasets (on the command line: --max-datasets)\n"),
+], ids=["max_k", "delta-epsilon", "undefined", "max_datasets"])
+def test_api_keywords_get_their_options(capsys, argv, tail):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("exactdp: error: ") and err.endswith(tail) and err.count("\n") == 1
+
+
+def test_an_option_the_user_typed_is_not_repeated(capsys):
+    assert main(["sensitivity", "--query", "sum", "--universe", "0..2000000", "--sizes", "0..2",
+                 "--max-datasets", "5"]) == 2
+    assert capsys.readouterr().err.endswith("over max_datasets=5; shrink the universe (2,000,001 values) "
+                                            "or the sizes (0..2), or raise max_datasets\n")
+
+
+def test_a_parameter_that_is_no_option_gets_nothing(capsys):
+    # scale= is a --param KEY=VALUE, not an option: no suffix
+    assert main(["privacy", "--mechanism", "laplace", "--param", "scale=-1", "--values", "0,1"]) == 2
+    assert capsys.readouterr().err == "exactdp: error: scale='-1' is not positive; pass a number > 0\n"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import NamedTuple, Sequence
 
@@ -200,6 +201,28 @@ def _os_error_text(e: OSError) -> str:
     return f"{e.filename!r}: {what}" if e.filename is not None else str(e) or what
 
 
+_KEYWORD = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=|\braise ([a-z][a-z0-9_]*)")
+
+
+def _with_options(message: str, parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
+    """``message`` (worded for the Python API, shared by both) with the command-line options
+    of the keyword arguments it names: ``... raise max_k`` gets ``(on the command line:
+    --max-k)``. Only options the command has and the user did not type are added."""
+    options: set[str] = set()
+    for action in parser._actions:  # the options of every sub-parser built (the chosen one's)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                for option in sub._actions:
+                    options.update(o for o in option.option_strings if o.startswith("--"))
+    typed = {token.split("=", 1)[0] for token in argv if token.startswith("--")}
+    named: list[str] = []
+    for match in _KEYWORD.finditer(message):
+        flag = "--" + (match.group(1) or match.group(2)).replace("_", "-")
+        if flag in options and flag not in typed and flag not in message and flag not in named:
+            named.append(flag)
+    return f"{message} (on the command line: {', '.join(named)})" if named else message
+
+
 def _output_failed(e: OSError) -> int:
     """Exit status 2 for output that could not be written: one line on stderr, none for a
     pipe whose reader (e.g. ``head``) has all it wanted, as CPython advises."""
@@ -222,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.flush()  # a full device fails here at the latest, not in the interpreter's exit
         return status
     except ExactDPError as e:
-        print(f"exactdp: error: {e}", file=sys.stderr)
+        print(f"exactdp: error: {_with_options(str(e), parser, argv)}", file=sys.stderr)
         return BAD_INPUT
     except OSError as e:
         if e is out.failure:

@@ -429,8 +429,13 @@ class SubMultisets(DatasetSpace):
 def as_space(space: object) -> DatasetSpace:
     """``space`` if it is a dataset space, else one line saying how to build one."""
     if not isinstance(space, DatasetSpace):
+        what = {"sequences": "a space of sequences (ordered data)",
+                "units": "a space of (id, value) datasets"}.get(getattr(space, "kind", None),
+                                                                "not a dataset space")
         raise InvalidArgument(
-            f"space={space!r} is not a dataset space; build one with Multisets(universe, "
-            f"sizes=(A, B)) or SubMultisets(pool, size=N)"
+            f"space={space!r} is {what}; this works on multisets only: build one with "
+            f"Multisets(universe, sizes=(A, B)) or SubMultisets(pool, size=N) (on the command "
+            f"line: --neighbors add-remove or substitute, with --universe and --sizes or --pool "
+            f"and --size)"
         )
     return space
