@@ -43,10 +43,15 @@ def test_json_sequential(capsys):
     assert d["method"] == "sequential" and d["fits"] is True and d["overspend"] == []
     assert d["spends"] == [{"epsilon": "1/3", "delta": "1/10000000", "count": 3}]
     assert d["total"]["epsilon"] == {"exact": "1", "float_at_least": 1.0}
-    assert d["total"]["delta"]["exact"] == "3/10000000"
-    assert Fraction(d["total"]["delta"]["float_at_least"]) >= Fraction(3, 10**7)
-    assert d["remaining"]["delta"]["exact"] == "7/10000000"
-    assert Fraction(d["remaining"]["delta"]["float_at_most"]) <= Fraction(7, 10**7)
+    # deltas compose optimally at epsilon = the sum: 1 - (1 - 1e-7)^3, a little below 3e-7
+    composed = 1 - (1 - Fraction(1, 10**7)) ** 3
+    assert d["total"]["delta"]["exact"] == str(composed) == "299999970000001/1000000000000000000000"
+    assert Fraction(d["total"]["delta"]["float_at_least"]) >= composed
+    assert d["basic_total"]["delta"]["exact"] == "3/10000000"
+    left = (Fraction(1, 10**6) - composed) / (1 - composed)  # the largest next delta that fits
+    assert d["remaining"]["delta"]["exact"] == str(left)
+    assert Fraction(d["remaining"]["delta"]["float_at_most"]) <= left
+    assert d["rule"] == "optimal-at-sum"
     assert d["budget"] == {"epsilon": "1", "delta": "1/1000000", "rho": None}
     assert d["total"]["rho"] is None and d["undecided"] is None
 
@@ -152,26 +157,32 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
 # --- regressions --------------------------------------------------------------------------
 
 
-def test_copies_whose_deltas_add_past_one_overspend_like_separate_spends(capsys):
-    # each copy's delta 0.2 is a probability; ten of them total 2 > 1: an overspend
-    # (exit 1), as two separate spends of 0.6 are, not bad input (exit 2)
+def test_copies_whose_deltas_add_past_one_compose_below_one(capsys):
+    # each copy's delta 0.2 is a probability; ten of them add up to 2, but compose
+    # (optimally, at epsilon = the sum) to 1 - 0.8^10 < 1: within a budget delta of 1, and
+    # an overspend of a budget delta of 0.5 (exit 1), never bad input (exit 2)
+    composed = 1 - Fraction(4, 5) ** 10
     code, out, err = run(capsys, "--spend", "0.1,0.2x10", "--budget", "5,1")
+    assert code == 0 and err == ""
+    assert f"total:     epsilon = 1, delta = {composed} (<= 0.8926258176)" in out
+    assert "(basic composition, the sum of the deltas, would give delta = 2)" in out
+    code, out, err = run(capsys, "--spend", "0.1,0.2x10", "--budget", "5,0.5")
     assert code == 1 and err == ""
-    assert "total:     epsilon = 1, delta = 2" in out
-    assert "remaining: epsilon = 4, delta = -1 OVERSPENT" in out
-    assert ("OVERSPENDS: spend #1 '--spend 0.1,0.2x10' (epsilon=1, delta=2) would exceed the budget: "
-            "delta: spent 0 + 2 = 2 > budget 1. Left: epsilon=5, delta=1.") in out
-    code, out, err = run(capsys, "--spend", "0.1,0.6", "--spend", "0.1,0.6", "--budget", "5,1")
+    assert ("OVERSPENDS: spend #1 '--spend 0.1,0.2x10' (10 copies of epsilon=1/10, delta=1/5) would exceed "
+            f"the budget: delta: 1 - (1 - 1/5)^10 = {composed} > budget 1/2. Left: epsilon=5, delta=1/2.") in out
+    code, out, err = run(capsys, "--spend", "0.1,0.6", "--spend", "0.1,0.6", "--budget", "5,0.8")
     assert code == 1 and err == ""
-    assert "delta: spent 3/5 + 3/5 = 6/5 > budget 1" in out
-    code, out, _ = run(capsys, "--spend", "0.1,0.2x10", "--budget", "5,1", "--json")
+    assert "delta: 1 - (1 - 3/5)(1 - 3/5) = 21/25 > budget 4/5" in out
+    code, out, _ = run(capsys, "--spend", "0.1,0.2x10", "--budget", "5,0.5", "--json")
     d = json.loads(out)
     assert code == 1 and d["fits"] is False
-    assert d["total"]["delta"] == {"exact": "2", "float_at_least": 2.0}
+    assert d["total"]["delta"]["exact"] == str(composed)
+    assert d["basic_total"]["delta"] == {"exact": "2", "float_at_least": 2.0}
     assert d["spends"] == [{"epsilon": "1/10", "delta": "1/5", "count": 10}]
-    # a later spend is still charged after a total past 1 (the first overspend is named)
-    code, out, _ = run(capsys, "--spend", "0,0.5x2", "--spend", "0,0.5", "--budget", "1,1")
-    assert code == 1 and "spend #2 '--spend 0,0.5'" in out and "spent 1 + 1/2 = 3/2 > budget 1" in out
+    # the first spend after which the budget is exceeded is named
+    code, out, _ = run(capsys, "--spend", "0,0.5x2", "--spend", "0,0.5", "--budget", "1,0.8")
+    assert code == 1 and "spend #2 '--spend 0,0.5'" in out
+    assert "delta: 1 - (1 - 3/4)(1 - 1/2) = 7/8 > budget 4/5" in out
 
 
 def test_advanced_total_delta_past_one_overspends(capsys):
@@ -196,7 +207,8 @@ def test_totals_beyond_the_float_range_overspend_with_short_messages(capsys):
     assert d["total"]["epsilon"] == {"exact": "1" + "0" * 309, "float_at_least": None}
     assert d["remaining"]["epsilon"]["float_at_most"] is None
     (message,) = d["overspend"]
-    assert len(message) < 500 and re.search(r"epsilon=100000000000\d*\.\.\.0+ \(310 characters\)", message)
+    assert len(message) < 500 and re.search(r"10 copies of epsilon=100000000000\d*\.\.\.0+ \(309 characters\)", message)
+    assert re.search(r"epsilon: spent 0 \+ 100000000000\d*\.\.\.0+ \(310 characters\) = ", message)
     code, out, err = run(capsys, "--rho", "1e308x10", "--rho-budget", "1")
     assert code == 1 and err == "" and "(beyond the largest float)" in out
 
@@ -211,3 +223,4 @@ def test_help_has_description_examples_and_copy_limit():
     assert "Exit status: 0 everything fits; 1 something overspends" in r.stdout
     assert "K at most 1,000,000,000,000" in " ".join(r.stdout.split())
     assert sum(line.strip().startswith("exactdp compose") for line in r.stdout.splitlines()) == 3
+    assert "delta = 1 - prod(1 - delta_i), exact" in " ".join(r.stdout.split())

@@ -149,17 +149,18 @@ def _run(capsys, *argv):
 def test_compose_binary_reading_reports_the_overspend_decimal_hides(capsys):
     code, out, err = _run(capsys, "compose", "--floats", "binary", "--spend", "0.1x10", "--budget", "1")
     assert code == 1 and err == ""
-    assert out.splitlines()[:7] == [
+    assert out.splitlines()[:8] == [
         "numbers read as float64 (--floats binary): each decimal is the float Python stores, "
         "at its exact binary value",
         "sequential composition of 10 (epsilon, delta) spends",
+        "  rule:      optimal composition at epsilon = sum (delta = 1 - prod(1 - delta_i), exact)",
         "  total:     epsilon = 18014398509481985/18014398509481984 (<= 1.0000000000000002), delta = 0",
         "  budget:    epsilon = 1, delta = 0",
         "  remaining: epsilon = -1/18014398509481984 OVERSPENT, delta = 0",
         "  excess:    the spends exceed the budget: epsilon by 1/18014398509481984 (~5.55e-17)",
         "  read as decimals (--floats decimal): epsilon = 1, delta = 0, which fits",
     ]
-    assert out.splitlines()[7].startswith("OVERSPENDS: spend #1 '--spend 0.1x10'")
+    assert out.splitlines()[8].startswith("OVERSPENDS: spend #1 '--spend 0.1x10'")
     # ten float64 0.1's: exactly 1 + 2**-54
     assert 10 * TENTH == 1 + Fraction(1, 2**54) == Fraction(18014398509481985, 18014398509481984)
 

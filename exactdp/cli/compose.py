@@ -11,16 +11,26 @@ ten of them overspend a budget of 1). ``(epsilon, delta)`` spends are charged to
 ``--budget``, ``rho`` spends to ``--rho-budget`` (two separate accounts, as in
 :class:`~exactdp.mechanisms.ledger.BudgetLedger`).
 
-``--method sequential`` (default) adds epsilons and deltas exactly. ``--method advanced``
+``--method sequential`` (default) adds the epsilons exactly and composes the deltas by the
+optimal composition theorem (Kairouz, Oh, Viswanath; Murtagh-Vadhan) at ``epsilon = sum of
+epsilon_i``: ``delta = 1 - prod(1 - delta_i)``, exact, never more than the sum of the
+deltas (two spends of ``0.5,0.1`` need exactly ``delta = 0.19``). The same delta is exact at
+a budget epsilon above the sum. A budget epsilon below the sum is an overspend of this
+rule (the heterogeneous optimal theorem there is #P-hard in general): try ``--method
+advanced``. The output names the rule (``rule:`` in text, ``rule`` and ``rule_text`` in
+JSON) and shows what the sum of the deltas (basic composition) would have been.
+``--method advanced``
 applies the advanced composition theorem (Dwork, Rothblum, Vadhan) with the slack
 ``--delta-prime`` to the ``k`` spends, each taken at the largest epsilon and the largest
 delta among them; its epsilon is irrational, enclosed in an interval, and compared with the
 budget by refining the enclosure. ``rho`` spends always add.
 
-Each spend's delta is a probability (at most 1); totals are not: ten copies of delta 0.2
-add up to 2, which overspends any budget (exit 1), as two separate spends of 0.6 do.
-Numbers beyond the largest float are refused; a total that gets there through copies is
-kept exact, with ``null`` for its float.
+Each spend's delta is a probability (at most 1); so is the composed delta. The sum of the
+deltas may exceed 1 (ten copies of 0.2 add up to 2), which only basic composition would
+report. Numbers beyond the largest float are refused; an epsilon total that gets there
+through copies is kept exact, with ``null`` for its float. A composed delta whose exact
+value would have more than 200,000 bits (a million copies of ``1e-6``) is enclosed in an
+interval and compared with the budget by refining it (``exact`` is then ``null``).
 
 Exit status: 0 everything fits; 1 something overspends (or the comparison could not be
 decided, which is not a fit); 2 bad input.
@@ -37,13 +47,23 @@ from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
-from exactdp.mechanisms.composition import advanced_composition, compose_zcdp
+from exactdp.mechanisms.composition import (
+    OPTIMAL_RULE,
+    OptimalDelta,
+    advanced_composition,
+    compose_zcdp,
+    optimal_delta_of_copies,
+)
 from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
 from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_exact
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
-from exactdp.numeric.rounding import float_at_least, float_at_most
+from exactdp.numeric.rounding import decimal_at_least, decimal_at_most, float_at_least, float_at_most
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "VALUE_OPTIONS"]
+
+VALUE_OPTIONS = ("--spend", "--rho", "--budget", "--rho-budget", "--delta-prime")
+"""Options whose value is always taken as a value, even one that begins with '-' (so that
+``--spend -1`` is refused as negative, not as a missing value)."""
 
 MAX_COPIES = 10**12
 _FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
@@ -53,7 +73,9 @@ _COPIES = re.compile(r"\A(?P<body>.*?)\s*[xX]\s*(?P<k>\d+)\s*\Z")
 _DESCRIPTION = """\
 Add up privacy spends exactly and check them against a budget: (epsilon, delta)
 spends by sequential or advanced composition, rho (zCDP) spends in their own
-account. Numbers are exact: 0.1 is one tenth; with --floats binary, 0.1 is the
+account. Sequential composition adds the epsilons and composes the deltas by the
+optimal theorem at epsilon = the sum: delta = 1 - prod(1 - delta_i), exact (two
+spends of 0.5,0.1 fit the budget 1,0.19 exactly); the output names the rule. Numbers are exact: 0.1 is one tenth; with --floats binary, 0.1 is the
 float64 a Python library spends (0x1.999999999999ap-4), at its exact value.
 
 Exit status: 0 everything fits; 1 something overspends, or the comparison could
@@ -61,7 +83,7 @@ not be decided (which is not a fit); 2 bad input (one line on stderr)."""
 
 _EPILOG = """\
 examples:
-  exactdp compose --spend 0.1 --spend 0.9 --budget 1
+  exactdp compose --spend 0.1 --spend 0.5,0.1 --spend 0.4,0.1 --budget 1,0.19
   exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6
   exactdp compose --floats binary --spend 0.1x10 --budget 1"""
 
@@ -247,30 +269,136 @@ def run(args) -> int:
     return OK if out["fits"] else CLAIM_FAILED
 
 
+def _delta_text(d: OptimalDelta, plain: bool = False) -> str:
+    """A composed delta: exact (``19/100``, with its float unless ``plain``), or its
+    enclosure when too large to write."""
+    if d.exact is not None:
+        return shown(d.exact) if plain else _show(d.exact, True)
+    lo, hi = d.interval
+    return f"in [{decimal_at_most(lo, 15)}, {decimal_at_least(hi, 15)}] (enclosed: its exact value is too large to write)"
+
+
+def _delta_json(d: OptimalDelta) -> dict:
+    if d.exact is not None:
+        return _number(d.exact, True)
+    lo, hi = d.interval
+    return {"exact": None, "interval": [format_exact(lo), format_exact(hi)], "float_at_least": d.float_at_least()}
+
+
+def _left_delta(budget: Fraction, spent: OptimalDelta) -> Fraction | None:
+    """The largest delta one more spend may take: ``(budget - spent)/(1 - spent)`` (negative
+    when overspent); ``None`` when ``spent`` is not exact."""
+    t = spent.exact
+    if t is None:
+        return None
+    if t == 1:
+        return Fraction(1) if budget == 1 else budget - 1
+    return (budget - t) / (1 - t)
+
+
+def _first_overspend_sequential(spends, budget_eps, budget_delta) -> str | None:
+    """The message for the first ``--spend`` (in order) after which the spends do not fit,
+    or ``None``: epsilons add up, deltas compose as ``1 - prod(1 - delta_i)``."""
+    eps_spent, terms = Fraction(0), []
+    delta_spent = optimal_delta_of_copies([])
+    for i, s in enumerate(spends, 1):
+        k, eps, d = s["count"], s["epsilon"], s["delta"]
+        eps_new = eps_spent + k * eps
+        delta_new = optimal_delta_of_copies(terms + [(d, k)])
+        reasons = []
+        if eps_new > budget_eps:
+            reasons.append(f"epsilon: spent {shown(eps_spent)} + {shown(k * eps)} = {shown(eps_new)} > "
+                           f"budget {shown(budget_eps)}")
+        try:
+            delta_over = not delta_new.at_most(budget_delta)
+        except Undecided:
+            delta_over = False
+        if delta_over:
+            power = "" if k == 1 else f"^{k}"
+            before = "" if delta_spent.exact == 0 else f"(1 - {_delta_text(delta_spent, True)})"
+            reasons.append(f"delta: 1 - {before}(1 - {shown(d)}){power} = {_delta_text(delta_new, True)} > "
+                           f"budget {shown(budget_delta)}")
+        if reasons:
+            what = (f"epsilon={shown(eps)}, delta={shown(d)}" if k == 1
+                    else f"{k:,} copies of epsilon={shown(eps)}, delta={shown(d)}")
+            left_delta = _left_delta(budget_delta, delta_spent)
+            left = (f"epsilon={shown(budget_eps - eps_spent)}, delta="
+                    + (shown(left_delta) if left_delta is not None else "(not exact)"))
+            return (f"spend #{i} {s['label']!r} ({what}) would exceed the budget: {'; '.join(reasons)}. "
+                    f"Left: {left}. Spend at most what is left (smaller parameters, i.e. more noise), "
+                    f"or start from a larger budget")
+        eps_spent, delta_spent = eps_new, delta_new
+        terms.append((d, k))
+    return None
+
+
 def _sequential(spends, budget_eps, budget_delta, out, lines) -> None:
-    eps, delta = _total(spends, "epsilon"), _total(spends, "delta")
-    left_eps, left_delta = budget_eps - eps, budget_delta - delta
-    out["total"].update(epsilon=_number(eps, True), delta=_number(delta, True))
-    out["remaining"].update(epsilon=_number(left_eps, False), delta=_number(left_delta, False))
+    eps, basic_delta = _total(spends, "epsilon"), _total(spends, "delta")
+    delta = optimal_delta_of_copies([(s["delta"], s["count"]) for s in spends])
+    left_eps = budget_eps - eps
+    left_delta = _left_delta(budget_delta, delta)
+    out["rule"] = "optimal-at-sum"
+    out["rule_text"] = OPTIMAL_RULE
+    out["total"].update(epsilon=_number(eps, True), delta=_delta_json(delta))
+    out["basic_total"] = {"epsilon": _number(eps, True), "delta": _number(basic_delta, True)}
+    try:
+        delta_fits = delta.at_most(budget_delta)
+    except Undecided as e:
+        out["fits"] = False
+        out["undecided"] = f"composed delta vs budget {show_exact(budget_delta)}: {e}"
+        delta_fits = None
+    if left_delta is None:  # a delta enclosed, not exact: what is left only as a float, when it fits
+        fn = delta.enclosure()
+        left_float = (float_at_most_of(lambda iv: (exact_interval(budget_delta) - fn(iv)) / (1 - fn(iv)))
+                      if delta_fits else None)
+        out["remaining"].update(epsilon=_number(left_eps, False),
+                                delta={"exact": None, "float_at_most": left_float})
+    else:
+        out["remaining"].update(epsilon=_number(left_eps, False), delta=_number(left_delta, False))
     for s in spends:
         s["label"] = f"--spend {s['text']}"
-    message = _first_overspend({"epsilon": budget_eps, "delta": budget_delta}, spends, ("epsilon", "delta"))
+    message = _first_overspend_sequential(spends, budget_eps, budget_delta)
     if message is not None:
         out["fits"] = False
         out["overspend"].append(message)
     n = sum(s["count"] for s in spends)
+    if left_delta is not None:
+        left_delta_text = _show(left_delta, False)
+    elif delta_fits:
+        left_delta_text = f">= {out['remaining']['delta']['float_at_most']!r}"
+    else:
+        left_delta_text = "OVERSPENT" if delta_fits is False else "?"
     lines += [
         f"sequential composition of {n} (epsilon, delta) spend{'s' if n != 1 else ''}",
-        f"  total:     epsilon = {_show(eps, True)}, delta = {_show(delta, True)}",
+        f"  rule:      {OPTIMAL_RULE}",
+        f"  total:     epsilon = {_show(eps, True)}, delta = {_delta_text(delta)}",
         f"  budget:    epsilon = {format_exact(budget_eps)}, delta = {format_exact(budget_delta)}",
-        f"  remaining: epsilon = {_show(left_eps, False)}, delta = {_show(left_delta, False)}",
+        f"  remaining: epsilon = {_show(left_eps, False)}, delta = {left_delta_text}",
     ]
-    excess = [f"{key} by {show_exact(-left)}" + (f" (~{float(-left):.3g})" if -left <= _FLOAT_MAX else "")
-              for key, left in (("epsilon", left_eps), ("delta", left_delta)) if left < 0]
+    if delta.exact is None or basic_delta != delta.exact:
+        lines.append(f"  (basic composition, the sum of the deltas, would give delta = {_show(basic_delta, True)})")
+    if left_eps > 0 and spends:
+        out["rule_note"] = (f"budget epsilon {format_exact(budget_eps)} > sum {format_exact(eps)}: the "
+                            f"composed delta is exact there too (the optimal theorem's delta at every "
+                            f"epsilon >= the sum)")
+        lines.append(f"  (the budget epsilon is above the sum of the epsilons: the composed delta is the "
+                     f"optimal theorem's at every epsilon >= {format_exact(eps)}, not smaller there)")
+    excess = []
+    if left_eps < 0:
+        excess.append(f"epsilon by {show_exact(-left_eps)}" + (f" (~{float(-left_eps):.3g})" if -left_eps <= _FLOAT_MAX else ""))
+    if delta_fits is False and delta.exact is not None:
+        over = delta.exact - budget_delta
+        excess.append(f"delta by {show_exact(over)} (~{float(over):.3g})")
+    elif delta_fits is False:
+        excess.append("delta")
     if excess:
-        out["excess"] = {key: format_exact(max(-left, Fraction(0)))
-                         for key, left in (("epsilon", left_eps), ("delta", left_delta))}
+        out["excess"] = {"epsilon": format_exact(max(-left_eps, Fraction(0))),
+                         "delta": (format_exact(max(delta.exact - budget_delta, Fraction(0)))
+                                   if delta.exact is not None else None)}
         lines.append(f"  excess:    the spends exceed the budget: {', '.join(excess)}")
+    if left_eps < 0 and budget_delta > 0:  # advanced composition needs a delta' > 0 in the budget
+        lines.append("  (a budget epsilon below the sum of the epsilons: the optimal theorem there is "
+                     "#P-hard in general; --method advanced may fit)")
 
 
 def _decimal_reading(args, out, lines) -> None:
@@ -279,12 +407,17 @@ def _decimal_reading(args, out, lines) -> None:
     with float_reading("decimal"):
         spends, _ = _spends(args)
         budget_eps, budget_delta = _pair(args.budget, "--budget")
-    eps, delta = _total(spends, "epsilon"), _total(spends, "delta")
-    fits = eps <= budget_eps and delta <= budget_delta
-    out["decimal_reading"] = {"epsilon": format_exact(eps), "delta": format_exact(delta), "fits": fits}
+    eps = _total(spends, "epsilon")
+    delta = optimal_delta_of_copies([(s["delta"], s["count"]) for s in spends])
+    try:
+        fits = eps <= budget_eps and delta.at_most(budget_delta)
+    except Undecided:
+        return
+    shown_delta = format_exact(delta.exact) if delta.exact is not None else None
+    out["decimal_reading"] = {"epsilon": format_exact(eps), "delta": shown_delta, "fits": fits}
     if fits != (not out["overspend"]):
         lines.append(f"  read as decimals (--floats decimal): epsilon = {format_exact(eps)}, "
-                     f"delta = {format_exact(delta)}, which {'fits' if fits else 'overspends'}")
+                     f"delta = {_delta_text(delta)}, which {'fits' if fits else 'overspends'}")
 
 
 def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None:
