@@ -261,3 +261,37 @@ def test_a_parameter_that_is_no_option_gets_nothing(capsys):
     # scale= is a --param KEY=VALUE, not an option: no suffix
     assert main(["privacy", "--mechanism", "laplace", "--param", "scale=-1", "--values", "0,1"]) == 2
     assert capsys.readouterr().err == "exactdp: error: scale='-1' is not positive; pass a number > 0\n"
+
+
+# -- float_records refuses Python floats, as the README says every function does ---------
+
+@pytest.mark.parametrize("bounds, name", [((0.0, 1), "lower bound=0.0"), ((0, 0.1), "upper bound=0.1")])
+def test_float_records_refuses_python_floats(bounds, name):
+    pytest.importorskip("hypothesis")
+    from exactdp.errors import InexactInput
+    from exactdp.strategies import float_records
+
+    with pytest.raises(InexactInput) as e:
+        float_records("float64", bounds)
+    assert str(e.value).startswith(f"{name} is a float, which is not exact; pass the number you mean "
+                                   f"as a string")
+
+
+def test_float_records_takes_a_float_through_the_named_doors():
+    pytest.importorskip("hypothesis")
+    from fractions import Fraction
+
+    from hypothesis import find, settings
+
+    import exactdp
+    from exactdp.strategies import float_records
+
+    tenth = Fraction(3602879701896397, 36028797018963968)  # the float64 nearest 0.1
+    quick = settings(database=None, derandomize=True, max_examples=50)
+    lowest = find(float_records("float64", (exactdp.from_float(0.1), 1)), lambda v: True, settings=quick)
+    assert lowest == tenth
+    with exactdp.float_reading("binary"):
+        strategy = float_records("float64", (0.1, 1.0))
+    assert find(strategy, lambda v: True, settings=quick) == tenth
+    # '0.1' is exactly one tenth; the first float64 at or above it is 0.1's float (above 1/10)
+    assert find(float_records("float64", ("0.1", 1)), lambda v: True, settings=quick) == tenth > Fraction(1, 10)

@@ -23,8 +23,8 @@ from typing import Sequence
 from hypothesis import strategies as st
 
 from exactdp.errors import InvalidArgument
-from exactdp.numeric.exact import format_exact
-from exactdp.numeric.floatformat import FloatFormat, exact_value, format_named
+from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.floatformat import FloatFormat, format_named
 from exactdp.spaces.datasets import DatasetSpace, Multisets, as_space
 from exactdp.spaces.metrics import (
     ChangeDistance, Metric, SymmetricDistance, as_metric, check_d_in, check_flag,
@@ -319,7 +319,11 @@ def float_records(fmt: FloatFormat | str = "float64", bounds: tuple[object, obje
     ``2**e`` and their neighbours, the smallest subnormal and normal, half-ulps that make
     ties, the bounds' nearest values) and then any value of the format.
 
-    Shrinks toward those special values, zero first.
+    Shrinks toward those special values, zero first. The bounds are exact numbers (ints,
+    ``Fraction``s, strings such as ``'0.1'``); a Python float is refused with
+    :class:`~exactdp.errors.InexactInput`, as everywhere in exactdp: pass
+    ``exactdp.from_float(x)`` (or use ``with exactdp.float_reading("binary"):``) for the
+    float's exact binary value.
     """
     if isinstance(fmt, str):
         fmt = format_named(fmt)
@@ -335,7 +339,9 @@ def float_records(fmt: FloatFormat | str = "float64", bounds: tuple[object, obje
             raw_lo, raw_hi = bounds
         except (TypeError, ValueError):
             raise InvalidArgument(f"bounds={bounds!r} is not a pair; pass bounds=(lo, hi)") from None
-        lo, hi = exact_value(raw_lo, "lower bound"), exact_value(raw_hi, "upper bound")
+        # a Python float is refused like everywhere else (InexactInput, saying how to pass
+        # the number meant); exactdp.from_float(x) or float_reading("binary") is the door
+        lo, hi = to_exact(raw_lo, "lower bound"), to_exact(raw_hi, "upper bound")
         if hi < lo:
             raise InvalidArgument(
                 f"Cannot have upper={format_exact(hi)!r} < lower={format_exact(lo)!r}; swap the bounds"
