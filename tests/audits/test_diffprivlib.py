@@ -140,19 +140,21 @@ def results():
 
 EXPECTED = {
     "diffprivlib/tools/sum/float-rounding": "violated",
-    "diffprivlib/tools/sum/integer-clamped": "holds-tight",
-    "diffprivlib/tools/count_nonzero": "holds-tight",
+    "diffprivlib/tools/sum/integer-clamped": "holds-on-grid",
+    "diffprivlib/tools/count_nonzero": "holds-on-grid",
     "diffprivlib/tools/mean/float-rounding": "violated",
     "diffprivlib/tools/var/float-rounding": "violated",
     "diffprivlib/tools/nanmean/nan-count": "violated",
     "diffprivlib/tools/nanvar/nan-count": "violated",
-    "diffprivlib/tools/histogram": "holds-tight",
+    "diffprivlib/tools/histogram": "holds-on-grid",
     "diffprivlib/tools/quantile/utility-sensitivity": "violated",
-    "diffprivlib/validation/clip_to_bounds": "holds",
+    "diffprivlib/validation/clip_to_bounds": "holds-on-grid",
     "diffprivlib/mechanisms/laplace/scale": "violated",
+    "diffprivlib/mechanisms/laplace/scale-formula": "violated",
     "diffprivlib/mechanisms/laplace-bounded-domain/scale": "violated",
     "diffprivlib/mechanisms/laplace-bounded-domain/effective-epsilon": "violated",
-    "diffprivlib/mechanisms/gaussian/sigma": "holds",
+    "diffprivlib/mechanisms/gaussian/sigma": "holds-ideal-noise",
+    "diffprivlib/mechanisms/gaussian/sigma-formula": "violated",
     "diffprivlib/mechanisms/gaussian-analytic/sigma": "violated",
     "diffprivlib/mechanisms/binary/sampler": "violated",
     "diffprivlib/mechanisms/exponential/sampler": "violated",
@@ -261,6 +263,66 @@ def test_witnesses_exact(results):
     assert (w["epsilon"], w["keep_draws"]) == (0.1, 4728592146214841)
 
 
+# --- a parameter below the library's own formula ---------------------------------------
+
+
+@needs_066
+def test_gaussian_sigma_one_ulp_below_its_formula_while_the_privacy_claim_holds(results):
+    """Issue 16: Gaussian(epsilon=1, delta=1e-5, sensitivity=1) stores sigma one float below
+    sqrt(2 log(1.25/delta)) sensitivity/epsilon; (epsilon, delta) still holds (the classic
+    formula has slack), and that was all the audit said. Now the formula is its own finding."""
+    import mpmath
+
+    from exactdp.numeric.rounding import float_at_least
+
+    assert results["diffprivlib/mechanisms/gaussian/sigma"].verdict == "holds-ideal-noise"
+    r = results["diffprivlib/mechanisms/gaussian/sigma-formula"]
+    assert (r.verdict, r.replay, r.evidence) == ("violated", "confirmed", "bit-exact")
+    w = r.witness
+    assert (w["epsilon"], w["delta"], w["sensitivity"], w["sigma"]) == (1.0, 1e-05, 1.0, 4.844805262605389)
+    sigma = Fraction(w["sigma_exact"])
+    assert sigma == Fraction(2727382896919031, 2**49) == Fraction(mechs.Gaussian(epsilon=1.0, delta=1e-5, sensitivity=1.0)._scale)
+    assert (w["ulps_below"], w["settings_below"]) == (1, "3 of 4")
+    assert w["formula_value"] == "[4.8448052626053894043, 4.8448052626053894044]"
+    assert r.claimed == "2727382896919031/562949953421312 (~4.844805262605389)"
+    # an independent 50-digit evaluation of the formula at the exact binary delta
+    with mpmath.workdps(50):
+        d = Fraction(1e-5)
+        formula = mpmath.sqrt(2 * mpmath.log(mpmath.mpf(5) / 4 / (mpmath.mpf(d.numerator) / d.denominator)))
+        assert mpmath.mpf(sigma.numerator) / sigma.denominator < formula
+        assert mpmath.nstr(formula, 20) == "4.8448052626053894044"
+    import sympy
+    exact = sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / sympy.Rational(d.numerator, d.denominator)))
+    import math
+    assert float_at_least(exact) == math.nextafter(4.844805262605389, math.inf)
+
+
+@needs_066
+def test_laplace_scale_below_its_formula(results):
+    r = results["diffprivlib/mechanisms/laplace/scale-formula"]
+    assert (r.verdict, r.replay, r.evidence) == ("violated", "confirmed", "bit-exact")
+    w = r.witness
+    assert (w["epsilon"], w["delta"], w["sensitivity"], w["ulps_below"], w["settings_below"]) == (3.0, 0.0, 1.0, 1, "3 of 6")
+    assert Fraction(w["scale_exact"]) == Fraction(6004799503160661, 2**54) == Fraction(1 / 3) < Fraction(1, 3)
+    assert r.truth.startswith("[0.33333333333333333333, 0.33333333333333333334] = the formula at "
+                              "(epsilon, delta, sensitivity) = (3.0, 0.0, 1.0)")
+
+
+def test_formula_at_or_above_is_a_hold_on_the_grid_of_settings(monkeypatch):
+    """A library float rounded up to the formula holds on the settings checked: holds-on-grid,
+    never plain holds (the settings are a grid)."""
+    from exactdp.checkers.results import Evidence, Verdict
+    from exactdp.numeric.rounding import float_at_least
+
+    name, text, formula_of, _, table, how = S._FORMULAS["gaussian"]
+    rounded_up = lambda e, d, s: Fraction(float_at_least(formula_of(e, d, s)))  # noqa: E731
+    monkeypatch.setitem(S._FORMULAS, "gaussian", (name, text, formula_of, rounded_up, table, how))
+    f = S._check_formula("gaussian")()
+    assert (f.verdict, f.evidence, f.claim) == (Verdict.HOLDS, Evidence.BIT_EXACT_GRID, "each setting's sigma")
+    assert f.enforced().verdict is Verdict.HOLDS_ON_GRID
+    assert f.scope.startswith("4 (epsilon, delta, sensitivity) settings [[1.0, 1e-05, 1.0], ")
+
+
 # --- the CLI and bad inputs -------------------------------------------------------------
 
 
@@ -277,6 +339,22 @@ def test_cli_json():
     assert {r["id"]: r["verdict"] for r in out} == EXPECTED
     assert all(r["replay"] == "confirmed" for r in out if r["verdict"] == "violated")
     assert all(r["version"] == "0.6.6" for r in out)
+    # issue 16's done-when: no holds / holds-tight without bit-exact evidence
+    assert not [r["id"] for r in out if r["verdict"] in ("holds", "holds-tight") and r["evidence"] != "bit-exact"]
+    assert {r["id"]: r["evidence"] for r in out if r["evidence"] != "bit-exact"} == {
+        "diffprivlib/tools/sum/integer-clamped": "bit-exact-grid",
+        "diffprivlib/tools/count_nonzero": "bit-exact-grid",
+        "diffprivlib/tools/histogram": "bit-exact-grid",
+        "diffprivlib/validation/clip_to_bounds": "bit-exact-grid",
+        "diffprivlib/mechanisms/laplace/scale": "ideal-noise",
+        "diffprivlib/mechanisms/laplace-bounded-domain/scale": "ideal-noise",
+        "diffprivlib/mechanisms/laplace-bounded-domain/effective-epsilon": "ideal-noise",
+        "diffprivlib/mechanisms/gaussian/sigma": "ideal-noise",
+        "diffprivlib/mechanisms/gaussian-analytic/sigma": "ideal-noise",
+    }
+    assert {r["id"]: r["tight"] for r in out if r["tight"]} == {
+        "diffprivlib/tools/sum/integer-clamped": True, "diffprivlib/tools/count_nonzero": True,
+        "diffprivlib/tools/histogram": True}
     var = next(r for r in out if r["id"] == "diffprivlib/tools/var/float-rounding")
     assert (var["claimed"], var["truth"]) == ("2001599834386887/9007199254740992", ">= 8006399337547549/36028797018963968")
 
@@ -329,7 +407,7 @@ def test_missing_library_cli_exits_2_naming_the_extra(monkeypatch, capsys):
 def test_adapter_and_suite_import_without_the_library():
     code = ("import sys; sys.modules['diffprivlib'] = None\n"
             "import exactdp.adapters.diffprivlib as A, exactdp.audits.suite_diffprivlib as S\n"
-            "assert len(S.audits()) == 22\n"
+            "assert len(S.audits()) == 24\n"
             "try:\n    S.audits()[0].check()\nexcept ImportError as e:\n    print(type(e).__name__, e)\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert p.returncode == 0, p.stderr

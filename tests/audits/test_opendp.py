@@ -206,36 +206,38 @@ def test_a_pair_within_the_claim_is_a_model_mismatch(contrib):
 
 # -- the suite, once, through the CLI ----------------------------------------------------------
 
+# id -> (verdict, evidence, tight) on OpenDP 0.16: no plain "holds" -- every hold rests on a
+# grid, an ideal noise distribution, a statistical step or a model matched on samples
 EXPECTED_016 = {
-    "opendp/sum/float-sequential-sized": "holds",
-    "opendp/sum/float-pairwise-sized": "holds",
-    "opendp/sum/float-sequential": "holds",
-    "opendp/sum/float-pairwise": "holds",
-    "opendp/variance/sum-of-squared-deviations": "violated",
-    "opendp/sum/int-sized-checked": "holds-tight",
-    "opendp/sum/int-sized-monotonic": "holds-tight",
-    "opendp/sum/int-split": "holds-tight",
-    "opendp/sum/int-ordered-saturating": "holds-tight",
-    "opendp/count": "holds-tight",
-    "opendp/clamp": "holds-tight",
-    "opendp/quantile-score-candidates": "holds-tight",
-    "opendp/laplace/integer": "holds",
-    "opendp/gaussian/integer": "holds",
-    "opendp/convert/zcdp-to-approx": "holds",
-    "opendp/convert/fix-delta": "holds",
-    "opendp/randomized-response/bool": "holds",
-    "opendp/randomized-response/categorical": "holds",
-    "opendp/noisy-max/zcdp": "holds",
-    "opendp/noisy-max/pure": "holds-tight",
-    "opendp/composition/laplace": "holds",
-    "opendp/b-ary-tree/i32": "violated",
-    "opendp/convert/insert-delete-to-hamming": "violated",
-    "opendp/convert/hamming-to-insert-delete": "holds-tight",
-    "opendp/convert/unordered-insert-delete": "holds-tight",
-    "opendp/convert/unordered-hamming": "holds-tight",
-    "opendp/resize/insert-delete-to-symmetric": "holds-tight",
-    "opendp/resize/insert-delete-ordered": "violated",
-    "opendp/mean/float": "holds",
+    "opendp/sum/float-sequential-sized": ("holds-empirical-model", "empirical-model", False),
+    "opendp/sum/float-pairwise-sized": ("holds-empirical-model", "empirical-model", False),
+    "opendp/sum/float-sequential": ("holds-empirical-model", "empirical-model", False),
+    "opendp/sum/float-pairwise": ("holds-empirical-model", "empirical-model", False),
+    "opendp/variance/sum-of-squared-deviations": ("violated", "bit-exact", False),
+    "opendp/sum/int-sized-checked": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/sum/int-sized-monotonic": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/sum/int-split": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/sum/int-ordered-saturating": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/count": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/clamp": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/quantile-score-candidates": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/laplace/integer": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/gaussian/integer": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/convert/zcdp-to-approx": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/convert/fix-delta": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/randomized-response/bool": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/randomized-response/categorical": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/noisy-max/zcdp": ("holds-statistically", "statistical", False),
+    "opendp/noisy-max/pure": ("holds-statistically", "statistical", True),
+    "opendp/composition/laplace": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/b-ary-tree/i32": ("violated", "bit-exact", False),
+    "opendp/convert/insert-delete-to-hamming": ("violated", "bit-exact", False),
+    "opendp/convert/hamming-to-insert-delete": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/convert/unordered-insert-delete": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/convert/unordered-hamming": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/resize/insert-delete-to-symmetric": ("holds-on-grid", "bit-exact-grid", True),
+    "opendp/resize/insert-delete-ordered": ("violated", "statistical", False),
+    "opendp/mean/float": ("holds-empirical-model", "empirical-model", False),
 }
 
 
@@ -261,12 +263,33 @@ def test_cli_runs_the_suite_with_json(suite_json):
             assert r["verdict"] == r["expected"], r
         assert "dp.enable_features('contrib')" in r["note"] or "contrib" not in r["note"]
     assert sum(r["seconds"] for r in results) < 60
+    assert_evidence_rules(results)
+
+
+def assert_evidence_rules(results):
+    """Issue 16's done-when over a whole suite's JSON: no holds / holds-tight whose evidence
+    is not bit-exact; every hold and every violation says what it rests on; each holds-*
+    word is the one its evidence gives."""
+    qualified = {"bit-exact": ("holds", "holds-tight"), "bit-exact-grid": ("holds-on-grid",),
+                 "ideal-noise": ("holds-ideal-noise",), "statistical": ("holds-statistically",),
+                 "empirical-model": ("holds-empirical-model",)}
+    for r in results:
+        if r["verdict"] in ("holds", "holds-tight"):
+            assert r["evidence"] == "bit-exact", r
+        if r["verdict"].startswith("holds") or r["verdict"] == "violated":
+            assert r["evidence"] in qualified, r
+        if r["verdict"].startswith("holds"):
+            assert r["verdict"] in qualified[r["evidence"]], r
+        else:
+            assert r["tight"] is False, r
+        if r["evidence"] == "statistical":  # its error probability is stated
+            assert "probability below" in r["note"], r
 
 
 @pytest.mark.skipif(not IS_016, reason="verdicts pinned for OpenDP 0.16")
 def test_each_verdict_on_016(suite_json):
-    _, results = suite_json
-    assert {r["id"]: r["verdict"] for r in results} == EXPECTED_016
+    proc, results = suite_json
+    assert {r["id"]: (r["verdict"], r["evidence"], r["tight"]) for r in results} == EXPECTED_016
     by_id = {r["id"]: r for r in results}
     ssd = by_id["opendp/variance/sum-of-squared-deviations"]
     assert ssd["witness"] == {"x": "[2**50 + 1/4] * 1024",
@@ -277,6 +300,11 @@ def test_each_verdict_on_016(suite_json):
         "OpenDP: d_in=1: 0; d_in=2: 3; d_in=3: 3; d_in=4: 6; d_in=5: 6; d_in=6: 9 | "
         "exact: d_in=1: 0; d_in=2: 3; d_in=3: 3; d_in=4: 6; d_in=5: 6; d_in=6: 9")
     assert "so exponential" in by_id["opendp/noisy-max/zcdp"]["note"]
+    for i in ("opendp/noisy-max/zcdp", "opendp/noisy-max/pure"):  # the Chernoff bound, 10,000 draws
+        assert "a wrong identification has probability below 2.1e-15 (Chernoff bound)" in by_id[i]["note"]
+    assert "these 5 orders bound it from below" in by_id["opendp/noisy-max/zcdp"]["scope"]
+    assert "matched OpenDP's Sequential<f64> bit for bit on 400 seeded random inputs" in by_id[
+        "opendp/sum/float-sequential-sized"]["note"]
     assert "so permute-and-flip" in by_id["opendp/noisy-max/pure"]["note"]
     assert "max pure epsilon = 2 " in by_id["opendp/noisy-max/pure"]["truth"]
     assert "model 'opendp-pairwise' matched OpenDP's Pairwise<f64>" in by_id[

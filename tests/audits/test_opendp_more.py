@@ -13,7 +13,7 @@ dp = pytest.importorskip("opendp.prelude")
 from exactdp.adapters import opendp as od  # noqa: E402
 from exactdp.audits import suite_opendp as suite  # noqa: E402
 from exactdp.audits.base import Replay  # noqa: E402
-from exactdp.checkers.results import Verdict  # noqa: E402
+from exactdp.checkers.results import Evidence, Verdict  # noqa: E402
 from exactdp.errors import InvalidArgument, LibraryCallFailed  # noqa: E402
 
 IS_016 = od.version().startswith("0.16.")
@@ -132,6 +132,8 @@ def test_insert_delete_to_hamming_is_halved_2926():
 def test_conversions_that_hold_tight(audit_id, claim):
     f = _audit(audit_id).check()
     assert (f.verdict, f.claim, _truth(f), f.witness) == (Verdict.HOLDS_TIGHT, claim, claim, None)
+    # enumerated on a small grid of sequences: tight there, and said so
+    assert (f.evidence, f.tight, f.enforced().verdict) == (Evidence.BIT_EXACT_GRID, True, Verdict.HOLDS_ON_GRID)
 
 
 @on_016
@@ -167,7 +169,8 @@ def test_mean_model_matches_opendp(contrib):
 @on_016
 def test_mean_audit_holds():
     f = _audit("opendp/mean/float").check()
-    assert f.verdict is Verdict.HOLDS and f.witness is None and f.modelled
+    assert f.verdict is Verdict.HOLDS and f.witness is None and f.evidence is Evidence.EMPIRICAL_MODEL
+    assert f.enforced().verdict is Verdict.HOLDS_EMPIRICAL_MODEL
     assert f.claim == ("n=3: 6004799503160679/18014398509481984 (~0.33333333333333431); "
                        "n=1000: 4611686018448823/4611686018427387904 (~0.001000000000004648)")
     # the largest change over every order at n = 3, one record changed in place

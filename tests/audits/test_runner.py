@@ -10,10 +10,10 @@ import types
 
 import pytest
 
-from exactdp.audits import Audit, Finding, Replay, run_audits, run_one, suite, version_applies
+from exactdp.audits import EVIDENCE_TEXT, Audit, Finding, Replay, run_audits, run_one, suite, version_applies, weakest
 from exactdp.audits import runner
 from exactdp.audits.runner import call_library
-from exactdp.checkers.results import Verdict
+from exactdp.checkers.results import Evidence, Verdict
 from exactdp.cli import main
 from exactdp.errors import InvalidArgument, LibraryCallFailed, MissingDependency
 
@@ -21,11 +21,22 @@ from exactdp.errors import InvalidArgument, LibraryCallFailed, MissingDependency
 def _sum_truth() -> Finding:
     # a real (tiny) check: the claim "1" against the exact largest move of a count
     truth = max(abs(len(a) - len(b)) for a in ([], [1]) for b in ([], [1]))
-    return Finding(claim="1", truth=str(truth), verdict=Verdict.HOLDS_TIGHT if truth == 1 else Verdict.VIOLATED)
+    return Finding(claim="1", truth=str(truth), verdict=Verdict.HOLDS_TIGHT if truth == 1 else Verdict.VIOLATED,
+                   evidence=Evidence.BIT_EXACT)
 
 
 def _violated() -> Finding:
-    return Finding("1", "2", Verdict.VIOLATED, witness={"x": [], "x_prime": ["2"]}, replay=Replay.CONFIRMED)
+    return Finding("1", "2", Verdict.VIOLATED, witness={"x": [], "x_prime": ["2"]}, replay=Replay.CONFIRMED,
+                   evidence=Evidence.BIT_EXACT)
+
+
+def _on_grid() -> Finding:
+    return Finding("1", "1", Verdict.HOLDS_TIGHT, evidence=Evidence.BIT_EXACT_GRID,
+                   scope="datasets of 0..1 records over {0, 1}")
+
+
+def _ideal() -> Finding:
+    return Finding("1", "1/2", Verdict.HOLDS, evidence=Evidence.IDEAL_NOISE)
 
 
 def _raises() -> Finding:
@@ -56,6 +67,8 @@ FAKE = [
     Audit("fake/hangs", "fake", "loop", "anything", _hangs),
     Audit("fake/undecided", "fake", "tight", "anything", _undecided),
     Audit("fake/refused", "fake", "big", "anything", _refused),
+    Audit("fake/grid", "fake", "grid", "sensitivity 1", _on_grid),
+    Audit("fake/ideal", "fake", "noise", "epsilon 1", _ideal),
 ]
 
 
@@ -69,15 +82,52 @@ def fake_suite(monkeypatch):
     return module
 
 
-def test_no_holds_without_a_model_and_no_violation_without_a_replay():
-    unmodelled = Finding("1", "1", Verdict.HOLDS_TIGHT, modelled=False).enforced()
-    assert unmodelled.verdict is Verdict.UNDECIDED and "no bit-exact model" in unmodelled.note
+def test_no_holds_without_evidence_and_no_violation_without_a_replay():
+    unmodelled = Finding("1", "1", Verdict.HOLDS_TIGHT, evidence=None).enforced()
+    assert unmodelled.verdict is Verdict.UNDECIDED
+    assert unmodelled.note == "no model of the library's arithmetic that the audit could rest on: 'holds' withheld"
+    assert Finding("1", "1", Verdict.HOLDS).evidence is None  # stating no evidence never holds
     mismatch = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}, replay="model-mismatch").enforced()
     assert mismatch.verdict is Verdict.UNDECIDED and "model mismatch" in mismatch.note
     confirmed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}, replay="confirmed").enforced()
     assert confirmed.verdict is Verdict.VIOLATED and confirmed.note == ""
     unreplayed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}).enforced()
     assert unreplayed.verdict is Verdict.VIOLATED and "not replayed" in unreplayed.note
+
+
+@pytest.mark.parametrize("verdict, evidence, enforced", [
+    (Verdict.HOLDS, Evidence.BIT_EXACT, Verdict.HOLDS),
+    (Verdict.HOLDS_TIGHT, Evidence.BIT_EXACT, Verdict.HOLDS_TIGHT),
+    (Verdict.HOLDS_TIGHT, Evidence.BIT_EXACT_GRID, Verdict.HOLDS_ON_GRID),
+    (Verdict.HOLDS, Evidence.IDEAL_NOISE, Verdict.HOLDS_IDEAL_NOISE),
+    (Verdict.HOLDS, Evidence.STATISTICAL, Verdict.HOLDS_STATISTICALLY),
+    (Verdict.HOLDS_TIGHT, Evidence.EMPIRICAL_MODEL, Verdict.HOLDS_EMPIRICAL_MODEL),
+    (Verdict.HOLDS_ON_GRID, Evidence.BIT_EXACT_GRID, Verdict.HOLDS_ON_GRID),  # already qualified
+    (Verdict.VIOLATED, Evidence.IDEAL_NOISE, Verdict.VIOLATED),
+    (Verdict.UNDECIDED, None, Verdict.UNDECIDED),
+])
+def test_holds_only_on_bit_exact_evidence(verdict, evidence, enforced):
+    f = Finding("1", "1", verdict, witness={"x": []} if verdict is Verdict.VIOLATED else None,
+                replay=Replay.CONFIRMED if verdict is Verdict.VIOLATED else None, evidence=evidence)
+    assert f.enforced().verdict is enforced
+    assert f.enforced().evidence is evidence and f.enforced().note == ""
+
+
+@pytest.mark.parametrize("verdict, evidence", [
+    ("holds-on-grid", "ideal-noise"), ("holds-statistically", None), ("holds-ideal-noise", "bit-exact"),
+])
+def test_a_qualified_word_must_match_its_evidence(verdict, evidence):
+    with pytest.raises(InvalidArgument, match=f"verdict='{verdict}' with evidence={evidence!r}"):
+        Finding("1", "1", verdict, evidence=evidence)
+
+
+def test_weakest_evidence_and_its_text():
+    assert weakest("bit-exact") is Evidence.BIT_EXACT
+    assert weakest(Evidence.BIT_EXACT_GRID, "statistical", "ideal-noise") is Evidence.STATISTICAL
+    assert weakest("empirical-model", "statistical") is Evidence.EMPIRICAL_MODEL
+    with pytest.raises(InvalidArgument, match="no evidence"):
+        weakest()
+    assert list(EVIDENCE_TEXT) == list(Evidence)
 
 
 def test_version_specifiers():
@@ -103,6 +153,14 @@ def test_runner_verdicts_skips_errors_and_time_limit(fake_suite):
     assert results["fake/undecided"].verdict == "undecided" and "10,000 digits" in results["fake/undecided"].note
     assert results["fake/refused"].verdict == "error"
     assert results["fake/refused"].note.startswith("exactdp: TooLarge: 4,000,000 datasets")
+    # evidence and tightness: a tight hold on a grid is holds-on-grid, tight kept apart
+    assert (results["fake/count"].evidence, results["fake/count"].tight) == ("bit-exact", True)
+    assert (results["fake/grid"].verdict, results["fake/grid"].evidence, results["fake/grid"].tight) == (
+        "holds-on-grid", "bit-exact-grid", True)
+    assert (results["fake/ideal"].verdict, results["fake/ideal"].tight) == ("holds-ideal-noise", False)
+    assert results["fake/sum"].evidence == "bit-exact" and not results["fake/sum"].tight
+    assert results["fake/raises"].evidence is None and results["fake/undecided"].evidence is None
+    assert [r.id for r in results.values() if r.on_weaker_evidence] == ["fake/grid", "fake/ideal"]
 
 
 def test_only_and_unknown_ids(fake_suite):
@@ -130,6 +188,34 @@ def test_library_exceptions_keep_opendp_variant():
 
     with pytest.raises(LibraryCallFailed, match=r"^make_sum raised OpenDPException \(FailedFunction\): bad$"):
         call_library("make_sum", boom)
+
+
+def test_cli_weaker_evidence_exits_0_and_the_summary_counts_it(fake_suite, capsys):
+    assert main(["audit", "fake", "--only", "fake/count", "--only", "fake/grid", "--only", "fake/ideal"]) == 0
+    out = capsys.readouterr().out
+    assert "fake/grid [fake " in out and "grid: HOLDS-ON-GRID (tight)\n" in out
+    assert ("  evidence: bit-exact-grid (bit-exact, on the finite grid of values or parameters the "
+            "scope names)\n") in out
+    assert "count: HOLDS-TIGHT\n" in out  # bit-exact: no '(tight)' after holds-tight
+    assert out.rstrip().splitlines()[-1].endswith(
+        ": 3 audits: 1 holds-ideal-noise, 1 holds-on-grid, 1 holds-tight; 2 of the 3 that hold rest on "
+        "evidence weaker than bit-exact (holds-*: see 'exactdp audit --help')")
+    assert main(["audit", "fake", "--only", "fake/grid", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["verdict"], row["evidence"], row["tight"]) == ("holds-on-grid", "bit-exact-grid", True)
+
+
+def test_cli_help_states_the_vocabulary(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["audit", "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for word in ("bit-exact-grid", "ideal-noise", "statistical", "empirical-model", "holds-on-grid",
+                 "holds-ideal-noise", "holds-statistically", "holds-empirical-model"):
+        assert word in text
+    assert "Exit status: 0 when nothing is violated or undecided (a holds-* verdict on weaker evidence " \
+           "counts as holding: the summary line says how many)" in text
+    assert "below its own stated formula as a finding of its own" in text
 
 
 def test_cli_exit_codes_and_json(fake_suite, capsys, monkeypatch):
