@@ -265,16 +265,21 @@ def test_a_parameter_that_is_no_option_gets_nothing(capsys):
 
 # -- float_records refuses Python floats, as the README says every function does ---------
 
-@pytest.mark.parametrize("bounds, name", [((0.0, 1), "lower bound=0.0"), ((0, 0.1), "upper bound=0.1")])
-def test_float_records_refuses_python_floats(bounds, name):
+@pytest.mark.parametrize("bounds, message", [
+    ((0.0, 1), "lower bound=0.0 is a float, which is not exact; pass the number you mean as a string "
+               "('0.0'), an int or a Fraction, or use exactdp.from_float(0.0)"),
+    ((0, 0.1), "upper bound=0.1 is a float, which is not exact; pass the number you mean as a string "
+               "('0.1'), an int or a Fraction, or use exactdp.from_float(0.1)"),
+    ((float("nan"), 1), "lower bound=nan is a float that is not finite;"),
+], ids=["0.0", "0.1", "nan"])
+def test_float_records_refuses_python_floats(bounds, message):
     pytest.importorskip("hypothesis")
     from exactdp.errors import InexactInput
     from exactdp.strategies import float_records
 
     with pytest.raises(InexactInput) as e:
         float_records("float64", bounds)
-    assert str(e.value).startswith(f"{name} is a float, which is not exact; pass the number you mean "
-                                   f"as a string")
+    assert str(e.value).startswith(message)
 
 
 def test_float_records_takes_a_float_through_the_named_doors():
