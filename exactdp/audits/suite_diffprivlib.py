@@ -4,7 +4,12 @@ Every audit runs diffprivlib's own code through :mod:`exactdp.adapters.diffprivl
 tools run with their mechanism spied out (the noiseless statistic and the sensitivity the
 tool claims for it), mechanisms are read at their exact binary values, samplers are counted
 exactly over the ``2**-53`` grid of ``random()``, and every violation is replayed through the
-library. Written against diffprivlib 0.6.6 (every audit runs on ``>=0.6,<0.7``, the range
+library. Evidence: the library's own outputs on a grid are ``bit-exact-grid`` (a violation
+among them, replayed, ``bit-exact``); a calibration judged by the ideal distribution at the
+library's float parameter is ``ideal-noise``; a parameter compared with the exact value of
+the library's own formula is ``bit-exact`` on its witness (``*-formula`` audits: a float
+below its own formula is a finding even where the privacy claim holds). Written against
+diffprivlib 0.6.6 (every audit runs on ``>=0.6,<0.7``, the range
 whose private attributes it reads). The corpus audits (``corpus=True``) are publicly
 reported bugs, their issue in ``source``, expected ``violated`` up to 0.6.6 where they were
 reproduced (both issues were open upstream when written; a later release gets no

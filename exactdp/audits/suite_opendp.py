@@ -21,6 +21,14 @@ computes the truth with exactdp:
   Gaussian, Bernoulli at a float's exact value, permute-and-flip / exponential mechanism
   with rational arithmetic) are compared with exactdp's exact distributions.
 
+Evidence (:class:`~exactdp.checkers.results.Evidence`): a space enumerated through OpenDP
+is ``bit-exact-grid``; a float model matched on seeded random inputs is ``empirical-model``;
+a sampler taken as its exact distribution (OpenDP's discrete samplers are exact by design,
+but exactdp does not model their code) is ``ideal-noise``; the noisy-max sampler identified
+from draws is ``statistical`` (its error probability in the note); a violation replayed
+through OpenDP's own outputs is ``bit-exact``. No audit here holds on ``bit-exact``
+evidence over a whole domain, so none says plain ``holds``.
+
 Corpus audits (``corpus=True``) re-check publicly reported OpenDP bugs on the installed
 version; ``expect`` says what the suite expects where.
 """

@@ -138,7 +138,8 @@ def summary_line(library: str, results) -> str:
     holding = sum(1 for r in results if r.holding)
     weaker = sum(1 for r in results if r.on_weaker_evidence)
     if weaker:
-        line += (f"; {weaker} of the {holding} that hold rest on evidence weaker than bit-exact "
+        which = f"all {holding}" if weaker == holding else f"{weaker} of the {holding}"
+        line += (f"; {which} that hold rest on evidence weaker than bit-exact "
                  f"(holds-*: see 'exactdp audit --help')")
     return line
 

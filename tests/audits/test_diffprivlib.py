@@ -271,7 +271,10 @@ def test_gaussian_sigma_one_ulp_below_its_formula_while_the_privacy_claim_holds(
     """Issue 16: Gaussian(epsilon=1, delta=1e-5, sensitivity=1) stores sigma one float below
     sqrt(2 log(1.25/delta)) sensitivity/epsilon; (epsilon, delta) still holds (the classic
     formula has slack), and that was all the audit said. Now the formula is its own finding."""
+    import math
+
     import mpmath
+    import sympy
 
     from exactdp.numeric.rounding import float_at_least
 
@@ -291,9 +294,7 @@ def test_gaussian_sigma_one_ulp_below_its_formula_while_the_privacy_claim_holds(
         formula = mpmath.sqrt(2 * mpmath.log(mpmath.mpf(5) / 4 / (mpmath.mpf(d.numerator) / d.denominator)))
         assert mpmath.mpf(sigma.numerator) / sigma.denominator < formula
         assert mpmath.nstr(formula, 20) == "4.8448052626053894044"
-    import sympy
     exact = sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / sympy.Rational(d.numerator, d.denominator)))
-    import math
     assert float_at_least(exact) == math.nextafter(4.844805262605389, math.inf)
 
 
