@@ -37,7 +37,7 @@ from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms.distribution import INFINITY, shown
 from exactdp.mechanisms.mechanism import Mechanism
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
-from exactdp.numeric.exact import format_dataset, format_exact, to_exact
+from exactdp.numeric.exact import format_dataset, format_exact, refuse_non_finite, to_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.numeric.formula import parse_expression
 
@@ -188,8 +188,7 @@ def _claim_value(value, name: str):
     """An exact claim: a number, or an expression such as ``log(3)`` (no parameters)."""
     if value is None:
         return None
-    if isinstance(value, str) and value.strip().lower() in ("inf", "oo", "infinity"):
-        return INFINITY
+    refuse_non_finite(value, name)  # inf, nan, oo in any spelling: an infinite claim says nothing
     if isinstance(value, sympy.Basic):
         expr = value
     elif isinstance(value, str):
@@ -201,6 +200,7 @@ def _claim_value(value, name: str):
         expr = to_exact(value, name)
     if isinstance(expr, sympy.Basic) and (expr.free_symbols or expr.has(sympy.Float)):
         raise InvalidArgument(f"{name}={value!r} is not an exact number")
+    refuse_non_finite(expr, name)
     val = to_fraction_if_rational(expr) if isinstance(expr, sympy.Basic) else expr
     if compare(val, 0) < 0:
         raise InvalidArgument(f"{name}={value!r} is negative; privacy parameters are >= 0: pass a number of at least 0")

@@ -275,7 +275,8 @@ def _delta_text(d: OptimalDelta, plain: bool = False) -> str:
     if d.exact is not None:
         return shown(d.exact) if plain else _show(d.exact, True)
     lo, hi = d.interval
-    return f"in [{decimal_at_most(lo, 15)}, {decimal_at_least(hi, 15)}] (enclosed: its exact value is too large to write)"
+    return (f"[{decimal_at_most(lo, 15)}, {decimal_at_least(hi, 15)}] (an enclosure: the exact value "
+            f"is too large to write)")
 
 
 def _delta_json(d: OptimalDelta) -> dict:
@@ -432,6 +433,9 @@ def _advanced(spends, budget_eps, budget_delta, delta_prime, out, lines) -> None
             f"the largest float (e^epsilon is too large), no meaningful guarantee; use --method "
             f"sequential (total epsilon {show_exact(_total(spends, 'epsilon'))})") from None
     d = r.to_dict()
+    out["rule"] = "advanced"
+    out["rule_text"] = ("advanced composition (Dwork-Rothblum-Vadhan), each spend at the largest epsilon "
+                        "and delta among them")
     out["advanced"] = {key: d[key] for key in ("k", "epsilon_each", "delta_each", "delta_prime")}
     basic_eps, basic_delta = _total(spends, "epsilon"), _total(spends, "delta")
     out["sequential_total"] = {"epsilon": _number(basic_eps, True), "delta": _number(basic_delta, True)}

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS
 from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.checkers.privacy import MAX_VALUE_PAIRS, check_mechanism
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
-from exactdp.errors import InvalidArgument
+from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names, parse_params
+from exactdp.numeric.exact import clip_text, refuse_non_finite, to_exact
 from exactdp.spaces.metrics import parse_metric
 
 __all__ = ["register", "run", "VALUE_OPTIONS", "query_values"]
 
 VALUE_OPTIONS = ("--param", "--values", "--query", "--universe", "--sizes", "--pool", "--size",
-                 "--clip", "--neighbors", "--d-in", "--undefined")
+                 "--clip", "--neighbors", "--d-in", "--undefined", "--epsilon", "--delta", "--rho")
 """Options whose value is always taken as a value, even one that begins with '-'."""
 
 _DESCRIPTION = """\
@@ -42,6 +44,8 @@ examples:
 
 
 def run(args) -> int:
+    for option in ("epsilon", "delta", "rho"):
+        _check_claim(getattr(args, option), f"--{option}")
     mechanism = make_mechanism(args.mechanism, **parse_params(args.param))
     if args.values is not None:
         if args.query or args.universe or args.pool:
@@ -68,14 +72,34 @@ def run(args) -> int:
     return OK if result.ok else CLAIM_FAILED
 
 
+_FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
+
+
+def _check_claim(text: str | None, option: str) -> None:
+    """Refuse a claimed epsilon, delta or rho that is not finite (``inf``, ``nan``, ``oo``:
+    a claim of inf holds of every mechanism and says nothing) or, typed as a number, beyond
+    the largest float (``1e999``, which Python reads as inf), naming the option."""
+    if text is None:
+        return
+    refuse_non_finite(text, option)
+    try:
+        value = to_exact(text, option)
+    except ExactDPError:  # an expression such as log(3): the checker reads it
+        return
+    if abs(value) > _FLOAT_MAX:
+        raise InvalidArgument(
+            f"{option}={clip_text(text.strip())!r} is beyond the largest float ({float(_FLOAT_MAX)!r}; "
+            f"Python reads it as inf), where no privacy guarantee is left to claim; use a smaller number")
+
+
 def query_values(text: str, mechanism) -> tuple:
     """The two query values of ``--values``: ``'A,B'`` (two numbers) for a mechanism that
     takes one number per query value, ``'A1,A2;B1,B2'`` (two vectors of the same length)
     for one that takes a vector (the utilities of a selection mechanism's candidates).
-    Every refusal quotes ``--values`` as it was typed."""
+    Every refusal quotes ``--values`` as it was typed, its first 60 characters when longer."""
     import shlex
 
-    typed = f"--values {shlex.quote(text)}"
+    typed = f"--values {shlex.quote(clip_text(text))}"
     vector = getattr(mechanism, "input_kind", "scalar") == "vector"
     name = getattr(mechanism, "name", "the mechanism")
     example = "--values '0,1;1,0'" if vector else "--values 0,1"
@@ -104,7 +128,7 @@ def query_values(text: str, mechanism) -> tuple:
         return tuple(_entry(entry, typed) for entry in lists[0])
     if not vector:
         if all(len(entries) == 1 for entries in lists) and len(lists) == 2:
-            fix = f"--values {shlex.quote(','.join(e[0].strip() for e in lists))}"
+            fix = f"--values {shlex.quote(clip_text(','.join(e[0].strip() for e in lists)))}"
         else:
             fix = example
         raise InvalidArgument(f"{name} takes one number per query value; {typed} gives "

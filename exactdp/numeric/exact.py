@@ -48,6 +48,7 @@ __all__ = [
     "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
     "show_exact", "float_reading", "current_float_reading", "FLOAT_READINGS",
     "MAX_DECIMAL_EXPONENT", "MAX_BINARY_EXPONENT", "MAX_DIGITS", "MAX_FORMATTED_BITS",
+    "is_non_finite", "refuse_non_finite", "clip_text",
 ]
 
 MAX_DECIMAL_EXPONENT = 4000
@@ -75,6 +76,57 @@ _HEX_STRING = re.compile(
     re.VERBOSE,
 )
 _LOOKS_HEX = re.compile(r"\A\s*[-+]?0[xX]")
+
+_NON_FINITE_TEXT = re.compile(r"\A\s*[-+]?\s*(inf|infinity|nan|oo|zoo)\s*\Z", re.IGNORECASE)
+"""How an infinity or a NaN is spelled as text (Python's ``float()`` spellings and SymPy's)."""
+
+_NON_FINITE_HINT = "a privacy parameter or claim is a finite number; write e.g. '1', '5/2' or '1e-5'"
+
+
+def is_non_finite(value: object) -> bool:
+    """Whether ``value`` is an infinity or a NaN in any spelling: a float, a Decimal, text
+    such as ``'inf'``, ``'-Infinity'``, ``'nan'``, ``'oo'``, or a SymPy ``oo``/``zoo``/``nan``.
+
+    >>> [is_non_finite(v) for v in ("inf", "-inf", " NaN ", "oo", float("inf"), "1e999", 1)]
+    [True, True, True, True, True, False, False]
+    """
+    if isinstance(value, str):
+        return bool(_NON_FINITE_TEXT.match(value))
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Decimal):
+        return not value.is_finite()
+    if getattr(value, "is_number", False) is True:  # a SymPy number, without importing SymPy
+        return getattr(value, "is_finite", None) is False or str(value) in ("nan", "zoo", "oo", "-oo")
+    return False
+
+
+def refuse_non_finite(value: object, name: str) -> None:
+    """Raise :class:`InvalidArgument` naming ``name`` if ``value`` is an infinity or a NaN
+    (see :func:`is_non_finite`): a claim of ``epsilon = inf`` holds of every mechanism and
+    says nothing, so it is refused like any other number that is not finite.
+
+    >>> refuse_non_finite("inf", "--epsilon")
+    Traceback (most recent call last):
+    ...
+    exactdp.errors.InvalidArgument: --epsilon='inf' is not finite; a privacy parameter or claim is a finite number; write e.g. '1', '5/2' or '1e-5'
+    """
+    if is_non_finite(value):
+        shown = _clip(value) if isinstance(value, str) else repr(value)
+        raise InvalidArgument(f"{name}={shown} is not finite; {_NON_FINITE_HINT}")
+
+
+def clip_text(text: str, keep: int = 60) -> str:
+    """``text`` as typed, cut after ``keep`` characters with its length when longer: what a
+    message quotes of a user's input.
+
+    >>> clip_text("0," * 40)
+    '0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,... (80 characters)'
+    """
+    if len(text) <= keep:
+        return text
+    return f"{text[:keep]}... ({len(text):,} characters)"
+
 
 MAX_DIGITS = 4000
 """Longest string ``to_exact`` reads (Python refuses to convert ints of over 4,300 digits)."""
@@ -141,6 +193,8 @@ def to_exact(value: object, name: str = "value", *, floats: str | None = None) -
             return Fraction(value)
         if floats == "binary":
             raise InvalidArgument(f"{name}={value!r} is not finite; pass a finite number")
+        if not math.isfinite(value):  # a float, and not finite: no string spells it exactly
+            raise InexactInput(f"{name}={value!r} is a float that is not finite; {_NON_FINITE_HINT}")
         raise InexactInput(
             f"{name}={value!r} is a float, which is not exact; pass the number you mean "
             f"as a string ({str(value)!r}), an int or a Fraction, or use "
@@ -164,9 +218,11 @@ def to_exact(value: object, name: str = "value", *, floats: str | None = None) -
         if _LOOKS_HEX.match(value):
             x = _hex_value(value, name)
             return _as_float64(x, value, name) if floats == "binary" else x
+        if _NON_FINITE_TEXT.match(value):
+            raise InvalidArgument(f"{name}={value!r} is not finite; {_NON_FINITE_HINT}")
         if not _EXACT_STRING.match(value):
             raise InvalidArgument(
-                f"{name}={value!r} is not an exact number; write an integer ('-3'), "
+                f"{name}={_clip(value)} is not an exact number; write an integer ('-3'), "
                 f"a ratio ('5/2'), a decimal ('0.25', '1e-5') or a hexadecimal float ('0x1.8p+1')"
             )
         text = "".join(value.split())
@@ -188,6 +244,8 @@ def to_exact(value: object, name: str = "value", *, floats: str | None = None) -
         return Fraction(int(value.numerator), int(value.denominator))
     if getattr(value, "is_Rational", False):
         return Fraction(int(value.p), int(value.q))  # type: ignore[attr-defined]
+    if is_non_finite(value):
+        raise InvalidArgument(f"{name}={value!r} is not finite; {_NON_FINITE_HINT}")
     raise InexactInput(
         f"{name}={value!r} (type {type(value).__name__}) is not an exact number; pass an "
         f"int, a Fraction, a Decimal or a string such as '5/2'"
