@@ -342,19 +342,33 @@ def _multiply(a: _Lattice, b: _Lattice) -> _Lattice:
     bits = a.bits
     g = math.gcd(a.stride, b.stride)
     x, y = _spread(a, g), _spread(b, g)
-    width = 2 * bits + 2 + min(len(x), len(y)).bit_length()
-    nbytes = (width + 7) // 8
-    big_x = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in x), "little")
-    if a is b:
-        prod = big_x * big_x
-    else:
-        big_y = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in y), "little")
-        prod = big_x * big_y
     n = len(x) + len(y) - 1
-    raw = prod.to_bytes(n * nbytes, "little")
-    w = [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") >> bits for i in range(n)]
+    w = _convolve(x, y, a is b, bits)
     slack = a.slack + b.slack + ((a.slack * b.slack) >> bits) + 1 + n
     return _trim(_Lattice(w, a.top + b.top, g, bits, slack))
+
+
+def _convolve(x: list, y: list, square: bool, bits: int) -> list:
+    """The exact convolution of two lists of nonnegative integers, each term shifted right by
+    ``bits`` (rounded down): FLINT's integer polynomial product (python-flint), which is
+    exact; the fallback packs both lists into one integer each (Kronecker substitution)."""
+    n = len(x) + len(y) - 1
+    try:
+        from flint import fmpz_poly
+    except ImportError:  # pragma: no cover - python-flint is a dependency
+        width = 2 * bits + 2 + min(len(x), len(y)).bit_length()
+        nbytes = (width + 7) // 8
+        big_x = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in x), "little")
+        if square:
+            prod = big_x * big_x
+        else:
+            prod = big_x * int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in y), "little")
+        raw = prod.to_bytes(n * nbytes, "little")
+        return [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") >> bits for i in range(n)]
+    px = fmpz_poly(x)
+    prod = px * px if square else px * fmpz_poly(y)
+    w = [int(c) >> bits for c in prod.coeffs()]
+    return w + [0] * (n - len(w))  # coeffs() stops at the highest nonzero term
 
 
 def _trim(lat: _Lattice) -> _Lattice:
