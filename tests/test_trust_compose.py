@@ -323,3 +323,16 @@ def test_an_unknown_float_like_text_is_quoted_short():
     with pytest.raises(ExactDPError) as info:
         BudgetLedger(epsilon="y" * 3000)
     assert len(str(info.value)) < 300
+
+
+def test_readme_compose_paragraph_runs_as_it_says(capsys):
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    text = " ".join(readme.read_text(encoding="utf-8").split())
+    command = "exactdp compose --spend 0.5,0.1x2 --budget 1,0.19"
+    assert f"`{command}` fits" in text and "a budget delta of 0.189 overspends with 19/100 shown" in text
+    code, out, _ = _compose(capsys, *command.split()[2:])
+    assert code == 0 and out.rstrip().endswith("FITS")
+    code, out, _ = _compose(capsys, "--spend", "0.5,0.1x2", "--budget", "1,0.189")
+    assert code == 1 and "= 19/100 > budget 189/1000" in out
