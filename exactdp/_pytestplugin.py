@@ -141,21 +141,71 @@ def _budgets(config: pytest.Config) -> dict:
     return out
 
 
+def _relation(result) -> tuple[str, str]:
+    """How the claim stands to the value computed, and what that value is called, for every
+    :class:`~exactdp.checkers.results.Verdict`: ``("<", "exact sensitivity")`` for
+    ``violated``, ``("==" | ">", ...)`` for ``holds-tight`` / ``holds`` and for the
+    ``holds-*`` words of weaker evidence (compared exactly; ``">="`` if that cannot be
+    decided), whose value is only the "computed maximum"; ``"vs"`` for ``undecided`` and
+    ``vacuous`` (nothing was compared)."""
+    from exactdp.checkers.results import Verdict
+    from exactdp.errors import ExactDPError
+
+    verdict = result.verdict
+    exact = "exact sensitivity"
+    if verdict is Verdict.VIOLATED:
+        return "<", exact
+    if verdict is Verdict.HOLDS_TIGHT:
+        return "==", exact
+    if verdict is Verdict.HOLDS:
+        return ">", exact
+    if verdict.holding:  # holds-on-grid, holds-ideal-noise, holds-statistically, holds-empirical-model
+        from exactdp.numeric.decide import compare
+
+        try:
+            sign = compare(result.claim, result.sensitivity.value)
+        except (ExactDPError, TypeError, ValueError):
+            sign = None
+        return {0: "==", 1: ">"}.get(sign, ">="), "computed maximum"
+    return "vs", exact  # undecided (not compared) and vacuous (no pair; a line after says why)
+
+
 def describe(result, expect: str = "holds") -> str:
-    """The failure text: verdict, claim against the exact value, witness and scope."""
-    from exactdp.checkers.results import Verdict, format_value
+    """The failure text: verdict (with its evidence when not bit-exact), claim against the
+    value computed, witness and scope. Every verdict word has its own relation
+    (:func:`_relation`)."""
+    from exactdp.checkers.results import evidence_note, format_value
 
     s = result.sensitivity
-    lines = [f"exactdp: claim {result.claim_shown} on {s.query.name}: {result.verdict.value.upper()}"
+    note = evidence_note(getattr(result, "evidence", "bit-exact"))
+    lines = [f"exactdp: claim {result.claim_shown} on {s.query.name}: {result.verdict.value.upper()}{note}"
              + ("" if expect == "holds" else f" (expected {expect})")]
-    rel = {Verdict.VIOLATED: "<", Verdict.HOLDS_TIGHT: "==", Verdict.HOLDS: ">"}.get(result.verdict, "?")
-    lines.append(f"  claim {format_value(result.claim)} {rel} exact sensitivity {format_value(s.value)}")
+    rel, value = _relation(result)
+    lines.append(f"  claim {format_value(result.claim)} {rel} {value} {format_value(s.value)}")
     if s.witness is not None:
         lines.append(f"  witness: {s.witness}")
     if s.scope.pairs == 0:
         lines.append(f"  nothing was checked: {s.scope.no_pairs_hint()}")
     lines.append(f"  scope: {s.scope.describe()}")
     return "\n".join(lines)
+
+
+VERDICT_HELP = {
+    "violated": "the claim is below the exact sensitivity (the witness pair shows it)",
+    "holds-tight": "the claim equals the exact sensitivity over the whole stated space (bit-exact evidence)",
+    "holds": "the claim is above the exact sensitivity over the whole stated space (bit-exact evidence)",
+    "holds-on-grid": "never below, on the finite grid the scope names only (evidence bit-exact-grid)",
+    "holds-ideal-noise": ("never below, the parameter checked bit for bit but the sampler taken as its "
+                          "ideal distribution (evidence ideal-noise)"),
+    "holds-statistically": ("never below, a step decided from random draws with its stated error "
+                            "probability (evidence statistical)"),
+    "holds-empirical-model": ("never below, for a model matched to the library on samples "
+                              "(evidence empirical-model)"),
+    "undecided": "the comparison could not be decided at the precision tried",
+    "vacuous": "no neighbouring pair was examined: nothing was checked",
+}
+"""What each :class:`~exactdp.checkers.results.Verdict` value means, for the failure help
+(every value has a line: a test checks it)."""
 
 
 def _passes(result, expect: str) -> bool:
@@ -265,8 +315,9 @@ def pytest_assertrepr_compare(config, op: str, left, right):
             text = describe(obj).splitlines()
             return [f"exactdp result {obj.verdict.value} {op} {(right if obj is left else left)!r}"] + text
     if _is_exactdp(left, ("Verdict",)) or _is_exactdp(right, ("Verdict",)):
-        return [f"exactdp verdict {str(left)!r} {op} {str(right)!r}",
-                ("  violated: the claim is below the exact sensitivity (the witness pair shows it); "
-                 "holds / holds-tight: it is at least the exact value; vacuous: no pair was checked"),
-                "  for the witness, check with assert_claim or the exactdp_claim fixture"]
+        return ([f"exactdp verdict {str(left)!r} {op} {str(right)!r}"]
+                + [f"  {word}: {meaning}" for word, meaning in VERDICT_HELP.items()]
+                + ["  a verdict is a str: compare result.verdict.holding (no violation found) or "
+                   "result.verdict.proven (holds / holds-tight, bit-exact)",
+                   "  for the witness, check with assert_claim or the exactdp_claim fixture"])
     return None

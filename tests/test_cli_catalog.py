@@ -22,7 +22,9 @@ def test_catalog_json_has_the_promised_keys_and_values(capsys):
     assert obj["published"] == "d_in*Max(U, Abs(L))"
     assert sympy.sympify(obj["derived"]) == sympy.sympify("d_in*Max(Abs(L), Abs(U))")
     assert set(obj["symbols"]) == {"L", "U", "d_in"}
-    assert obj["verdict"] in ("holds-tight", "holds", "violated")
+    # on its grid, d_in*Max(U, |L|) equals the truth somewhere (L = 0, U = 3, d_in = 1: 3)
+    assert (obj["verdict"], obj["evidence"], obj["tight"]) == ("holds-on-grid", "bit-exact-grid", True)
+    assert obj["witness"]["parameters"] == {"L": 0, "U": 3, "d_in": 1}
 
 
 def test_catalog_json_witness_of_a_violated_published_formula(capsys):

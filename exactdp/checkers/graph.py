@@ -42,7 +42,9 @@ from exactdp._budget import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budget, refuse_above, show_count,
 )
 from exactdp._progress import Progress
-from exactdp.checkers.results import ClaimResult, SensitivityResult, Verdict, format_value
+from exactdp.checkers.results import (
+    ClaimResult, Evidence, SensitivityResult, Verdict, evidence_note, format_value,
+)
 from exactdp.checkers.sensitivity import bind_claim, judge
 from exactdp.errors import ClaimViolated, InvalidArgument, SpaceMismatch, UndefinedQuery
 from exactdp.numeric.exact import to_exact
@@ -479,7 +481,11 @@ def assert_graph_claim(claim: object, query: object, space: Any, relation: objec
 @dataclass(frozen=True)
 class ConversionResult:
     """The largest ``target`` distance over the pairs within ``d_in`` under ``source``
-    (``None``: infinite, some pair is not comparable under ``target``), against a claim."""
+    (``None``: infinite, some pair is not comparable under ``target``), against a claim.
+
+    ``evidence`` is ``bit-exact``: every pair of the stated space is enumerated and its
+    distances computed exactly, so ``holds`` / ``holds-tight`` speak for the whole space
+    (and only for it: ``space_text``)."""
 
     source: Any
     target: Any
@@ -491,13 +497,38 @@ class ConversionResult:
     x_prime: tuple | None
     pairs: int
     space_text: str = field(default="")
+    evidence: Evidence = field(default=Evidence.BIT_EXACT)
+
+    @property
+    def ok(self) -> bool:
+        """No pair goes further than the claim (``verdict.holding``)."""
+        return self.verdict.holding
 
     def __str__(self) -> str:
         shown = "infinite" if self.value is None else str(self.value)
         pair = "" if self.x is None else f"; witness x={self.x}, x'={self.x_prime}"
         return (f"{self.source.name} <= {self.d_in} -> {self.target.name}: claim {self.claim}, "
-                f"exact maximum {shown}: {self.verdict.value.upper()}{pair}\n  scope: "
-                f"{self.pairs:,} pairs of {self.space_text}")
+                f"exact maximum {shown}: {self.verdict.value.upper()}{evidence_note(self.evidence)}"
+                f"{pair}\n  scope: {self.pairs:,} pairs of {self.space_text}")
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the relations, the claim and the exact maximum (``None``: infinite),
+        the verdict, its evidence, the witness pair and the scope."""
+        def values(xs):
+            return None if xs is None else [format_value(v) for v in xs]
+
+        return {
+            "source": self.source.name,
+            "target": self.target.name,
+            "d_in": self.d_in,
+            "claim": self.claim,
+            "value": self.value,
+            "verdict": self.verdict.value,
+            "evidence": self.evidence.value,
+            "witness": None if self.x is None else {"x": values(self.x), "x_prime": values(self.x_prime)},
+            "pairs": self.pairs,
+            "space": self.space_text,
+        }
 
 
 def verify_conversion(space: Sequences, source: object, target: object, d_in: int,

@@ -297,7 +297,7 @@ class GridResult:
     @property
     def tight(self) -> bool:
         """The claim equals the exact sensitivity on some binding (and is never below it)."""
-        return self.check.published_verdict is Verdict.HOLDS_TIGHT
+        return self.check.published_tight
 
     @property
     def witness(self) -> InstanceWitness | None:
@@ -311,7 +311,7 @@ class GridResult:
     @property
     def map_tight(self) -> bool:
         """The derived map equals the exact sensitivity on every binding."""
-        return self.check.derived_verdict is Verdict.HOLDS_TIGHT
+        return self.check.derived_tight
 
     @property
     def bindings(self) -> int:

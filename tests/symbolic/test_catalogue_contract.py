@@ -34,9 +34,10 @@ def test_published_violated_with_first_breaking_binding_and_pair():
     assert w.params == dict(L=-2, U=-1, d_in=1)
     assert w.truth.value == 2 and w.formula_value == 1
     assert (w.truth.witness.x, w.truth.witness.x_prime) == ((), (Fraction(-2),))
-    assert check.derived_verdict is Verdict.HOLDS_TIGHT and check.ok
+    assert (check.derived_verdict, check.derived_tight) == (Verdict.HOLDS_ON_GRID, True) and check.ok
     d = check.to_dict()
     assert d["verdict"] == "violated" and d["witness"]["parameters"] == {"L": -2, "U": -1, "d_in": 1}
+    assert (d["evidence"], d["tight"], d["derived_verdict"]) == ("bit-exact-grid", False, "holds-on-grid")
     assert d["published"] == "-L + U" and d["derived"] == "d_in*Max(Abs(L), Abs(U))"
 
 
@@ -44,13 +45,14 @@ def test_tight_somewhere_is_tight_for_published_but_slack_for_derived():
     # d_in*(|L| + |U|) is above d_in*max(|L|, |U|) unless L or U is 0, never on this grid
     expr = d_in * (sympy.Abs(L) + sympy.Abs(U))
     check = check_entry(_entry(expr, expr, derived_tight=False))
-    assert check.published_verdict is Verdict.HOLDS
+    assert (check.published_verdict, check.published_tight) == (Verdict.HOLDS_ON_GRID, False)
     assert check.published_witness.params == dict(L=-2, U=-1, d_in=1)  # first binding with slack
-    assert check.derived_verdict is Verdict.HOLDS and check.ok
+    assert (check.derived_verdict, check.derived_tight) == (Verdict.HOLDS_ON_GRID, False) and check.ok
     mixed = d_in * sympy.Max(abs(L), abs(U)) + sympy.Max(0, L)  # equal unless L > 0
     check = check_entry(_entry(mixed, mixed))
-    assert check.published_verdict is Verdict.HOLDS_TIGHT
-    assert check.derived_verdict is Verdict.HOLDS and not check.ok
+    assert (check.published_verdict, check.published_tight) == (Verdict.HOLDS_ON_GRID, True)
+    assert (check.derived_verdict, check.derived_tight) == (Verdict.HOLDS_ON_GRID, False)
+    assert not check.ok  # promised tight everywhere
     assert check.derived_witness.params == dict(L=1, U=3, d_in=1)
 
 

@@ -18,7 +18,9 @@ from exactdp.symbolic.constructors import (
 )
 from exactdp.symbolic.symbols import N, L, U, d_in
 
-HT, H, V = Verdict.HOLDS_TIGHT, Verdict.HOLDS, Verdict.VIOLATED
+# (verdict, tight): the evidence is bit-exact-grid, so a formula never below the truth is
+# holds-on-grid; tight apart (published: attained on some binding; derived: on every one)
+HT, H, V = (Verdict.HOLDS_ON_GRID, True), (Verdict.HOLDS_ON_GRID, False), (Verdict.VIOLATED, False)
 ENTRIES = {e.id: e for e in entries_seed002.entries()}
 
 # id: (published verdict or None when the seed leaves it blank, derived verdict)
@@ -75,8 +77,11 @@ def test_every_table_cell_and_seed002_formula_is_an_entry():
 def test_verdicts(entry_id):
     published, derived = EXPECTED[entry_id]
     check = _check(entry_id)
-    assert check.published_verdict is published
-    assert check.derived_verdict is derived
+    if published is None:
+        assert check.published_verdict is None and check.to_dict()["tight"] is None
+    else:
+        assert (check.published_verdict, check.published_tight) == published
+    assert (check.derived_verdict, check.derived_tight) == derived
     assert check.ok  # tight everywhere, or HOLDS where the entry documents it
     assert check.instances == len(ENTRIES[entry_id].grid)
 
@@ -187,7 +192,8 @@ def test_every_entry_has_exactly_one_current_proof():
 
 def test_json_form_of_a_violation():
     d = _check("s002/quantile-score/formula/substitute").to_dict()
-    assert d["verdict"] == "violated" and d["derived_verdict"] == "holds-tight"
+    assert d["verdict"] == "violated" and d["derived_verdict"] == "holds-on-grid"
+    assert (d["evidence"], d["tight"], d["derived_tight_everywhere"]) == ("bit-exact-grid", False, True)
     assert d["witness"]["parameters"] == {"alpha": "1/2", "N": 4, "d_in": 1}
     assert d["witness"]["pair"]["x"] == ["1", "3", "3", "3"]
     assert d["symbols"]["alpha"] and d["neighbors"] == "substitute"
