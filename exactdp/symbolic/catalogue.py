@@ -184,6 +184,14 @@ def _sort_values(values: list) -> list:
         return values
 
 
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
 def describe_grid(grid: Sequence[Mapping[str, Any]], keep: int = 12) -> str:
     """A grid of bindings in words: each parameter's values (``d_in`` last), and how many
     of their combinations the grid holds when not all of them.
@@ -199,20 +207,20 @@ def describe_grid(grid: Sequence[Mapping[str, Any]], keep: int = 12) -> str:
     if "d_in" in names:  # the distance last, as in every other scope
         names.remove("d_in")
         names.append("d_in")
-    axes: dict[str, list] = {n: [] for n in names}
-    combos: list[tuple] = []
+    axes: dict[str, dict] = {n: {} for n in names}  # insertion-ordered sets
+    combos: dict[tuple, None] = {}
     for b in grid:
-        combo = tuple(b.get(n) for n in names)
-        if combo not in combos:
-            combos.append(combo)
+        combos[tuple(_hashable(b.get(n)) for n in names)] = None
         for n in names:
-            if n in b and b[n] not in axes[n]:
-                axes[n].append(b[n])
+            if n in b:
+                axes[n].setdefault(_hashable(b[n]), b[n])
+    axes = {n: list(values.values()) for n, values in axes.items()}
+    combos = [tuple(c) for c in combos]
     product = 1
     for n in names:
         product *= len(axes[n])
     if len(combos) == 1:
-        return "the one binding " + ", ".join(f"{n}={_plain(v)}" for n, v in zip(names, combos[0]))
+        return "the one binding " + ", ".join(f"{n}={_plain(v)}" for n, v in grid[0].items())
 
     def axis(n: str) -> str:
         values = [_plain(v) for v in _sort_values(axes[n])]
