@@ -214,11 +214,30 @@ def max_log_ratio(P: Distribution, Q: Distribution) -> Divergence:
         r = _ratio(p, q)
         if best is None or compare(r, best) > 0:
             best, best_out = r, o
-    if not isinstance(best, Fraction):
-        best = to_fraction_if_rational(sympy.simplify(best))  # once, for the ratio that won
-    if best == 1:
-        return Divergence(Fraction(0), best_out)
-    return Divergence(to_fraction_if_rational(sympy.expand_log(_log(best), force=True)), best_out)
+    return Divergence(_log_of_ratio(best), best_out)
+
+
+_SIMPLIFY_OPS = 120
+"""Largest ratio (in SymPy operations) :func:`_log_of_ratio` simplifies; a larger one keeps
+the form it has (the value is the same; simplifying it could take minutes)."""
+
+
+def _log_of_ratio(ratio):
+    """``log(ratio)`` exactly, in a tidy form where that is cheap: a rational ``ratio`` as
+    ``log(3)`` or ``2*log(3) - log(2)``, ``exp(1/2)`` as ``1/2``. Expanding the logarithm
+    is done only for products and powers: SymPy's ``expand_log(force=True)`` on a
+    logarithm of a sum such as ``log((E - 3*exp(2))/(E - 3*exp(3/2)))`` (permute-and-flip
+    on 3 candidates) ran for minutes."""
+    if not isinstance(ratio, Fraction):
+        if sympy.count_ops(ratio) <= _SIMPLIFY_OPS:
+            ratio = sympy.simplify(ratio)
+        ratio = to_fraction_if_rational(ratio)
+    if ratio == 1:
+        return Fraction(0)
+    value = _log(ratio)
+    if isinstance(ratio, Fraction) or not ratio.has(sympy.Add):
+        value = sympy.expand_log(value, force=True)
+    return to_fraction_if_rational(value)
 
 
 def pure_epsilon(P: Distribution, Q: Distribution) -> Divergence:
