@@ -129,7 +129,9 @@ def _glue_values(argv: Sequence[str], value_options: Sequence[str] = ()) -> list
 _ASCII = {"ε": "epsilon", "δ": "delta", "σ": "sigma", "ρ": "rho", "α": "alpha", "λ": "lambda",
           "μ": "mu", "Δ": "Delta", "∞": "inf", "≤": "<=", "≥": ">=", "≠": "!=", "≈": "~",
           "…": "...", "·": "*", "×": "x", "−": "-", "–": "-", "—": "--", "→": "->", "←": "<-",
-          "√": "sqrt", "∈": "in", "±": "+/-", "‘": "'", "’": "'", "“": '"', "”": '"'}
+          "√": "sqrt", "∈": "in", "±": "+/-", "∝": "propto", "⌈": "ceil(", "⌉": ")",
+          "⌊": "floor(", "⌋": ")", "²": "^2", "³": "^3", "⁴": "^4", "Φ": "Phi", "Σ": "sum",
+          "π": "pi", "Γ": "Gamma", "⊆": "subset of", "‘": "'", "’": "'", "“": '"', "”": '"'}
 """The symbols exactdp prints, spelt in ASCII for a terminal that cannot show them."""
 
 
