@@ -11,6 +11,7 @@ from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accountant import (
+    SUBSAMPLED_WIDTH,
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
 
@@ -30,7 +31,8 @@ Mechanisms (--mechanism NAME, then its --param KEY=VALUE; repeat --mechanism for
 each --param applying to the --mechanism before it):
   discrete-laplace     scale=T (P(z) proportional to exp(-|z|/T)), sensitivity=1
   randomized-response  p=P (truth probability) or epsilon=E, k_values=2
-  gaussian             sigma=S, sensitivity=1
+  gaussian             sigma=S, sensitivity=1; DP-SGD: sampling=poisson rate=Q (each record
+                       in a batch with probability Q; add/remove neighbours, both directions)
   discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
 Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
 for 0.1, at its exact value: the parameter a library holds).
@@ -49,6 +51,7 @@ examples:
   exactdp account --mechanism discrete-laplace --param scale=10 --k 1000 --delta 1e-6
   exactdp account --mechanism discrete-gaussian --param sigma=10 --k 1000 --delta 1e-6 --width 1e-6 --json
   exactdp account --mechanism gaussian --param sigma=2 --k 50 --epsilon 1
+  exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 10 --delta 1e-6
   exactdp account --mechanism randomized-response --param p=3/4 --k 10 --delta 1e-6 --check 10.9
   exactdp account --mechanism discrete-laplace --param scale=10 \\
                   --mechanism discrete-gaussian --param sigma=3 --k 20 --delta 1e-5
@@ -84,7 +87,8 @@ def register(subparsers) -> None:
     p.add_argument("--delta", metavar="D", help="delta: print the enclosure of epsilon(delta)")
     p.add_argument("--epsilon", metavar="E", help="epsilon: print the enclosure of delta(epsilon)")
     p.add_argument("--width", default=None, metavar="W",
-                   help=f"target relative width of the enclosure (default {float(DEFAULT_WIDTH):g})")
+                   help=f"target relative width of the enclosure (default {float(DEFAULT_WIDTH):g}; "
+                        f"{float(SUBSAMPLED_WIDTH):g} for a subsampled gaussian)")
     p.add_argument("--check", metavar="X", help="another accountant's number, compared with the enclosure")
     p.add_argument("--max-k", type=int, default=DEFAULT_MAX_K, metavar="N",
                    help=f"refuse k above N (default {DEFAULT_MAX_K:,})")
@@ -116,7 +120,7 @@ def _k(text: str) -> int:
 def run(args) -> int:
     mechanisms = _mechanisms(args)
     k = _k(args.k)
-    width = args.width if args.width is not None else DEFAULT_WIDTH
+    width = args.width  # None: the accountant's default for the mechanisms given
     published = nonnegative(args.check, "--check") if args.check is not None else None
     target = mechanisms if len(mechanisms) > 1 else mechanisms[0]
     result = account(target, k, delta=args.delta, epsilon=args.epsilon, width=width,

@@ -70,7 +70,7 @@ from exactdp.numeric.intervals import (
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 
 __all__ = [
-    "MECHANISMS", "DEFAULT_WIDTH", "DEFAULT_MAX_K", "DEFAULT_MAX_SLOTS",
+    "MECHANISMS", "DEFAULT_WIDTH", "SUBSAMPLED_WIDTH", "DEFAULT_MAX_K", "DEFAULT_MAX_SLOTS",
     "AccountResult", "AccountCheck", "account",
 ]
 
@@ -128,6 +128,7 @@ class _Component:
     variance: Fraction | float = 0.0  # variance of n (in units), for the budget estimate only
     mu2: Fraction | None = None  # Gaussian: (sensitivity / sigma)**2
     pure_epsilon: Any = None  # Fraction, a (_Unit, int) pair, or None for infinite
+    model: Any = None  # "subsampled": the PoissonGaussian whose certified pairs are composed
 
     def describe(self) -> str:
         return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in self.params.items()) + ")"
@@ -247,11 +248,34 @@ def _discrete_gaussian(params: dict) -> _Component:
 
 
 def _gaussian(params: dict) -> _Component:
-    check_parameter_names("gaussian", params, ("sigma", "sensitivity"), ("sigma",))
+    check_parameter_names("gaussian", params, ("sigma", "sensitivity", "sampling", "rate"), ("sigma",))
     s = positive(params["sigma"], "sigma")
     d = positive(params.get("sensitivity", 1), "sensitivity")
-    return _Component("gaussian", {"sigma": show_exact(s), "sensitivity": show_exact(d)}, "gaussian",
-                      mu2=(d / s) ** 2)
+    shown_params = {"sigma": show_exact(s), "sensitivity": show_exact(d)}
+    sampling = params.get("sampling")
+    if sampling is None:
+        if "rate" in params:
+            raise InvalidArgument(f"rate={shown(params['rate'])} goes with sampling=poisson; pass "
+                                  f"sampling=poisson rate=Q for a Poisson-subsampled Gaussian (DP-SGD)")
+        return _Component("gaussian", shown_params, "gaussian", mu2=(d / s) ** 2)
+    if sampling != "poisson":
+        raise InvalidArgument(
+            f"sampling={shown(sampling)} is not one the accountant composes; use sampling=poisson with "
+            f"rate=Q (each record in a batch independently with probability Q, add/remove neighbours, as "
+            f"DP-SGD); sampling without replacement is not supported yet")
+    if "rate" not in params:
+        raise InvalidArgument("sampling=poisson needs rate=Q, the probability that a record is in a batch, "
+                              "e.g. rate=0.01")
+    q = to_exact(params["rate"], "rate")
+    if not 0 < q <= 1:
+        raise InvalidArgument(f"rate={shown(params['rate'])} is outside (0, 1]; it is the probability "
+                              f"that a record is in a batch, e.g. rate=0.01")
+    if q == 1:  # every record in every batch: the plain Gaussian
+        return _Component("gaussian", shown_params, "gaussian", mu2=(d / s) ** 2)
+    from exactdp.mechanisms.subsampling import PoissonGaussian
+
+    shown_params.update(sampling="poisson", rate=show_exact(q))
+    return _Component("gaussian", shown_params, "subsampled", model=PoissonGaussian(q, d / s))
 
 
 _BUILDERS = {
@@ -712,6 +736,13 @@ def _common(components: list) -> tuple[str, _Unit | None, list]:
     if not live:
         return "null", None, []
     kinds = {c.kind for c in live}
+    if "subsampled" in kinds:
+        if len(live) > 1:
+            raise InvalidArgument(
+                "a list holding a subsampled gaussian (sampling=poisson) composes only that one mechanism "
+                "so far; account for it alone (its k steps) and compose the results' (epsilon, delta) "
+                "with exactdp compose")
+        return "subsampled", None, [(live[0], 1)]
     if kinds == {"gaussian"}:
         return "gaussian", None, []
     if "gaussian" in kinds:
@@ -868,7 +899,7 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
 
 
 def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | None = None,
-            width=DEFAULT_WIDTH, max_k: int | None = DEFAULT_MAX_K,
+            width=None, max_k: int | None = DEFAULT_MAX_K,
             max_slots: int | None = DEFAULT_MAX_SLOTS, max_bits: int = _MAX_BITS) -> AccountResult:
     """Certified ``epsilon(delta)`` (give ``delta``) or ``delta(epsilon)`` (give ``epsilon``)
     of ``mechanisms`` composed ``k`` times.
@@ -881,8 +912,14 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     ``discrete-gaussian`` (``sigma`` or ``sigma_squared``, ``sensitivity=1``). Numbers are
     exact (``'0.1'`` is one tenth); floats are refused.
 
+    A Poisson-subsampled Gaussian (DP-SGD) is ``("gaussian", {"sigma": ..., "sampling":
+    "poisson", "rate": q})``: its add/remove dominating pairs are discretised on the loss grid
+    ``2**-m`` into a pair above and a pair below the true one (see
+    :mod:`exactdp.mechanisms.subsampling`), ``m`` growing until the width is met.
+
     The working precision is doubled from 64 bits until ``upper - lower <= width * upper``
     (or ``max_bits``: then ``width_met`` is False and the enclosure, still sound, is wider).
+    ``width`` defaults to ``DEFAULT_WIDTH`` (``SUBSAMPLED_WIDTH`` for a subsampled Gaussian).
     ``k`` above ``max_k`` or a lattice above ``max_slots`` points is refused before work.
     """
     started = time.perf_counter()
@@ -902,12 +939,12 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     if (delta is None) == (epsilon is None):
         raise InvalidArgument("give delta=... (for epsilon(delta)) or epsilon=... (for delta(epsilon)), "
                               "exactly one")
-    w = _check_width(width)
     if isinstance(max_bits, bool) or not isinstance(max_bits, int) or max_bits < _START_BITS:
         raise InvalidArgument(f"max_bits={max_bits!r} is not an int >= {_START_BITS}")
     quantity = "epsilon" if delta is not None else "delta"
     given = probability(delta, "delta") if delta is not None else nonnegative(epsilon, "epsilon")
     kind, unit, scaled = _common(components)
+    w = _check_width(width if width is not None else SUBSAMPLED_WIDTH if kind == "subsampled" else DEFAULT_WIDTH)
     described = tuple((c.name, c.params) for c in components)
 
     def result(lo, hi, met, bits, slots, notes="") -> AccountResult:
@@ -935,6 +972,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                      option="max_slots", hint="use a smaller k, or mechanisms whose losses take fewer "
                      "values (a smaller sigma, scales with a simpler common unit)")
 
+    if kind == "subsampled":
+        return _account_subsampled(scaled[0][0].model, k, quantity, given, w, max_slots, max_bits, result)
     bits = _START_BITS
     if kind == "gaussian":  # the losses' magnitude mu**2 costs its bits: start past them
         mu2 = k * sum(c.mu2 for c in components if c.kind == "gaussian")
@@ -991,6 +1030,98 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                                   f"is certified")
                 return result(bracket[0], bracket[1], False, bits, slots)
         bits = min(2 * bits, limit)
+
+
+# --- the subsampled Gaussian ------------------------------------------------------------
+
+SUBSAMPLED_WIDTH = Fraction(1, 1000)
+"""Default target relative width for a subsampled Gaussian (its grid error falls as ``h**2``;
+each halving of ``h`` doubles the lattice)."""
+
+_SUB_FIRST_M = 9
+_SUB_LAST_M = 20
+
+
+class _PairEvaluator:
+    """``delta(eps)`` of the composed subsampled Gaussian: the lower end from the composed lower
+    pair (remove), the upper end the larger of the composed upper pairs (remove, add)."""
+
+    def __init__(self, lower: _LatticeEvaluator, uppers: list):
+        self.lower, self.uppers = lower, uppers
+
+    def __call__(self, eps: Fraction) -> tuple[Fraction, Fraction]:
+        lo = self.lower(eps)[0]
+        hi = max(u(eps)[1] for u in self.uppers)
+        return min(lo, hi), hi
+
+    def top_loss_upper(self) -> Fraction:
+        return max(u.top_loss_upper() for u in self.uppers)
+
+
+def _pair_lattice(pair) -> _Lattice:
+    """A :class:`~exactdp.mechanisms.subsampling.LatticePair` as a lattice (its end slots of a
+    few ulps trimmed into the slack)."""
+    return _trim(_Lattice(pair.w, pair.top, 1, pair.bits, pair.slack))
+
+
+def _subsampled_estimate(model, m: int, k: int, bits: int) -> tuple[int, int]:
+    """``(points of one step, points of the k-fold composition)``, estimated before any work:
+    the full support, or a window of ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side
+    (the loss's variance under the mixture is at most ``q**2 (e^(mu**2) - 1) / (1 - q)``)."""
+    from exactdp.mechanisms.subsampling import grid_points
+
+    h = Fraction(1, 2**m)
+    one = max(hi - lo + 1 for lo, hi in (grid_points(model, d, h, bits) for d in ("remove", "add")))
+    q, mu2 = float(model.q), float(model.mu) ** 2
+    var = q * q * math.expm1(min(mu2, 700.0)) / max(1 - q, 1e-300)
+    window = 2 * math.sqrt(2 * k * var * (bits + 40) * 0.7) * 2**m + one
+    return one, int(min(k * (one - 1) + 1, window))
+
+
+def _account_subsampled(model, k: int, quantity: str, given: Fraction, w: Fraction,
+                        max_slots, max_bits: int, result) -> AccountResult:
+    """Refine the grid ``h = 2**-m`` until the enclosure's width is met (or the next grid would
+    pass ``max_slots``, or ``m`` reaches its last level: then ``width_met`` is False)."""
+    from exactdp.mechanisms.subsampling import lattice_pairs
+
+    bracket, best, cache = None, None, {}
+    m = _SUB_FIRST_M
+    while m <= _SUB_LAST_M:
+        one, _ = _subsampled_estimate(model, m, k, 64)
+        need = 1 / (given * w) if quantity == "epsilon" and given > 0 else Fraction(2**32)
+        bits = min(max_bits, 64 + (k * one).bit_length() + math.ceil(need).bit_length())
+        slots = _subsampled_estimate(model, m, k, bits)[1]
+        if max_slots is not None and slots > max_slots:
+            if best is None:
+                refuse_above(slots, max_slots, option="max_slots",
+                             what=f"lattice points in the privacy-loss distribution of k={k:,} subsampled "
+                                  f"Gaussian steps at the grid 2**-{m}",
+                             hint="use a smaller k, or a larger sigma or smaller rate")
+            break
+        pairs = lattice_pairs(model, m, bits, cache=cache)
+        unit = _Unit(Fraction(1, 2**m))
+        composed = {key: _power(_pair_lattice(pair), k) for key, pair in pairs.items()}
+        ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
+                            [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add")])
+        held = max(len(lat.w) for lat in composed.values())
+        notes = (f"Poisson subsampling, add/remove neighbours: the larger of the remove and add "
+                 f"directions; certified pairs above and below on the loss grid 2**-{m}")
+        if quantity == "delta":
+            lo, hi = ev(given)
+            best = result(lo, hi, hi - lo <= w * hi, bits, held, notes)
+        else:
+            found = _epsilon_step(ev, given, w, bracket, "lattice", None)
+            if found is None:
+                best = best or result(Fraction(0), math.inf, False, bits, held, _not_bracketed(given, bits))
+            else:
+                a, b, met, bracket = found
+                best = result(a, b, met, bits, held, notes)
+        if best.width_met:
+            return best
+        # the grid's error falls as h**2: skip to the grid the width asks for (at least the next)
+        ratio = best.relative_width() / w if best.relative_width() != math.inf else 4
+        m += max(1, math.ceil(math.log2(max(float(ratio), 1.0)) / 2))
+    return best
 
 
 def _certified_upper_end(evaluate, delta: Fraction, kind: str, pure_upper) -> Fraction | None:

@@ -1,0 +1,359 @@
+"""The Poisson-subsampled Gaussian (DP-SGD) as certified lattice pairs for the accountant.
+
+One step of DP-SGD adds ``N(0, sigma**2)`` noise to a sum of clipped gradients computed on a
+batch that holds each record independently with probability ``q`` (Poisson subsampling).
+Under add/remove neighbours (one record more or less), with ``mu = sensitivity / sigma``,
+the tight dominating pairs are (Zhu, Dong and Wang 2022, Prop. 30; Balle, Barthe and
+Gaboardi 2018)
+
+* remove: ``P = (1 - q) N(0, 1) + q N(mu, 1)`` against ``Q = N(0, 1)``;
+* add:    ``P = N(0, 1)`` against ``Q = (1 - q) N(0, 1) + q N(mu, 1)``;
+
+and ``k`` steps have ``delta(eps) = max(delta_remove^(k)(eps), delta_add^(k)(eps))``: the
+differing record is the same in every step, so each direction is composed with itself.
+
+Each pair's privacy profile ``H(a) = sup_S P(S) - a Q(S) = P[L > log a] - a Q[L > log a]``
+(``L`` the privacy loss) is convex and decreasing in ``a >= 0`` with ``H(0) = 1`` and slope
+``H'(a) = -Q[L > log a]``, and has a closed form through the normal CDF (the loss is
+monotone in the Gaussian output). This module encloses ``H`` with ball arithmetic (Arb, via
+python-flint) on the grid ``a_n = e^(n h)``, ``h = 2**-m``, and builds two discrete pairs
+whose losses lie on the lattice ``n h`` (so that ``k`` steps compose by exact integer
+convolution in :mod:`exactdp.mechanisms.accountant`):
+
+* an **upper pair** whose profile is the piecewise-linear interpolation, through ``(0, 1)``,
+  of upper bounds of ``H(a_n)`` at a subset of the grid points (kept only where convexity is
+  certified): a chord between points on or above a convex function lies above it, so the
+  pair dominates the true one ("connect the dots", Doroshenko et al. 2022); after the last
+  point the profile stays at its last value (that mass has an infinite loss);
+* a **lower pair** (remove direction) through ``(0, 1)`` along ``1 - a`` (where ``H`` is
+  exactly ``1 - a``: ``L > log(1 - q)`` always) and then through the values
+  ``H(a_n) - c_n``, with ``c_n = max(E_(n-1), E_n)`` and ``E_n = (a_(n+1) - a_n) Q_n / 4``
+  (``Q_n`` the ``Q``-mass of ``log a_n < L <= log a_(n+1)``): on a cell ``[a, b]`` a convex
+  ``f`` lies at most ``(b - a)(f'(b) - f'(a)) / 4`` below its chord, so every chord lies
+  below ``H``; it ends at 0 through a last point under ``H``'s tangent.
+
+A convex, decreasing profile through ``(0, 1)`` with slopes in ``[-1, 0]`` is the profile
+of a pair of probability measures (its kinks are the losses, the slope increments the
+``Q``-masses); a pair whose profile is pointwise above (below) another's dominates (is
+dominated by) it in the Blackwell order, and composition preserves that order. So the
+``k``-fold composition of the upper pair bounds ``delta`` from above and that of the lower
+pair from below, at every ``eps``. The proof, step by step, is
+``proofs/accountant-poisson-gaussian.md``.
+
+Every probability here is an Arb ball; masses are handed on as ``[lo, hi]`` dyadic
+rationals. Nothing is rounded the unsafe way: a convexity that cannot be certified at the
+working precision drops the point (upper pair) or lowers the value (lower pair), both of
+which keep the pair on its side.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from exactdp.errors import InvalidArgument, MissingDependency, Undecided
+
+__all__ = ["PoissonGaussian", "LatticePair", "lattice_pairs", "grid_points"]
+
+
+def _flint():
+    try:
+        import flint
+    except ImportError:  # pragma: no cover - a dependency of exactdp
+        raise MissingDependency("python-flint", None) from None
+    return flint
+
+
+@dataclass(frozen=True)
+class PoissonGaussian:
+    """The Gaussian mechanism with noise ``sigma`` on a sum of ``sensitivity``-bounded terms,
+    run on a Poisson subsample of rate ``q`` (``0 < q <= 1``)."""
+
+    q: Fraction
+    mu: Fraction  # sensitivity / sigma
+
+    def __post_init__(self):
+        if not 0 < self.q <= 1:
+            raise InvalidArgument(f"rate={self.q} is outside (0, 1]; the sampling rate is the "
+                                  f"probability that a record is in a batch")
+        if self.mu <= 0:
+            raise InvalidArgument(f"sensitivity/sigma={self.mu} is not positive")
+
+
+@dataclass
+class LatticePair:
+    """A discrete pair on the losses ``n h``, in fixed point with ``bits`` fraction bits:
+    ``w[i] / 2**bits`` is a lower bound of the ``P``-mass at loss ``(top - i) h``, and
+    ``slack / 2**bits`` bounds what the ``w`` miss in all, the ``P``-mass with an infinite loss
+    (the upper pair's tail; none in the lower pair) included."""
+
+    top: int
+    w: list
+    slack: int
+    bits: int
+
+
+def _fraction(x) -> Fraction:
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def _dyadic(arb, x: Fraction):
+    """The dyadic rational ``x`` as an exact ball (a power-of-two denominator divides exactly)."""
+    d = x.denominator
+    if d & (d - 1):
+        raise ValueError(f"{x} is not dyadic")
+    return arb(x.numerator) * arb(2) ** -(d.bit_length() - 1) if d > 1 else arb(x.numerator)
+
+
+class _Profile:
+    """``H(a_n)``, ``Q[L > log a_n]`` and ``a_n`` on the grid, as Arb balls."""
+
+    def __init__(self, model: PoissonGaussian, direction: str, h: Fraction, prec: int):
+        flint = _flint()
+        self.arb = flint.arb
+        self.ctx = flint.ctx
+        self.model, self.direction, self.h, self.prec = model, direction, h, prec
+        arb = self.arb
+        with _precision(self.ctx, prec):
+            self.q = arb(model.q.numerator) / model.q.denominator
+            self.mu = arb(model.mu.numerator) / model.mu.denominator
+            self.keep = 1 - self.q  # 1 - q
+            self.hb = arb(h.numerator) / h.denominator
+
+    def point(self, n: int):
+        """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``."""
+        arb = self.arb
+        with _precision(self.ctx, self.prec):
+            loss = self.hb * n
+            a = loss.exp()
+            q, mu, keep = self.q, self.mu, self.keep
+            half = mu * mu / 2
+            if self.direction == "remove":
+                # L = log(1 - q + q e^(mu x - mu^2/2)) > loss  iff  x > x0
+                gap = a - keep
+                if gap <= 0:  # certified a <= 1 - q: L > log a always
+                    return a, 1 - a, arb(1)
+                if not gap > 0:
+                    raise _Uncertified(n)
+                x0 = ((gap / q).log() + half) / mu
+                qt = _upper_tail(x0)  # Q[x > x0], x ~ N(0, 1)
+                pt = keep * qt + q * _upper_tail(x0 - mu)
+            else:
+                # L = -log(1 - q + q e^(mu x - mu^2/2)) > loss  iff  x < x1
+                gap = 1 / a - keep
+                if gap <= 0:  # L < -log(1 - q) <= loss: never
+                    return a, arb(0), arb(0)
+                if not gap > 0:
+                    raise _Uncertified(n)
+                x1 = ((gap / q).log() + half) / mu
+                pt = _upper_tail(-x1)  # P[x < x1], x ~ N(0, 1)
+                qt = keep * pt + q * _upper_tail(mu - x1)
+            return a, pt - a * qt, qt
+
+
+class _Uncertified(Exception):
+    """A comparison could not be decided at the working precision (raise it)."""
+
+
+def _upper_tail(t):
+    """``P[Z > t]`` for a standard normal ``Z``: ``erfc(t / sqrt 2) / 2``."""
+    return (t / t.__class__(2).sqrt()).erfc() / 2
+
+
+class _precision:
+    def __init__(self, ctx, prec: int):
+        self.ctx, self.prec = ctx, prec
+
+    def __enter__(self):
+        self.saved = self.ctx.prec
+        self.ctx.prec = self.prec
+
+    def __exit__(self, *exc):
+        self.ctx.prec = self.saved
+
+
+def grid_points(model: PoissonGaussian, direction: str, h: Fraction, bits: int) -> tuple[int, int]:
+    """The grid indices ``n_lo..n_hi`` (losses ``n h``) that hold all but ``2**-(bits+16)`` of
+    each tail. The choice is a matter of accuracy only: the pairs are valid for any range."""
+    q, mu = float(model.q), float(model.mu)
+    t = math.sqrt(2 * (bits + 16) * math.log(2)) + 1  # P[Z > t] <= 2**-(bits + 16)
+    keep = 1 - q
+
+    def loss_at(x):  # log(1 - q + q e^(mu x - mu^2/2)), without overflow
+        z = mu * x - mu * mu / 2 + math.log(q)
+        return z + math.log1p(keep * math.exp(-z)) if z > 0 else math.log(keep + math.exp(z))
+
+    hf = float(h)
+    if direction == "remove":
+        low = math.log(keep) if keep > 0 else loss_at(-t)
+        return math.floor(low / hf) - 1, math.ceil(loss_at(mu + t) / hf) + 1
+    high = -math.log(keep) if keep > 0 else -loss_at(-t)
+    return math.floor(-loss_at(mu + t) / hf) - 1, math.ceil(high / hf) + 2
+
+
+def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, cache: dict | None = None) -> dict:
+    """The certified pairs on the grid ``h = 2**-m`` in fixed point with ``bits`` fraction bits:
+    ``{"remove": upper pair, "add": upper pair, "lower": lower pair (remove)}``; probabilities
+    enclosed at ``bits + 64`` bits (more when a convexity is not certified there). ``cache`` (a
+    dict) keeps the profile's points between calls for the same model: a finer grid holds the
+    coarser one's points (a ball from a call with a few bits less is as valid, a little wider;
+    the retries at a higher precision keep their own)."""
+    for extra in (64, 192, 576):
+        try:
+            store = ({} if cache is None else cache).setdefault(extra, {})
+            return _lattice_pairs(model, m, bits, bits + extra, store)
+        except _Uncertified as e:
+            where = e.args[0]
+    raise Undecided(f"the subsampled Gaussian's pairs at the grid 2**-{m} could not be certified convex "
+                    f"near the loss {where}/2**{m} at {bits + 576} bits; try another rate or sigma")
+
+
+def _lattice_pairs(model: PoissonGaussian, m: int, bits: int, prec: int, cache: dict) -> dict:
+    h = Fraction(1, 2**m)
+    out = {}
+    for direction in ("remove", "add"):
+        lo, hi = grid_points(model, direction, h, bits)
+        prof = _Profile(model, direction, h, prec)
+        pts = []
+        for n in range(lo, hi + 1):
+            key = (direction, n * h)
+            if key not in cache:
+                cache[key] = prof.point(n)
+            pts.append(cache[key])
+        out[direction] = _upper_pair(prof, lo, pts, bits)
+        if direction == "remove":
+            out["lower"] = _lower_pair(prof, lo, pts, bits)
+    return out
+
+
+# --- the upper pair: connect the dots ------------------------------------------------------
+
+
+def _upper_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
+    arb = prof.arb
+    with _precision(prof.ctx, prof.prec):
+        # vertices (index, a, g) with g an exact upper bound of H(a); (0, 1) first
+        verts = [(None, arb(0), arb(1))]
+        for i, (a, hval, _) in enumerate(pts):
+            g = hval.upper()  # an exact point at or above H(a)
+            if g > 1:
+                g = arb(1)
+            verts.append((lo + i, a, g))
+            while len(verts) >= 3 and not _convex(verts[-3], verts[-2], verts[-1]):
+                del verts[-2]  # any subset of points above H gives a chord above H
+        # flat after the last vertex: its kink is convex only if the last segment descends
+        while len(verts) >= 3 and not bool(verts[-1][2] < verts[-2][2]):
+            del verts[-1]  # the flat value rises to the previous one: still above H
+        # the profile is flat after the last vertex: its value is mass at an infinite loss
+        return _pair_of(prof, verts, bits, infinite=verts[-1][2])
+
+
+def _cross(u, v, w):
+    """``(slope(v, w) - slope(u, v))`` times the two (positive) widths: a ball."""
+    return (w[2] - v[2]) * (v[1] - u[1]) - (v[2] - u[2]) * (w[1] - v[1])
+
+
+def _convex(u, v, w) -> bool:
+    """Certified: the slope from ``v`` to ``w`` is above the slope from ``u`` to ``v``."""
+    return bool(_cross(u, v, w) > 0)
+
+
+def _pair_of(prof: _Profile, verts: list, bits: int, infinite=None) -> LatticePair:
+    """The pair whose profile is the polyline through ``verts`` (then flat), in fixed point:
+    ``P``-mass ``a (s_after - s_before)`` at each vertex's loss, rounded down, the rest in
+    the slack; ``infinite`` (a ball) is the flat value, mass with an infinite loss."""
+    arb = prof.arb
+    slopes = [(verts[i + 1][2] - verts[i][2]) / (verts[i + 1][1] - verts[i][1]) for i in range(len(verts) - 1)]
+    slopes.append(arb(0))
+    top = verts[-1][0]
+    w = [0] * (top - verts[1][0] + 1)
+    slack = 0 if infinite is None else max(0, _fixed(infinite.upper(), bits, up=True))
+    for j in range(1, len(verts)):
+        mass = verts[j][1] * (slopes[j] - slopes[j - 1])
+        lo_ = max(0, _fixed(mass.lower(), bits, up=False))
+        w[top - verts[j][0]] = lo_
+        slack += _fixed(mass.upper(), bits, up=True) - lo_
+    return LatticePair(top, w, slack, bits)
+
+
+def _fixed(point, bits: int, *, up: bool) -> int:
+    """``floor`` (or ``ceil``) of an exact point times ``2**bits``."""
+    man, exp = point.man_exp()
+    man, shift = int(man), int(exp) + bits
+    if shift >= 0:
+        return man << shift
+    return -((-man) >> -shift) if up else man >> -shift
+
+
+# --- the lower pair: below every chord -------------------------------------------------------
+
+
+def _lower_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
+    arb = prof.arb
+    with _precision(prof.ctx, prof.prec):
+        a = [p[0] for p in pts]
+        hv = [p[1] for p in pts]
+        qt = [p[2] for p in pts]
+        n = len(pts)
+        err = [(a[i + 1] - a[i]) * (qt[i] - qt[i + 1]) / 4 for i in range(n - 1)]
+        err.append(arb(0))
+        c = [err[0]] + [_max(err[i - 1], err[i]) for i in range(1, n)]
+        g = [_fraction((hv[i] - c[i]).lower()) for i in range(n)]  # exact, <= H - c
+        # the end: the first point (past the start) whose value is not certified positive
+        # holds 0; the one before lies under the tangent of H there (so that chord is below H)
+        first = next((i for i in range(1, n) if hv[i].upper() < 1 and g[i] <= 0), n - 1)
+        end = max(first, 2)
+        g[end] = Fraction(0)
+        tangent = _fraction((qt[end] * (a[end] - a[end - 1])).lower())
+        g[end - 1] = max(Fraction(0), min(g[end - 1], tangent))
+        # the start: along 1 - a up to a point m whose value 1 - a_m is at most H - E_m (its
+        # chord to the next point stays below H); every later value must lie above the line
+        # (with the line as the first segment, convexity then keeps the profile >= 1 - a)
+        m = 0
+        while m < end - 1 and not (bool(hv[m] - err[m] - (1 - a[m]) > 0)
+                                   and bool(_dyadic(arb, g[m + 1]) - (1 - a[m + 1]) > 0)):
+            m += 1
+        verts = [(None, arb(0), arb(1)), (lo + m, a[m], 1 - a[m])]
+        verts += [(lo + i, a[i], _dyadic(arb, g[i])) for i in range(m + 1, end + 1)]
+        verts = _lower_hull(verts, Fraction(1, 2 ** (prof.prec - 16)))
+        return _pair_of(prof, verts, bits)
+
+
+def _max(x, y):
+    return x if bool(x > y) else (y if bool(y > x) else x.union(y))
+
+
+def _lower_hull(verts: list, margin: Fraction) -> list:
+    """The greatest convex minorant of the polyline through ``verts``, certified: a vertex
+    certified above its neighbours' chord is dropped (the new chord lies below the polyline,
+    so below ``H``); one that cannot be told from the chord is lowered ``margin`` below it (a
+    lower value keeps every chord below ``H``). The first two vertices, ``(0, 1)`` and the
+    end of the line ``1 - a``, are fixed: a kink there that is not certified convex is
+    refused (:class:`_Uncertified`)."""
+    arb = verts[0][2].__class__
+    out = verts[:2]
+    for w in verts[2:]:
+        out.append(w)
+        j = len(out) - 2
+        while j >= 1:
+            u, v, x = out[j - 1], out[j], out[j + 1]
+            if _convex(u, v, x):
+                break
+            if j == 1:
+                raise _Uncertified(v[0])
+            if _cross(u, v, x) < 0:  # certified: v lies above the chord from u to x
+                del out[j]
+                j -= 1
+                continue
+            chord = u[2] + (x[2] - u[2]) * (v[1] - u[1]) / (x[1] - u[1])
+            new = min(_fraction(v[2].lower()), _fraction(chord.lower())) - margin
+            if new < 0:  # a value this small cannot be placed below the chord and above 0
+                raise _Uncertified(v[0])
+            out[j] = (v[0], v[1], _dyadic(arb, new))
+            if not _convex(out[j - 1], out[j], out[j + 1]):
+                raise _Uncertified(v[0])
+            j -= 1  # the kink before has changed
+    return out
