@@ -15,6 +15,7 @@ _EXPORTS = exports_of({
         "SensitivityCurve", "assert_claim", "claim_parameters", "local_sensitivity", "sensitivity",
         "sensitivity_curve", "verify_claim"),
     "exactdp.checkers.float_witness": ("search_float_witness",),
+    "exactdp.checkers.search": ("SearchResult", "SearchVerdict", "search_claim"),
     "exactdp.errors": (
         "ClaimViolated", "ExactDPError", "InexactInput", "InvalidArgument", "SpaceMismatch",
         "TooLarge", "Undecided", "UndefinedQuery"),

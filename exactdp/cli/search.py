@@ -26,9 +26,14 @@ Hypothesis (pip install 'exactdp[hypothesis]')."""
 _EPILOG = """\
 examples:
   exactdp search --query sum --clip 10,20 --universe 0..1000000 --sizes 0..10000 --claim 'U-L'
-  exactdp search --query mean --universe 0..1000000 --sizes 1..10000 --claim '(U-L)/N' --seed 3
-  exactdp search --query sum --clip 0,5 --universe=-10..1000000 --sizes 0..100 --claim 'U-L' \\
-      --neighbors substitute --budget 5000 --json"""
+      (violated: adding one record moves a sum clipped to [10, 20] by up to U = 20, not U-L)
+  exactdp search --query mean --universe 0..1000000 --sizes 100..100 --neighbors substitute \\
+      --claim '(U-L)/N' --budget 200 --seed 3
+      (not-found: a true claim; N needs one size, and a search is never a proof)
+  exactdp search --query sum --clip 0,5 --universe=-10..1000000 --sizes 0..100 \\
+      --neighbors substitute --d-in 2 --claim 'U-L' --json
+      (violated, found by the search: two records changed move the sum by up to 2(U-L);
+      the corner's values -10..-3 all clip to 0)"""
 
 
 def run(args) -> int:

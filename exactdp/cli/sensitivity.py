@@ -157,7 +157,7 @@ def register(subparsers) -> None:
         "bit-exact evidence (else holds-on-grid, holds-ideal-noise, holds-statistically, "
         "holds-empirical-model).",
         "  exactdp sensitivity --query sum --universe=-3..13 --sizes 0..3 --clip 2,10 --claim 'U-L'\n"
-        "  exactdp sensitivity --query mean --universe 0..7 --sizes 1..8 --d-in 1..4\n"
+        "  exactdp sensitivity --query mean --universe 0..7 --sizes 1..6 --d-in 1..4\n"
         "  exactdp sensitivity --query median --pool 1,2,2,2,5,5,7,8,9,9 --size 6 "
         "--neighbors substitute --json"))
     s.add_argument("--query", required=True, action="append",

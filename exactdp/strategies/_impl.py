@@ -64,13 +64,40 @@ class _Layout:
 
     def sized(self, lo: int, hi: int) -> st.SearchStrategy[tuple[int, ...]]:
         """Datasets with ``lo <= size <= hi`` as sorted index tuples (Hypothesis keeps
-        sizes small and shrinks toward ``lo`` records and index 0)."""
+        sizes small and shrinks toward ``lo`` records and index 0). Over a universe, more
+        than :data:`RUNS_FROM` required records are drawn as runs of equal records (a
+        record, then how many copies), which shrink toward one run."""
         if not self.capped:
+            if lo > RUNS_FROM:
+                return self._runs(lo, hi)
             return st.lists(st.integers(0, self.m - 1), min_size=lo, max_size=hi).map(
                 lambda xs: tuple(sorted(xs)))
         starts = self.starts
         return st.lists(st.integers(0, self.total - 1), min_size=lo, max_size=hi, unique=True).map(
             lambda ps: tuple(sorted(bisect_right(starts, p) - 1 for p in ps)))
+
+    def _runs(self, lo: int, hi: int) -> st.SearchStrategy[tuple[int, ...]]:
+        """``lo`` records as runs of one record each (a few choices a run, not one a
+        record: 100 required records drawn one by one took most of a 15 s search), then
+        up to ``hi - lo`` records one by one. Every dataset can still be drawn."""
+        record = st.integers(0, self.m - 1)
+        extra = st.lists(record, max_size=hi - lo)
+
+        @st.composite
+        def runs(draw) -> tuple[int, ...]:
+            xs: list[int] = []
+            while len(xs) < lo:
+                left = lo - len(xs)
+                value = draw(record)
+                short = draw(st.integers(0, left - 1))  # shrinks to 0: the run fills the rest
+                xs.extend([value] * (left - short))
+            return tuple(sorted(xs + draw(extra)))
+
+        return runs()
+
+
+RUNS_FROM = 16
+"""Datasets of more required records than this are drawn as runs (see ``_Layout.sized``)."""
 
 
 # -- datasets ---------------------------------------------------------------------------
@@ -168,8 +195,7 @@ def index_pairs(space: DatasetSpace, metric: Metric | str, d_in: int, exact_k: b
                     f"d_in={d_in} with exact_k=True: no two datasets {where} differ in size "
                     f"by {d_in}; use d_in <= {top - lo} or widen the sizes"
                 )
-            return st.sampled_from(("add", "remove")).flatmap(
-                lambda way: _exact_add_remove(layout, way, d_in))
+            return _exact_add_remove(layout, d_in)
         if top == lo and (d_in < 2 or not _can_change(layout, 1)):
             raise InvalidArgument(
                 f"space={space!r} has one size ({lo}): no add/remove neighbours at "
@@ -177,7 +203,7 @@ def index_pairs(space: DatasetSpace, metric: Metric | str, d_in: int, exact_k: b
                 f"and one added) or metric='substitute'"
             )
         steps = min(d_in, 2 * top)
-        return layout.sized(lo, top).flatmap(lambda x: _edits(layout, x, steps, "add-remove"))
+        return _pairs(layout, layout.sized(lo, top), steps, "add-remove")
     if isinstance(metric, ChangeDistance):
         n_lo, n_hi = _change_sizes(layout, d_in if exact_k else 1)
         if not _can_change(layout, d_in if exact_k else 1):
@@ -187,8 +213,7 @@ def index_pairs(space: DatasetSpace, metric: Metric | str, d_in: int, exact_k: b
                 f"exact_k={exact_k}); widen the universe, the pool or the sizes"
             )
         steps = min(d_in, n_hi)
-        return layout.sized(n_lo, n_hi).flatmap(
-            lambda x: _edits(layout, x, steps, "substitute", exact=exact_k))
+        return _pairs(layout, layout.sized(n_lo, n_hi), steps, "substitute", exact=exact_k)
     raise InvalidArgument(
         f"metric={metric!r} has no strategy; use SymmetricDistance() or ChangeDistance()"
     )
@@ -208,43 +233,58 @@ def _can_change(layout: _Layout, d: int) -> bool:
     return usable >= 2 and n_lo <= n_hi
 
 
-def _exact_add_remove(layout: _Layout, way: str, d: int) -> st.SearchStrategy[IndexPair]:
+def _exact_add_remove(layout: _Layout, d: int) -> st.SearchStrategy[IndexPair]:
     lo, top = layout.space.min_size, layout.top
-    if way == "add":
-        return layout.sized(lo, top - d).flatmap(lambda x: _edits(layout, x, d, "add", exact=True))
-    return layout.sized(lo + d, top).flatmap(lambda x: _edits(layout, x, d, "remove", exact=True))
-
-
-def _edits(layout: _Layout, x: tuple[int, ...], steps: int, kind: str, exact: bool = False):
-    """Edits of ``x``: up to ``steps`` of them (exactly ``steps`` when ``exact``)."""
+    sources = {"add": layout.sized(lo, top - d), "remove": layout.sized(lo + d, top)}
+    ways = st.sampled_from(("add", "remove"))
 
     @st.composite
     def draw_pair(draw) -> IndexPair:
-        removed: list[int] = []  # positions in x
-        added: list[int] = []  # value indices
-        if kind == "add-remove":
-            removed, added = _plan_add_remove(draw, layout, x, steps)
-        else:
-            n = steps if exact else draw(st.integers(1, steps))
-            for _ in range(n):
-                if kind in ("substitute", "remove"):
-                    pos = _draw_removal(draw, layout, x, removed, added,
-                                        need_addable=kind == "substitute")
-                    if pos is None:
-                        break
-                    removed.append(pos)
-                if kind in ("substitute", "add"):
-                    added.append(_draw_addition(draw, layout, x, removed, added))
-        done = len(removed) + len(added)
-        if done == 0 or (exact and max(len(removed), len(added)) < steps):
-            from hypothesis import reject
-
-            reject()  # this x has no such neighbour in the space (rare: small pools)
-        gone = set(removed)
-        y = [v for p, v in enumerate(x) if p not in gone] + added
-        return x, tuple(sorted(y))
+        way = draw(ways)
+        return _draw_edits(draw, layout, draw(sources[way]), d, way, exact=True)
 
     return draw_pair()
+
+
+def _pairs(layout: _Layout, sources: st.SearchStrategy[tuple[int, ...]], steps: int, kind: str,
+           exact: bool = False) -> st.SearchStrategy[IndexPair]:
+    """A dataset of ``sources`` and one of its edits, from one strategy built once (a
+    ``flatmap`` built a strategy per example, which took most of a search's time)."""
+
+    @st.composite
+    def draw_pair(draw) -> IndexPair:
+        return _draw_edits(draw, layout, draw(sources), steps, kind, exact)
+
+    return draw_pair()
+
+
+def _draw_edits(draw, layout: _Layout, x: tuple[int, ...], steps: int, kind: str,
+                exact: bool = False) -> IndexPair:
+    """``(x, x')`` for an edit of ``x``: up to ``steps`` changes (exactly ``steps`` when
+    ``exact``)."""
+    removed: list[int] = []  # positions in x
+    added: list[int] = []  # value indices
+    if kind == "add-remove":
+        removed, added = _plan_add_remove(draw, layout, x, steps)
+    else:
+        n = steps if exact else draw(st.integers(1, steps))
+        for _ in range(n):
+            if kind in ("substitute", "remove"):
+                pos = _draw_removal(draw, layout, x, removed, added,
+                                    need_addable=kind == "substitute")
+                if pos is None:
+                    break
+                removed.append(pos)
+            if kind in ("substitute", "add"):
+                added.append(_draw_addition(draw, layout, x, removed, added))
+    done = len(removed) + len(added)
+    if done == 0 or (exact and max(len(removed), len(added)) < steps):
+        from hypothesis import reject
+
+        reject()  # this x has no such neighbour in the space (rare: small pools)
+    gone = set(removed)
+    y = [v for p, v in enumerate(x) if p not in gone] + added
+    return x, tuple(sorted(y))
 
 
 def _plan_add_remove(draw, layout: _Layout, x, steps: int) -> tuple[list[int], list[int]]:
