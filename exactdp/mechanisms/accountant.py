@@ -900,7 +900,8 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
 
 def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | None = None,
             width=None, max_k: int | None = DEFAULT_MAX_K,
-            max_slots: int | None = DEFAULT_MAX_SLOTS, max_bits: int = _MAX_BITS) -> AccountResult:
+            max_slots: int | None = DEFAULT_MAX_SLOTS, max_bits: int = _MAX_BITS,
+            _cache: dict | None = None) -> AccountResult:
     """Certified ``epsilon(delta)`` (give ``delta``) or ``delta(epsilon)`` (give ``epsilon``)
     of ``mechanisms`` composed ``k`` times.
 
@@ -921,6 +922,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     (or ``max_bits``: then ``width_met`` is False and the enclosure, still sound, is wider).
     ``width`` defaults to ``DEFAULT_WIDTH`` (``SUBSAMPLED_WIDTH`` for a subsampled Gaussian).
     ``k`` above ``max_k`` or a lattice above ``max_slots`` points is refused before work.
+    (:class:`~exactdp.mechanisms.curve.PrivacyCurve` passes ``_cache``, a dict in which the
+    composed distributions are kept between queries.)
     """
     started = time.perf_counter()
     if isinstance(mechanisms, list):
@@ -973,7 +976,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                      "values (a smaller sigma, scales with a simpler common unit)")
 
     if kind == "subsampled":
-        return _account_subsampled(scaled[0][0].model, k, quantity, given, w, max_slots, max_bits, result)
+        return _account_subsampled(scaled[0][0].model, k, quantity, given, w, max_slots, max_bits, result,
+                                   {} if _cache is None else _cache)
     bits = _START_BITS
     if kind == "gaussian":  # the losses' magnitude mu**2 costs its bits: start past them
         mu2 = k * sum(c.mu2 for c in components if c.kind == "gaussian")
@@ -998,7 +1002,9 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     bracket = None
     slots = 0
     while True:
-        if kind == "lattice":
+        if kind == "lattice" and _cache is not None and bits in _cache:
+            evaluate, slots = _cache[bits]
+        elif kind == "lattice":
             base = None
             for c, s in scaled:
                 lat = _component_lattice(c, s, bits)
@@ -1006,6 +1012,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
             composed = _power(base, k)
             evaluate = _LatticeEvaluator(composed, unit)
             slots = len(composed.w)
+            if _cache is not None:
+                _cache[bits] = evaluate, slots
         else:
             evaluate = _GaussianEvaluator(mu2, bits)
         limit = max_bits if kind == "lattice" else _GAUSS_MAX_PREC
@@ -1079,12 +1087,13 @@ def _subsampled_estimate(model, m: int, k: int, bits: int) -> tuple[int, int]:
 
 
 def _account_subsampled(model, k: int, quantity: str, given: Fraction, w: Fraction,
-                        max_slots, max_bits: int, result) -> AccountResult:
+                        max_slots, max_bits: int, result, cache: dict) -> AccountResult:
     """Refine the grid ``h = 2**-m`` until the enclosure's width is met (or the next grid would
-    pass ``max_slots``, or ``m`` reaches its last level: then ``width_met`` is False)."""
+    pass ``max_slots``, or ``m`` reaches its last level: then ``width_met`` is False). ``cache``
+    keeps the profile's points and each grid's composed pairs (with their precision)."""
     from exactdp.mechanisms.subsampling import lattice_pairs
 
-    bracket, best, cache = None, None, {}
+    bracket, best = None, None
     m = _SUB_FIRST_M
     while m <= _SUB_LAST_M:
         one, _ = _subsampled_estimate(model, m, k, 64)
@@ -1098,12 +1107,17 @@ def _account_subsampled(model, k: int, quantity: str, given: Fraction, w: Fracti
                                   f"Gaussian steps at the grid 2**-{m}",
                              hint="use a smaller k, or a larger sigma or smaller rate")
             break
-        pairs = lattice_pairs(model, m, bits, cache=cache)
-        unit = _Unit(Fraction(1, 2**m))
-        composed = {key: _power(_pair_lattice(pair), k) for key, pair in pairs.items()}
-        ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
-                            [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add")])
-        held = max(len(lat.w) for lat in composed.values())
+        kept = cache.get(("grid", m))
+        if kept is not None and kept[0] >= bits:  # composed before at this grid, precise enough
+            bits, ev, held = kept
+        else:
+            pairs = lattice_pairs(model, m, bits, cache=cache.setdefault("points", {}))
+            unit = _Unit(Fraction(1, 2**m))
+            composed = {key: _power(_pair_lattice(pair), k) for key, pair in pairs.items()}
+            ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
+                                [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add")])
+            held = max(len(lat.w) for lat in composed.values())
+            cache[("grid", m)] = bits, ev, held
         notes = (f"Poisson subsampling, add/remove neighbours: the larger of the remove and add "
                  f"directions; certified pairs above and below on the loss grid 2**-{m}")
         if quantity == "delta":

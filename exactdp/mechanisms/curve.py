@@ -1,0 +1,86 @@
+"""A composition's privacy curve as an object: certified ``epsilon(delta)`` and ``delta(epsilon)``
+queries that share the composed privacy-loss distribution.
+
+:func:`~exactdp.mechanisms.accountant.account` composes and then answers one query.
+:class:`PrivacyCurve` keeps what it composed (the lattice at each precision, the subsampled
+Gaussian's pairs at each grid), so that further queries reuse it::
+
+    >>> curve = PrivacyCurve("discrete-laplace", 100, params={"scale": 10})
+    >>> r = curve.epsilon(delta="1e-6")
+    >>> r.epsilon_lower <= r.epsilon_upper
+    True
+    >>> [row["delta_upper"] >= row["delta_lower"] for row in curve.band(["0.5", "1"])]
+    [True, True]
+
+Every answer is an :class:`~exactdp.mechanisms.accountant.AccountResult`: a certified
+enclosure (lower rounded down, upper rounded up), as from ``account``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.accountant import DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, AccountResult, account
+from exactdp.numeric.exact import to_exact
+
+__all__ = ["PrivacyCurve", "MAX_BAND_POINTS"]
+
+MAX_BAND_POINTS = 1_000
+"""Most epsilons one :meth:`PrivacyCurve.band` call evaluates."""
+
+
+class PrivacyCurve:
+    """The privacy curve of ``mechanisms`` composed ``k`` times (the same mechanisms and
+    parameters as :func:`~exactdp.mechanisms.accountant.account`)."""
+
+    def __init__(self, mechanisms, k: int = 1, *, params: dict | None = None, width=None,
+                 max_k: int | None = DEFAULT_MAX_K, max_slots: int | None = DEFAULT_MAX_SLOTS):
+        self.mechanisms, self.k, self.params, self.width = mechanisms, k, params, width
+        self.max_k, self.max_slots = max_k, max_slots
+        self._cache: dict = {}
+        self.queries = 0
+
+    def _ask(self, **query) -> AccountResult:
+        self.queries += 1
+        width = query.pop("width", None)
+        return account(self.mechanisms, self.k, params=self.params, max_k=self.max_k,
+                       max_slots=self.max_slots, width=width if width is not None else self.width,
+                       _cache=self._cache, **query)
+
+    def epsilon(self, delta, *, width=None) -> AccountResult:
+        """The certified enclosure of ``epsilon(delta)``."""
+        return self._ask(delta=delta, width=width)
+
+    def delta(self, epsilon, *, width=None) -> AccountResult:
+        """The certified enclosure of ``delta(epsilon)``."""
+        return self._ask(epsilon=epsilon, width=width)
+
+    def band(self, epsilons, *, width=None) -> list[dict]:
+        """Certified ``delta(epsilon)`` at each of ``epsilons``: one row per epsilon with the exact
+        ``epsilon`` and the enclosure's ``delta_lower``/``delta_upper`` (Fractions; the lower end
+        rounded down, the upper up)."""
+        epsilons = list(epsilons)
+        if not epsilons:
+            raise InvalidArgument("epsilons=[] is empty; pass the epsilons at which to bound delta")
+        if len(epsilons) > MAX_BAND_POINTS:
+            raise InvalidArgument(f"{len(epsilons):,} epsilons, more than {MAX_BAND_POINTS:,}; pass fewer")
+        rows = []
+        for e in epsilons:
+            r = self.delta(e, width=width)
+            rows.append({"epsilon": to_exact(e, "epsilon"), "delta_lower": r.delta_lower,
+                         "delta_upper": r.delta_upper, "width_met": r.width_met})
+        return rows
+
+    def to_dict(self, *, epsilons=(), deltas=()) -> dict:
+        """JSON-ready: the mechanisms, ``k`` and the enclosures at the given points (each as
+        :meth:`AccountResult.to_dict`: decimal strings, lower ends rounded down, upper up)."""
+        points = [self.epsilon(d).to_dict() for d in deltas] + [self.delta(e).to_dict() for e in epsilons]
+        if not points:
+            raise InvalidArgument("give epsilons=[...] and/or deltas=[...]: the points to export")
+        return {"mechanism": points[0]["mechanism"], "params": points[0]["params"], "k": self.k,
+                "points": points}
+
+    def __repr__(self) -> str:
+        return f"PrivacyCurve({self.mechanisms!r}, k={self.k}, queries={self.queries})"
+
