@@ -9,6 +9,11 @@ The two libraries are benchmark-only dependencies (not in pyproject). With
 ``pip install dp_accounting prv_accountant``), called once per case as a child process
 that prints JSON; exactdp runs here.
 
+DP-SGD cases (issue 17): the Poisson-subsampled Gaussian, add/remove neighbours, q = 0.01,
+sigma = 1, k = 1000 and 10000 (width 1e-3), and q = 2^-8, sigma = 0.8, k = 10^5 (width 1e-2),
+against dp_accounting's PLD (pessimistic and optimistic, intervals 1e-2..1e-4) and RDP, and
+prv_accountant (eps_error 0.01). ``--only DP-SGD`` runs only those.
+
 Cases (the issue's targets): discrete Laplace P(z) ∝ exp(-0.1|z|) (scale t = 10,
 sensitivity 1) at delta = 1e-6, k = 100, 1000, 10000 (width 1e-9 relative); the discrete
 Gaussian sigma = 10 at delta = 1e-6, k = 1000 (width 1e-6). prv_accountant has neither
@@ -42,6 +47,14 @@ CASES = [
      "delta": "1e-6", "width": "1e-9"},
     {"name": "discrete-gaussian sigma=10", "mech": "discrete-gaussian", "params": {"sigma": 10}, "k": 1000,
      "delta": "1e-6", "width": "1e-6"},
+    # DP-SGD: the Poisson-subsampled Gaussian (add/remove), the issue-17 targets
+    {"name": "DP-SGD q=0.01 sigma=1", "mech": "gaussian",
+     "params": {"sigma": 1, "sampling": "poisson", "rate": "0.01"}, "k": 1000, "delta": "1e-6", "width": "1e-3"},
+    {"name": "DP-SGD q=0.01 sigma=1", "mech": "gaussian",
+     "params": {"sigma": 1, "sampling": "poisson", "rate": "0.01"}, "k": 10000, "delta": "1e-6", "width": "1e-3"},
+    {"name": "DP-SGD q=2^-8 sigma=0.8", "mech": "gaussian",
+     "params": {"sigma": "0.8", "sampling": "poisson", "rate": "1/256"}, "k": 100000, "delta": "1e-6",
+     "width": "1e-2"},
 ]
 
 
@@ -49,6 +62,8 @@ CASES = [
 
 
 def _other(case: dict) -> dict:
+    if case["params"].get("sampling") == "poisson":
+        return _other_dpsgd(case)
     out: dict = {}
     k, delta = case["k"], float(case["delta"])
     try:
@@ -83,6 +98,50 @@ def _other(case: dict) -> dict:
         secs = time.perf_counter() - t0
         for name, v in (("lower", lo), ("estimate", est), ("upper", up)):
             out[f"prv_accountant {name}"] = {"epsilon": repr(float(v)), "seconds": secs, "note": label}
+    except ImportError as e:
+        out["prv_accountant"] = {"error": f"not installed ({e})"}
+    except Exception as e:  # noqa: BLE001  (report whatever it raised)
+        out["prv_accountant"] = {"error": f"{type(e).__name__}: {e}"}
+    return out
+
+
+def _other_dpsgd(case: dict) -> dict:
+    """dp_accounting's PLD (pessimistic and optimistic at three intervals) and RDP, and
+    prv_accountant, on the Poisson-subsampled Gaussian composed k times."""
+    out: dict = {}
+    k, delta = case["k"], float(case["delta"])
+    sigma, q = float(Fraction(str(case["params"]["sigma"]))), float(Fraction(case["params"]["rate"]))
+    try:
+        from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+        from dp_accounting.pld import privacy_loss_distribution as pld
+        from dp_accounting.rdp import RdpAccountant
+
+        intervals = (1e-2, 1e-3, 1e-4) if k <= 10_000 else (1e-2, 1e-3)
+        for interval in intervals:
+            for pessimistic in (True, False):
+                t0 = time.perf_counter()
+                p = pld.from_gaussian_mechanism(sigma, sampling_prob=q, pessimistic_estimate=pessimistic,
+                                                value_discretization_interval=interval)
+                eps = p.self_compose(k).get_epsilon_for_delta(delta)
+                key = f"dp_accounting PLD {'pessimistic' if pessimistic else 'optimistic'} {interval:g}"
+                out[key] = {"epsilon": repr(eps), "seconds": time.perf_counter() - t0}
+        t0 = time.perf_counter()
+        rdp = RdpAccountant()
+        rdp.compose(SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), k))
+        out["dp_accounting RDP"] = {"epsilon": repr(rdp.get_epsilon(delta)), "seconds": time.perf_counter() - t0}
+    except ImportError as e:
+        out["dp_accounting"] = {"error": f"not installed ({e})"}
+    try:
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+
+        t0 = time.perf_counter()
+        acc = PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(noise_multiplier=sigma, sampling_probability=q)],
+                            max_self_compositions=[k], eps_error=0.01, delta_error=1e-10)
+        lo, est, up = acc.compute_epsilon(delta=delta, num_self_compositions=[k])
+        secs = time.perf_counter() - t0
+        for name, v in (("lower", lo), ("estimate", est), ("upper", up)):
+            out[f"prv_accountant {name} (0.01)"] = {"epsilon": repr(float(v)), "seconds": secs}
     except ImportError as e:
         out["prv_accountant"] = {"error": f"not installed ({e})"}
     except Exception as e:  # noqa: BLE001  (report whatever it raised)
@@ -141,6 +200,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--other-python", help="interpreter with dp_accounting / prv_accountant installed")
     ap.add_argument("--repeat", type=int, default=3, help="exactdp runs per case (best time reported)")
+    ap.add_argument("--only", help="run only the cases whose name contains this text")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -153,7 +213,7 @@ def main(argv=None) -> int:
                               "'dp_accounting', m.version('dp_accounting'), 'prv_accountant', "
                               "m.version('prv_accountant'))"], capture_output=True, text=True)
         print(f"others in {args.other_python}: {ver.stdout.strip() or ver.stderr.strip()}")
-    for case in CASES:
+    for case in [c for c in CASES if args.only is None or args.only in c["name"]]:
         r, secs = _exactdp(case, args.repeat)
         lo, hi = r.decimal_bounds()
         print(f"\n{case['name']}, k={case['k']}, delta={case['delta']}")

@@ -11,6 +11,7 @@ exact value, or an enclosure of it, and the float on the safe side.
 
 from exactdp.mechanisms._calibration import Calibration
 from exactdp.mechanisms.accountant import AccountCheck, AccountResult, account
+from exactdp.mechanisms.curve import PrivacyCurve
 from exactdp.mechanisms.composition import (
     AdvancedComposition,
     advanced_composition,
@@ -71,7 +72,7 @@ __all__ = [
     "PermuteAndFlip", "grid_sampler_counts", "grid_sampler_distribution",
     "float_threshold_rr_distribution", "float_exponential_sampler_distribution",
     "float_laplace_distribution", "compare_noise", "laplace_better_below",
-    "AccountCheck", "AccountResult", "account",
+    "AccountCheck", "AccountResult", "account", "PrivacyCurve",
     "GaussianMixture", "expected_sensitivity", "height_mixture", "sensitivity_sampler_guarantee",
     "sensitivity_sampler_plan", "true_epsilon", "discrete_gaussian_error", "discrete_laplace_error",
     "error_table", "gaussian_error", "laplace_error", "noisy_mean_error",
