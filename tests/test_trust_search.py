@@ -66,8 +66,12 @@ def test_fixed_size_100_substitute_shrinks_to_one_changed_record(hang_guard):
     with hang_guard(120):
         r = search_claim("(U-L)/(2*N)", "mean", "0..1000000", (100, 100), "substitute")
     assert r.verdict is SearchVerdict.VIOLATED and r.found_by == "search"
-    assert r.witness.x == (Fraction(0),) * 100
-    assert r.witness.x_prime == (Fraction(0),) * 99 + (Fraction(500001),)
+    # which side holds the changed record depends on the constants Hypothesis read from the
+    # modules this process imported (see the report of issue 16): either shrunk form
+    same, changed = sorted((r.witness.x, r.witness.x_prime), key=lambda d: len(set(d)))
+    [v] = set(same)
+    assert len(same) == len(changed) == 100 and changed.count(v) == 99
+    assert {v, *changed} == {Fraction(0), Fraction(500001)}
     assert r.witness.distance == Fraction(500001, 100)
 
 
