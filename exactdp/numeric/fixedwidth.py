@@ -44,7 +44,7 @@ from exactdp.errors import InexactInput, InvalidArgument
 __all__ = [
     "IntFormat", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
     "int_format", "wrap", "saturate", "add", "int_sum", "b_ary_tree", "OVERFLOW_MODES",
-    "SUM_MODELS",
+    "SUM_MODELS", "OverflowWitness", "overflow_witness",
 ]
 
 OVERFLOW_MODES = ("wrap", "saturate")
@@ -244,3 +244,64 @@ def int_sum(values: Iterable[object], fmt: object = "int32", overflow: str = "wr
         nodes = b_ary_tree(values, f, mode, arity=arity, bounds=bounds)
         return nodes[0] if nodes else 0  # no value: OpenDP's tree drops its one zero leaf
     return _fold(_inputs(values, f, bounds), f, mode)
+
+
+@dataclass(frozen=True)
+class OverflowWitness:
+    """Two datasets differing by one added record, every value in ``[0, upper]``, whose
+    sums in ``fmt`` move by more than ``upper`` (so the sum's sensitivity ``upper`` is
+    wrong for the code that computes it): ``copies`` records of ``upper`` and ``copies + 1``.
+    ``sum_x``/``sum_x_prime`` are the stored (wrapped or saturated) sums, ``exact_x``/
+    ``exact_x_prime`` the integer sums."""
+
+    fmt: IntFormat
+    overflow: str
+    upper: int
+    copies: int
+    sum_x: int
+    sum_x_prime: int
+    exact_x: int
+    exact_x_prime: int
+
+    @property
+    def change(self) -> int:
+        """``|sum_x_prime - sum_x|``, the stored sum's move when the record is added."""
+        return abs(self.sum_x_prime - self.sum_x)
+
+    def to_dict(self) -> dict:
+        return {"format": self.fmt.name, "overflow": self.overflow, "upper": self.upper,
+                "x": f"{self.copies} records of {self.upper}",
+                "x_prime": f"{self.copies + 1} records of {self.upper}",
+                "sum_x": self.sum_x, "sum_x_prime": self.sum_x_prime, "exact_x": self.exact_x,
+                "exact_x_prime": self.exact_x_prime, "change": self.change}
+
+
+def overflow_witness(upper: object, fmt: object = "int64", overflow: str = "wrap") -> OverflowWitness | None:
+    """The smallest pair of datasets of values in ``[0, upper]``, one record apart, whose
+    sums in ``fmt`` (any order of additions for ``wrap``; sequential for ``saturate``)
+    move by more than ``upper``: ``m = max // upper`` copies of ``upper`` (a sum that
+    still fits) and ``m + 1`` copies (a sum that does not). ``None`` when there is none
+    (``saturate`` never moves a sum of non-negative values by more than one value).
+
+    Computed from ``m`` alone (``m`` may be ``7.4 * 10**16`` records for ``upper = 125``
+    in ``int64``): with wrap-around the stored sum of ``m + 1`` copies is ``wrap((m + 1) *
+    upper)``, which is what NumPy's ``np.array(x, dtype=np.int64).sum()`` and pandas'
+    ``Series.sum()`` on an ``int64`` column return.
+
+    >>> w = overflow_witness(2**62)
+    >>> w.copies, w.sum_x, w.sum_x_prime, w.exact_x_prime, w.change > w.upper
+    (1, 4611686018427387904, -9223372036854775808, 9223372036854775808, True)
+    >>> overflow_witness(125).copies
+    73786976294838206
+    """
+    f = int_format(fmt)
+    mode = _mode(overflow)
+    u = _integer(upper, "upper")
+    if not 1 <= u <= f.max:
+        raise InvalidArgument(f"upper={u} is not a bound from 1 to the largest {f.name} ({f.max}); "
+                              f"pass the clipping bound of the sum")
+    m = f.max // u
+    exact_x, exact_x_prime = m * u, (m + 1) * u
+    op = wrap if mode == "wrap" else saturate
+    w = OverflowWitness(f, mode, u, m, op(exact_x, f), op(exact_x_prime, f), exact_x, exact_x_prime)
+    return w if w.change > u else None
