@@ -34,7 +34,23 @@ better (the pair of databases ``(0,)`` and ``(300,)``, any output at or above 30
 ('violated', Decimal('25.0126'), Decimal('25.0127'))
 
 **The sensitivity sampler** gives random differential privacy, not differential privacy:
-see :func:`sensitivity_sampler_guarantee`.
+see :func:`sensitivity_sampler_guarantee`. Its configuration for a target ``gamma`` is the
+library's (:func:`sensitivity_sampler_plan`, ``library="shfl"`` for the seed's run,
+``"diffpriv"`` for the R package), with the Lambert W branch each library takes enclosed
+in Arb balls:
+
+>>> shfl, diffpriv = (sensitivity_sampler_plan("0.05", library=n) for n in ("shfl", "diffpriv"))
+>>> (shfl.m, shfl.k), (diffpriv.m, diffpriv.k)
+((1325, 1325), (1305, 1305))
+
+**What the sampler printed** (47.38 and 11.89) is judged by the distribution of its
+output: the ``k``-th smallest of ``m`` sampled ``|h - h'|``, enclosed exactly
+(:func:`sampler_output`), and the mean of the ``m`` samples, enclosed by the Berry-Esseen
+theorem (:func:`sampler_mean`):
+
+>>> lo, hi = sampler_output(1325, 1325).cdf("47.38")
+>>> decimal_at_most(lo, 4), decimal_at_least(hi, 4)
+(Decimal('0.7128'), Decimal('0.7129'))
 """
 
 from __future__ import annotations
@@ -48,7 +64,7 @@ from typing import Any
 import sympy
 
 from exactdp._budget import refuse_above
-from exactdp.errors import InvalidArgument
+from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import positive, shown
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
@@ -60,13 +76,20 @@ __all__ = [
     "SEED_DOMAIN",
     "SEED_SAMPLED_SENSITIVITY",
     "GaussianMixture",
+    "BERRY_ESSEEN_C",
+    "SAMPLER_LIBRARIES",
+    "PrintedValue",
     "RandomDPGuarantee",
+    "SampleMean",
+    "SamplerOutput",
     "TrueEpsilon",
     "check_seed_closed_form",
     "exceedance_probability",
     "expected_abs_normal",
     "expected_sensitivity",
     "height_mixture",
+    "sampler_mean",
+    "sampler_output",
     "seed_closed_form",
     "sensitivity_sampler_guarantee",
     "sensitivity_sampler_plan",
@@ -457,15 +480,20 @@ class RandomDPGuarantee:
     ``(domain width / Delta_hat) epsilon`` (:func:`true_epsilon`).
 
     ``gamma = rho + sqrt(ln(1/rho)/(2m)) + (1 - k/m)`` exactly (``rho``: the probability
-    that the DKW bound fails); ``gamma_upper`` a rational ``>= gamma``.
+    that the DKW bound fails; a rational, or for a library's configuration the exact
+    Lambert W expression that library evaluates, with ``rho_enclosure`` a certified
+    rational enclosure of it); ``gamma_upper`` a rational ``>= gamma``. ``library`` names
+    the configuration (:data:`SAMPLER_LIBRARIES`), ``None`` for ``m``, ``k`` given by hand.
     """
 
     m: int
     k: int
-    rho: Fraction
+    rho: Fraction | sympy.Expr
     gamma: sympy.Expr
     gamma_upper: Fraction
     epsilon: sympy.Expr | None = None
+    library: str | None = None
+    rho_enclosure: tuple[Fraction, Fraction] | None = None
 
     @property
     def is_differential_privacy(self) -> bool:
@@ -475,17 +503,26 @@ class RandomDPGuarantee:
     @property
     def vacuous(self) -> bool:
         """Whether ``gamma >= 1`` (the guarantee says nothing)."""
+        if self.gamma_upper < 1:
+            return False
         return compare(self.gamma, 1) >= 0
+
+    def _rho_text(self) -> str:
+        if self.rho_enclosure is None:
+            return format_exact(self.rho)
+        lo, hi = self.rho_enclosure
+        return f"{self.rho} in [{decimal_at_most(lo, 12)}, {decimal_at_least(hi, 12)}]"
 
     def statement(self) -> str:
         eps = "epsilon" if self.epsilon is None else f"epsilon = {self.epsilon}"
         if self.vacuous:
             return (f"sensitivity sampler with m = {self.m}, k = {self.k}: gamma = {self.gamma} "
                     f">= 1, so nothing is guaranteed")
+        config = "" if self.library is None else f"{self.library}'s configuration, "
         return (
-            f"({eps}, gamma)-random differential privacy with gamma = {self.gamma} "
-            f"<= {decimal_at_least(self.gamma_upper, 6)} (m = {self.m} samples, order statistic "
-            f"k = {self.k}, rho = {format_exact(self.rho)}): with probability at least "
+            f"({eps}, gamma)-random differential privacy with gamma "
+            f"<= {decimal_at_least(self.gamma_upper, 6)} ({config}m = {self.m} samples, order "
+            f"statistic k = {self.k}, rho = {self._rho_text()}): with probability at least "
             f"{decimal_at_most(1 - self.gamma_upper, 6)} over the sampled sensitivities and the "
             f"draw of the neighbouring databases, {eps}-DP holds for the pair drawn. This is "
             f"NOT {eps}-DP: nothing is promised for the remaining pairs (the tallest and "
@@ -494,10 +531,16 @@ class RandomDPGuarantee:
     __str__ = statement
 
     def to_dict(self) -> dict:
-        return {"m": self.m, "k": self.k, "rho": format_exact(self.rho), "gamma": str(self.gamma),
-                "gamma_upper": format_exact(self.gamma_upper),
-                "epsilon": None if self.epsilon is None else str(self.epsilon),
-                "guarantee": "random-dp", "differential_privacy": False}
+        out = {"m": self.m, "k": self.k,
+               "rho": format_exact(self.rho) if self.rho_enclosure is None else str(self.rho),
+               "gamma": str(self.gamma), "gamma_upper": format_exact(self.gamma_upper),
+               "epsilon": None if self.epsilon is None else str(self.epsilon),
+               "guarantee": "random-dp", "differential_privacy": False}
+        if self.library is not None:
+            out["library"] = self.library
+        if self.rho_enclosure is not None:
+            out["rho_enclosure"] = [format_exact(x) for x in self.rho_enclosure]
+        return out
 
     def _repr_latex_(self) -> str:
         return rf"$(\varepsilon, \gamma)\text{{-RDP}},\ \gamma = {sympy.latex(self.gamma)}$"
@@ -538,38 +581,380 @@ def sensitivity_sampler_guarantee(m: int, k: int, rho=None, *, epsilon=None) -> 
     return RandomDPGuarantee(m, k, r, gamma, _gamma_upper(gamma), eps)
 
 
-def sensitivity_sampler_plan(gamma, *, epsilon=None) -> RandomDPGuarantee:
-    """The sample size ``m`` and order statistic ``k`` the reference implementations choose
-    for a target ``gamma`` (diffpriv's and shfl's configuration when only ``gamma`` is
-    given), with the guarantee they really reach, checked ``<= gamma``.
+SAMPLER_LIBRARIES = {
+    "diffpriv": (-1, "diffpriv (R), .sensitivity_sampler_config in R/sensitivity_sampler.R: "
+                     "rho = exp(gsl::lambert_Wm1(-gamma/(2 exp(0.5))) + 0.5), the real branch -1"),
+    "shfl": (1, "Sherpa.ai shfl, SensitivitySampler._sensitivity_sampler_config in "
+                "shfl/differential_privacy/sensitivity_sampler.py: rho = "
+                "exp(np.real(scipy.special.lambertw(-gamma/(2 np.exp(0.5)), 1)) + 0.5), the real "
+                "part of the complex branch 1"),
+}
+"""``library: (Lambert W branch, where and how it is computed)`` for the sensitivity
+sampler configurations exactdp models (:func:`sensitivity_sampler_plan`). Both then take
+``m = ceil(ln(1/rho)/(2(gamma - rho)^2))`` and ``k = ceil(m(1 - gamma + gamma_lo))``."""
 
-    ``rho = exp(W_{-1}(-gamma/(2 sqrt e)) + 1/2)`` (rounded to a rational; any rho works),
-    ``m = ceil(ln(1/rho) / (2 (gamma - rho)^2))``, ``k = ceil(m (1 - gamma + gamma_lo))``
-    with ``gamma_lo = rho + sqrt(ln(1/rho)/(2m))``; the ceilings are taken on certified
-    upper bounds (a larger ``m`` or ``k`` only lowers the guarantee's gamma).
+_ARB_PRECISIONS = (128, 256, 512, 1024, 2048)
 
-    >>> p = sensitivity_sampler_plan("0.05")
-    >>> p.m, p.k
-    (1305, 1305)
+
+class _ArbPrecision:
+    """Arb's working precision (python-flint's global context), restored on exit."""
+
+    def __init__(self, prec: int):
+        self.prec = prec
+
+    def __enter__(self):
+        import flint
+
+        self.ctx, self.saved = flint.ctx, flint.ctx.prec
+        flint.ctx.prec = self.prec
+        return flint
+
+    def __exit__(self, *exc):
+        self.ctx.prec = self.saved
+
+
+def _arb_of(flint, x: Fraction):
+    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+
+
+def _exact_of(point) -> Fraction:
+    man, exp = point.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def _bounds(ball) -> tuple[Fraction, Fraction]:
+    """A rational enclosure ``(lo, hi)`` of an Arb ball; ``ValueError`` if it is not finite."""
+    if not ball.is_finite():
+        raise ValueError("not finite")
+    return _exact_of(ball.lower()), _exact_of(ball.upper())
+
+
+def _ceiling(ball) -> int | None:
+    """``ceil`` of the real in ``ball`` when the ball decides it, else ``None``."""
+    lo, hi = _bounds(ball)
+    return math.ceil(lo) if math.ceil(lo) == math.ceil(hi) else None
+
+
+def _library(library: Any) -> int:
+    if not isinstance(library, str) or library not in SAMPLER_LIBRARIES:
+        known = ", ".join(repr(n) for n in SAMPLER_LIBRARIES)
+        raise InvalidArgument(
+            f"library={library!r} is not a sensitivity sampler configuration exactdp knows; "
+            f"pass one of {known}")
+    return SAMPLER_LIBRARIES[library][0]
+
+
+def _library_rho_expr(g: Fraction, branch: int) -> sympy.Expr:
+    """The library's ``rho`` as an exact SymPy expression."""
+    z = -to_sympy(g) / (2 * sympy.sqrt(sympy.E))
+    w = sympy.LambertW(z, branch)
+    return sympy.exp((w if branch == -1 else sympy.re(w)) + sympy.Rational(1, 2))
+
+
+def _library_config(g: Fraction, branch: int):
+    """``(m, k, rho ball, gamma ball)`` of a library's configuration, every ceiling decided
+    on Arb balls; the precision doubles until it is (:class:`~exactdp.errors.Undecided`
+    beyond 2048 bits)."""
+    for prec in _ARB_PRECISIONS:
+        with _ArbPrecision(prec) as flint:
+            ga = _arb_of(flint, g)
+            z = flint.acb(-ga / (2 * flint.arb(1).exp().sqrt()))
+            w = z.lambertw(branch=branch).real
+            rho = (w + _arb_of(flint, Fraction(1, 2))).exp()
+            if not rho > 0 or not rho < ga:  # pragma: no cover - W gives 0 < rho < gamma
+                continue
+            log_inv = -rho.log()
+            m = _ceiling(log_inv / (2 * (ga - rho) ** 2))
+            if m is None:
+                continue
+            refuse_above(m, MAX_SAMPLE_SIZE, what="samples for this gamma", option=None,
+                         hint="pass a larger gamma")
+            gamma_lo = rho + (log_inv / (2 * m)).sqrt()
+            k = _ceiling(m * (1 - ga + gamma_lo))
+            if k is None:
+                continue
+            k = min(m, k)
+            reached = gamma_lo + 1 - flint.arb(k) / m
+            return m, k, _bounds(rho), _bounds(reached)
+    raise Undecided(f"gamma={format_exact(g)}: the sampler's ceilings lie on whole numbers "
+                    f"at every precision up to {_ARB_PRECISIONS[-1]} bits")
+
+
+def sensitivity_sampler_plan(gamma, *, library: str = "diffpriv", epsilon=None) -> RandomDPGuarantee:
+    """The sample size ``m`` and order statistic ``k`` that ``library``'s sensitivity
+    sampler chooses for a target ``gamma``, with the guarantee it really reaches (checked
+    ``<= gamma``).
+
+    Both known libraries (:data:`SAMPLER_LIBRARIES`) take ``rho = exp(W(-gamma/(2 sqrt e))
+    + 1/2)``, ``m = ceil(ln(1/rho) / (2 (gamma - rho)^2))``, ``k = ceil(m (1 - gamma +
+    gamma_lo))`` with ``gamma_lo = rho + sqrt(ln(1/rho)/(2m))``; they differ in the branch
+    ``W``: diffpriv (R, the paper's authors) the real branch ``W_{-1}``, Sherpa.ai's shfl
+    (the seed's run) the real part of the complex branch ``W_1``. exactdp encloses that
+    branch in an Arb ball (python-flint) and decides each ceiling on it; no float is used.
+    The guarantee's ``rho`` is the exact Lambert W expression (any ``rho`` in ``(0, 1)``
+    is valid; this one is the library's).
+
+    >>> p = sensitivity_sampler_plan("0.05", library="shfl")
+    >>> p.m, p.k, p.gamma_upper < Fraction(1, 20)
+    (1325, 1325, True)
     """
-    import mpmath
-
+    branch = _library(library)
     g = to_exact(gamma, "gamma")
     if not 0 < g < 1:
         raise InvalidArgument(f"gamma={shown(gamma)} is not strictly between 0 and 1")
-    with mpmath.workdps(30):
-        w = mpmath.lambertw(-mpmath.mpf(g.numerator) / g.denominator / (2 * mpmath.sqrt(mpmath.e)), -1).real
-        rho = Fraction(str(mpmath.nstr(mpmath.exp(w + mpmath.mpf(1) / 2), 12)))
-    if not 0 < rho < g:  # pragma: no cover - W_{-1} gives rho < gamma
-        raise InvalidArgument(f"gamma={shown(gamma)} is too small for the sampler's configuration")
-    rho_s = to_sympy(rho)
-    m_real = sympy.log(1 / rho_s) / (2 * (to_sympy(g) - rho_s) ** 2)
-    m = math.ceil(Fraction(decimal_at_least(m_real, 30)))
-    refuse_above(m, MAX_SAMPLE_SIZE, what="samples for this gamma", option=None,
-                 hint="pass a larger gamma")
-    gamma_lo = rho_s + sympy.sqrt(sympy.log(1 / rho_s) / (2 * m))
-    k = min(m, math.ceil(m * (1 - g + Fraction(decimal_at_least(gamma_lo, 30)))))
-    result = sensitivity_sampler_guarantee(m, k, rho, epsilon=epsilon)
-    if compare(result.gamma, to_sympy(g)) > 0:  # pragma: no cover - guarded by the ceilings
-        raise AssertionError(f"plan m={m}, k={k} reaches gamma={result.gamma} > {g}")
-    return result
+    m, k, rho_box, gamma_box = _library_config(g, branch)
+    if gamma_box[1] > g:  # pragma: no cover - guarded by the ceilings
+        raise AssertionError(f"plan m={m}, k={k} reaches gamma up to {gamma_box[1]} > {g}")
+    rho = _library_rho_expr(g, branch)
+    exact_gamma = rho + sympy.sqrt(sympy.log(1 / rho) / (2 * m)) + (1 - sympy.Rational(k, m))
+    eps = None if epsilon is None else _exact_or_sympy(epsilon, "epsilon")
+    return RandomDPGuarantee(m, k, rho, exact_gamma, _round_up(gamma_box[1]), eps, library, rho_box)
+
+
+def _round_up(x: Fraction) -> Fraction:
+    return Fraction(decimal_at_least(x, 30))
+
+
+# --- what the sampler printed: the distribution of its output -----------------------------
+
+BERRY_ESSEEN_C = Fraction("0.4748")
+"""The Berry-Esseen constant for iid summands (Shevtsova 2011: ``C <= 0.4748``)."""
+
+
+def _pair_terms(mixture: GaussianMixture) -> list[tuple[Fraction, Fraction, Fraction]]:
+    """``(w_i w_j, mu_i - mu_j, sigma_i^2 + sigma_j^2)``: ``h - h'`` is this mixture."""
+    k = len(mixture.weights)
+    refuse_above(k * k, MAX_COMPONENTS**2, what="pairs of mixture components", option=None,
+                 hint="use fewer components")
+    return [(mixture.weights[i] * mixture.weights[j], mixture.means[i] - mixture.means[j],
+             mixture.sigmas[i] ** 2 + mixture.sigmas[j] ** 2) for i in range(k) for j in range(k)]
+
+
+def _arb_cdf_abs(flint, terms, t: Fraction):
+    """``P(|h - h'| <= t)`` as an Arb ball."""
+    total = flint.arb(0)
+    ta = _arb_of(flint, t)
+    for w, d, v in terms:
+        scale = (2 * _arb_of(flint, v)).sqrt()
+        da = _arb_of(flint, d)
+        total += _arb_of(flint, w) * (((ta - da) / scale).erf() + ((ta + da) / scale).erf()) / 2
+    return total
+
+
+def _binomial_tail(flint, m: int, k: int, p):
+    """``P(Binomial(m, p) >= k)`` for an exact Arb point ``p``."""
+    q = 1 - p
+    total = flint.arb(0)
+    for j in range(k, m + 1):
+        total += flint.arb(math.comb(m, j)) * p**j * q ** (m - j)
+    return total
+
+
+def _probability(value: Any, name: str) -> Fraction:
+    p = to_exact(value, name)
+    if not 0 < p < 1:
+        raise InvalidArgument(f"{name}={shown(value)} is not strictly between 0 and 1")
+    return p
+
+
+@dataclass(frozen=True)
+class PrintedValue:
+    """A printed output of a random run judged by the output's distribution.
+
+    ``at_most``: an enclosure of ``P(X <= value)``; ``rounds_to``: of ``P(X`` printed as
+    ``value)`` (``X`` in ``[value - h, value + h)``, ``h`` half a unit of the last printed
+    digit), when the distribution is continuous and enclosed exactly, else ``None``.
+    ``verdict``: ``"plausible"`` when ``P(X <= value)`` is certainly inside ``[level/2,
+    1 - level/2]``, ``"implausible"`` when certainly outside, else ``"undecided"``.
+    """
+
+    value: Fraction
+    at_most: tuple[Fraction, Fraction]
+    rounds_to: tuple[Fraction, Fraction] | None
+    level: Fraction
+    verdict: str
+    what: str
+
+    def statement(self) -> str:
+        lo, hi = self.at_most
+        v = _decimal_text(self.value)
+        text = f"{self.what}: P(X <= {v}) in [{decimal_at_most(lo, 4)}, {decimal_at_least(hi, 4)}]"
+        if self.rounds_to is not None:
+            a, b = self.rounds_to
+            text += f", P(X printed as {v}) in [{decimal_at_most(a, 3)}, {decimal_at_least(b, 3)}]"
+        return (f"{text}: {self.verdict} at level {_decimal_text(self.level)} (plausible: between "
+                f"the {_decimal_text(self.level / 2)} and {_decimal_text(1 - self.level / 2)} "
+                f"quantiles)")
+
+    __str__ = statement
+
+    def to_dict(self) -> dict:
+        return {"value": _decimal_text(self.value), "verdict": self.verdict,
+                "level": format_exact(self.level),
+                "p_at_most": [format_exact(x) for x in self.at_most],
+                "p_printed": None if self.rounds_to is None else [format_exact(x) for x in self.rounds_to]}
+
+
+def _decimal_text(x: Fraction) -> str:
+    """``x`` as a terminating decimal when it is one (``47.38``), else ``p/q``."""
+    den = x.denominator
+    while den % 2 == 0:
+        den //= 2
+    while den % 5 == 0:
+        den //= 5
+    if den != 1:
+        return format_exact(x)
+    digits = 0
+    while (x * 10**digits).denominator != 1:
+        digits += 1
+    return f"{x:.{digits}f}" if digits else str(x.numerator)
+
+
+def _judge(value: Fraction, box: tuple[Fraction, Fraction], level: Fraction) -> str:
+    lo, hi = box
+    if lo >= level / 2 and hi <= 1 - level / 2:
+        return "plausible"
+    if hi < level / 2 or lo > 1 - level / 2:
+        return "implausible"
+    return "undecided"
+
+
+def _printed_half_unit(value: Any) -> Fraction:
+    """Half a unit of the last digit ``value`` was printed with (``"47.38"``: 1/200)."""
+    text = str(value).strip()
+    digits = len(text.split(".", 1)[1]) if "." in text else 0
+    return Fraction(1, 2 * 10**digits)
+
+
+@dataclass(frozen=True)
+class SamplerOutput:
+    """The distribution of the sensitivity sampler's output: the ``k``-th smallest of
+    ``m`` independent draws of ``G = |h - h'|`` (``h, h'`` independent from ``mixture``),
+    ``P(G_(k) <= t) = P(Binomial(m, F(t)) >= k)`` with ``F`` the CDF of ``G``, exact in
+    closed form (``erf`` terms) and enclosed in Arb balls (python-flint), both ends of
+    ``F(t)``'s ball carried through the binomial tail, which increases with ``F``.
+
+    Proof: ``proofs/s004-sampler-output.md``.
+    """
+
+    m: int
+    k: int
+    mixture: GaussianMixture
+
+    def cdf(self, t, *, prec: int = 128) -> tuple[Fraction, Fraction]:
+        """A rational enclosure of ``P(G_(k) <= t)``."""
+        t = to_exact(t, "t")
+        if t < 0:
+            return Fraction(0), Fraction(0)
+        terms = _pair_terms(self.mixture)
+        with _ArbPrecision(prec) as flint:
+            f_lo, f_hi = _bounds(_arb_cdf_abs(flint, terms, t))
+            f_lo, f_hi = max(f_lo, Fraction(0)), min(f_hi, Fraction(1))
+            lo = _bounds(_binomial_tail(flint, self.m, self.k, _arb_of(flint, f_lo)))[0]
+            hi = _bounds(_binomial_tail(flint, self.m, self.k, _arb_of(flint, f_hi)))[1]
+        return max(lo, Fraction(0)), min(hi, Fraction(1))
+
+    def judge(self, value, level="1/20") -> PrintedValue:
+        """Judge a printed output (a string such as ``"47.38"``: its digits say how it
+        was rounded)."""
+        v = to_exact(value, "value")
+        lv = _probability(level, "level")
+        h = _printed_half_unit(value)
+        box = self.cdf(v)
+        below, above = self.cdf(v - h), self.cdf(v + h)
+        rounds = (max(Fraction(0), above[0] - below[1]), above[1] - below[0])
+        what = (f"the sampler's output X, the {self.k}-th smallest of m = {self.m} sampled "
+                f"|h - h'|")
+        return PrintedValue(v, box, rounds, lv, _judge(v, box, lv), what)
+
+
+def sampler_output(m: int, k: int | None = None, mixture: GaussianMixture | None = None) -> SamplerOutput:
+    """The distribution of the sampler's output for ``m`` samples and order statistic
+    ``k`` (default ``m``, the largest: what both libraries take at ``gamma = 0.05``).
+
+    >>> lo, hi = sampler_output(1305).cdf("47.38")
+    >>> str(decimal_at_most(lo, 3))
+    '0.716'
+    """
+    m = _whole(m, "m", 1, MAX_SAMPLE_SIZE)
+    refuse_above(m, 10**6, what="samples in the output distribution", option=None,
+                 hint="pass m <= 1,000,000")
+    k = m if k is None else _whole(k, "k", 1)
+    if k > m:
+        raise InvalidArgument(f"k={k} is above m={m}; the order statistic is one of the m samples")
+    refuse_above(m - k + 1, 10**5, what="terms of the binomial tail (m - k + 1)", option=None,
+                 hint="pass k closer to m")
+    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    return SamplerOutput(m, k, mixture)
+
+
+@dataclass(frozen=True)
+class SampleMean:
+    """The mean of ``m`` independent draws of ``G = |h - h'|`` (shfl's "mean sensitivity
+    from sampling"). Its exact distribution has no closed form; ``cdf`` encloses it by
+    the Berry-Esseen theorem, ``|P(mean <= t) - Phi(z)| <= C rho_3/(sigma^3 sqrt m)``,
+    ``z = (t - E G) sqrt(m)/sigma``, with ``C`` = :data:`BERRY_ESSEEN_C` and ``rho_3 =
+    E|G - E G|^3`` bounded above from exact moments (``E G^2 = E D^2``, ``E G^4 = E D^4``
+    for ``D = h - h'``, ``E G^3 >= (E G^2)^{3/2}``, Lyapunov).
+
+    Proof: ``proofs/s004-sampler-output.md``.
+    """
+
+    m: int
+    mixture: GaussianMixture
+
+    def _moments(self, flint):
+        terms = _pair_terms(self.mixture)
+        mean = flint.arb(0)
+        for w, d, v in terms:
+            s = _arb_of(flint, v).sqrt()
+            da = _arb_of(flint, d)
+            mean += _arb_of(flint, w) * (s * (2 / flint.arb.pi()).sqrt() * (-da * da / (2 * s * s)).exp()
+                                         + da * (da / (s * flint.arb(2).sqrt())).erf())
+        e2 = sum((w * (d * d + v) for w, d, v in terms), Fraction(0))
+        e4 = sum((w * (d**4 + 6 * d * d * v + 3 * v * v) for w, d, v in terms), Fraction(0))
+        e2a, e4a = _arb_of(flint, e2), _arb_of(flint, e4)
+        variance = e2a - mean * mean
+        fourth = e4a - 4 * mean * e2a * e2a.sqrt() + 6 * mean * mean * e2a - 3 * mean**4
+        rho3 = fourth ** _arb_of(flint, Fraction(3, 4))
+        return mean, variance, rho3
+
+    def cdf(self, t, *, prec: int = 128) -> tuple[Fraction, Fraction]:
+        """A rational enclosure of ``P(mean <= t)`` (Berry-Esseen)."""
+        t = to_exact(t, "t")
+        with _ArbPrecision(prec) as flint:
+            mean, variance, rho3 = self._moments(flint)
+            sd = variance.sqrt()
+            z = (_arb_of(flint, t) - mean) * flint.arb(self.m).sqrt() / sd
+            phi = (-z / flint.arb(2).sqrt()).erfc() / 2
+            bound = _arb_of(flint, BERRY_ESSEEN_C) * rho3 / (sd**3 * flint.arb(self.m).sqrt())
+            lo = _bounds(phi - bound)[0]
+            hi = _bounds(phi + bound)[1]
+        return max(lo, Fraction(0)), min(hi, Fraction(1))
+
+    def moments(self, *, prec: int = 128) -> dict[str, tuple[Fraction, Fraction]]:
+        """Enclosures of ``E G``, ``Var G`` and the standard deviation of the mean."""
+        with _ArbPrecision(prec) as flint:
+            mean, variance, _ = self._moments(flint)
+            return {"mean": _bounds(mean), "variance": _bounds(variance),
+                    "sd_of_mean": _bounds((variance / self.m).sqrt())}
+
+    def judge(self, value, level="1/20") -> PrintedValue:
+        v = to_exact(value, "value")
+        lv = _probability(level, "level")
+        box = self.cdf(v)
+        what = f"the mean X of m = {self.m} sampled |h - h'| (Berry-Esseen enclosure)"
+        return PrintedValue(v, box, None, lv, _judge(v, box, lv), what)
+
+
+def sampler_mean(m: int, mixture: GaussianMixture | None = None) -> SampleMean:
+    """The distribution of the mean of the sampler's ``m`` samples (enclosed).
+
+    >>> lo, hi = sampler_mean(1325).cdf("11.89")
+    >>> decimal_at_most(lo, 2), decimal_at_least(hi, 2)
+    (Decimal('0.22'), Decimal('0.45'))
+    """
+    m = _whole(m, "m", 1, MAX_SAMPLE_SIZE)
+    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    return SampleMean(m, mixture)
