@@ -203,6 +203,8 @@ VERDICT_HELP = {
                               "(evidence empirical-model)"),
     "undecided": "the comparison could not be decided at the precision tried",
     "vacuous": "no neighbouring pair was examined: nothing was checked",
+    "unbounded": ("the sensitivity grows without bound in a parameter: a family of neighbouring "
+                  "pairs whose distance tends to infinity shows it (no finite claim can hold)"),
 }
 """What each :class:`~exactdp.checkers.results.Verdict` value means, for the failure help
 (every value has a line: a test checks it)."""

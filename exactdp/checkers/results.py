@@ -25,6 +25,9 @@ class Verdict(str, enum.Enum):
     HOLDS = "holds"
     UNDECIDED = "undecided"
     VACUOUS = "vacuous"  # no neighbouring pair was examined: nothing was checked
+    # the sensitivity grows without bound in a parameter, shown by a family of neighbouring
+    # pairs (exactdp.symbolic.unbounded): neither holding nor proven, and no finite value
+    UNBOUNDED = "unbounded"
     # "holds" on evidence weaker than a bit-exact model over the whole stated domain
     # (see Evidence); never written as plain "holds"
     HOLDS_ON_GRID = "holds-on-grid"
@@ -111,8 +114,8 @@ def evidence_note(evidence: Evidence | str, where: str = "") -> str:
 
 
 VERDICT_ORDER = ("holds", "holds-tight", "holds-on-grid", "holds-ideal-noise",
-                 "holds-statistically", "holds-empirical-model", "violated", "undecided",
-                 "vacuous")
+                 "holds-statistically", "holds-empirical-model", "unbounded", "violated",
+                 "undecided", "vacuous")
 """The order in which summaries count verdict words (anything else, e.g. ``none``, last)."""
 
 
