@@ -27,6 +27,8 @@ SUITES = {
     "opendp": "exactdp.audits.suite_opendp",
     "diffprivlib": "exactdp.audits.suite_diffprivlib",
     "tumult": "exactdp.audits.suite_tumult",
+    "dp-accounting": "exactdp.audits.suite_dp_accounting",
+    "prv-accountant": "exactdp.audits.suite_prv_accountant",
 }
 """Library name (as typed after ``exactdp audit``) -> the module holding its suite."""
 

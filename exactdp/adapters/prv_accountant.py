@@ -1,0 +1,104 @@
+"""Adapter to Microsoft's ``prv_accountant``: call its own ``PRVAccountant`` and read the
+three numbers ``compute_epsilon`` returns at the exact binary values of those floats.
+
+``prv_accountant`` is imported only inside functions (:func:`require`), so importing this
+module never fails; a missing library raises :class:`~exactdp.errors.MissingDependency`
+naming ``pip install 'exactdp[prv-accountant]'``. Written against prv_accountant 0.2.0 (its
+``accountant.py``, ``discrete_privacy_random_variable.py`` and ``privacy_random_variables/``).
+
+The privacy random variables (``kind``), as prv_accountant names them:
+
+* ``"poisson-gaussian"`` (DP-SGD): ``PoissonSubsampledGaussianMechanism(sampling_probability=q,
+  noise_multiplier=sigma)``: the privacy loss of ``P = (1 - q) N(0, sigma**2) + q N(1,
+  sigma**2)`` against ``Q = N(0, sigma**2)`` (its density lives on ``t > log(1 - q)``): the
+  *remove* direction of add/remove neighbours only;
+* ``"gaussian"``: ``GaussianMechanism(noise_multiplier=sigma)`` (sensitivity 1);
+* ``"pure-dp"``: ``PureDPMechanism(eps)``, the loss ``+eps`` with probability
+  ``e**eps / (1 + e**eps)`` and ``-eps`` otherwise: the tight pair of an ``eps``-DP mechanism,
+  exactly the privacy-loss distribution of the discrete Laplace of scale ``1/eps`` (and of
+  randomized response at ``eps``).
+
+:func:`epsilon_bounds` builds ``PRVAccountant(prvs=[prv], max_self_compositions=[k],
+eps_error=..., delta_error=...)`` and returns ``compute_epsilon(delta, [k])``: "lower bound
+for epsilon, estimate for epsilon and upper bound for epsilon", as its docstring says.
+``delta_error`` defaults to ``delta / 1000`` (the library's own ``Accountant`` and Opacus
+use that).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+from typing import Any
+
+from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp.numeric.exact import from_float
+
+__all__ = ["DISTRIBUTION", "EXTRA", "KINDS", "require", "exact", "random_variable", "epsilon_bounds"]
+
+DISTRIBUTION = "prv-accountant"
+EXTRA = "prv-accountant"
+
+KINDS = ("poisson-gaussian", "gaussian", "pure-dp")
+
+_PARAMS = {"poisson-gaussian": ("q", "sigma"), "gaussian": ("sigma",), "pure-dp": ("eps",)}
+
+
+def require():
+    """The ``prv_accountant`` module, or :class:`MissingDependency` naming the extra."""
+    try:
+        import prv_accountant
+    except ImportError as err:
+        raise MissingDependency(DISTRIBUTION, EXTRA, detail=str(err)) from err
+    return prv_accountant
+
+
+def exact(value: Any) -> Fraction | float:
+    """A number prv_accountant returned at its exact binary value (``math.inf`` kept)."""
+    if isinstance(value, bool):
+        raise InvalidArgument(f"value={value!r} is a bool; expected the float prv_accountant returned")
+    f = float(value)
+    if f != value:  # pragma: no cover - np.longdouble wider than float64
+        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
+    if f == math.inf:
+        return math.inf
+    return from_float(f)
+
+
+def random_variable(kind: str, params: dict):
+    """prv_accountant's privacy random variable for ``kind`` (see the module's docstring)."""
+    if kind not in _PARAMS:
+        raise InvalidArgument(f"kind={kind!r}: expected one of {', '.join(KINDS)}")
+    if set(params) != set(_PARAMS[kind]):
+        raise InvalidArgument(f"params={params!r} for kind={kind!r}: expected exactly "
+                              f"{', '.join(_PARAMS[kind])}")
+    for name, v in params.items():
+        if isinstance(v, bool) or not isinstance(v, float):
+            raise InvalidArgument(f"{name}={v!r} is not a float; prv_accountant takes floats (pass e.g. 1.0)")
+    P = require()
+    if kind == "poisson-gaussian":
+        return P.PoissonSubsampledGaussianMechanism(sampling_probability=params["q"],
+                                                    noise_multiplier=params["sigma"])
+    if kind == "gaussian":
+        return P.GaussianMechanism(noise_multiplier=params["sigma"])
+    return P.PureDPMechanism(eps=params["eps"])
+
+
+def epsilon_bounds(kind: str, params: dict, k: int, delta: float, eps_error: float,
+                   delta_error: float | None = None) -> tuple[Fraction | float, Fraction | float, Fraction | float]:
+    """``(lower, estimate, upper)`` of ``PRVAccountant(...).compute_epsilon(delta, [k])``, each
+    at its exact binary value. Anything the library raises propagates."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidArgument(f"k={k!r} is not a whole number >= 1; pass the number of compositions")
+    prv = random_variable(kind, params)
+    if delta_error is None:
+        delta_error = delta / 1000
+    from prv_accountant import PRVAccountant
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        acc = PRVAccountant(prvs=[prv], max_self_compositions=[k], eps_error=eps_error,
+                            delta_error=delta_error)
+        lower, estimate, upper = acc.compute_epsilon(delta=delta, num_self_compositions=[k])
+    return exact(lower), exact(estimate), exact(upper)

@@ -1,0 +1,412 @@
+"""The audit suite of Google's dp_accounting (``exactdp audit dp-accounting``): its
+accountants' epsilons judged against exactdp's certified ones.
+
+Every audit calls dp_accounting's own accountant through :mod:`exactdp.adapters.dp_accounting`
+and reads the epsilon it returns at the exact binary value of that float; the truth is
+exactdp's certified enclosure ``[lower, upper]`` of ``epsilon(delta)``
+(:func:`~exactdp.mechanisms.accountant.account`: exact mathematics, lower end rounded down,
+upper end rounded up), at the exact binary values of the floats the library was given. A
+value the library documents as an **upper bound** (PLDAccountant's pessimistic estimate,
+RdpAccountant) is ``violated`` below the certified lower end, holds at or above the upper
+end, and is ``undecided`` inside (after narrowing the enclosure where that is cheap: every
+point names the widths tried). A value documented as a **lower estimate**
+(``pessimistic_estimate=False``, "optimistic") is judged the other way round: violated above
+the certified upper end, holds at or below the lower end.
+
+Each audit is one accountant configuration over a named grid of points (mechanism, its
+parameters, k, delta): ``bit-exact-grid`` evidence (the library's own numbers at exact
+values, the truth certified, on the grid the scope names: ``holds-on-grid``); a violation is
+the library's own number at its witness point, replayed (the library called again returns
+the same float), ``bit-exact``. The note of every audit is the table users cite: each
+point's number, the enclosure, ``number - upper end`` and that relative to the upper end.
+The corpus audit (``corpus=True``) is the one point issue 17 reported (the pessimistic PLD of
+the discrete Laplace, t = 10, k = 1000, delta = 1e-6, interval 1e-2: 19.34467144552175,
+2.5e-9 below the truth), alone, ``bit-exact``.
+
+The grids, the certified enclosures (cached for the process: the Poisson-subsampled ones cost
+seconds each) and the judging are shared with the prv_accountant suite
+(:mod:`exactdp.audits.suite_prv_accountant`). The library is imported only inside the checks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from exactdp.audits.base import Audit, Finding, Replay
+from exactdp.checkers.results import Evidence, Verdict
+from exactdp.errors import LibraryCallFailed
+from exactdp.numeric.exact import format_exact
+
+__all__ = ["DISTRIBUTION", "EXTRA", "Point", "DP_SGD", "GAUSSIAN", "DISCRETE_LAPLACE", "DISCRETE_GAUSSIAN",
+           "certified", "Row", "judge", "grid_finding", "audits"]
+
+DISTRIBUTION = "dp-accounting"
+EXTRA = "dp-accounting"
+
+_SOURCE = "https://github.com/google/differential-privacy/tree/main/python/dp_accounting"
+
+SUBSAMPLED_WIDTH = Fraction(1, 1000)
+"""The first relative width of a Poisson-subsampled Gaussian's enclosure (about 1-7 s a point)."""
+
+FINE_WIDTH = Fraction(1, 2**64)
+"""The relative width of the other enclosures (hundredths of a second): narrower than the spacing
+of float64 (``2**-52`` relative), so a float lies inside only if it is the truth rounded."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point: ``kind`` (``poisson-gaussian``, ``gaussian``, ``discrete-laplace``,
+    ``discrete-gaussian``; ``pure-dp`` for prv_accountant), its parameters as the floats the
+    library is given (``q``, ``sigma``, ``a`` the discrete Laplace's ``exp(-a|x|)``, ``eps``),
+    ``k`` compositions, ``delta``, and the relative widths of the enclosure tried in turn
+    until a value is decided."""
+
+    kind: str
+    params: tuple[tuple[str, float], ...]
+    k: int
+    delta: float
+    widths: tuple[Fraction, ...] = (FINE_WIDTH,)
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{n}={v!r}" for n, v in self.params) + f" k={self.k} delta={self.delta!r}"
+
+    def library_params(self) -> dict[str, float]:
+        return dict(self.params)
+
+    def mechanism(self) -> tuple[str, dict]:
+        """exactdp's name and exact parameters of the same mechanism (the floats at their
+        exact binary values)."""
+        p = {n: Fraction(v) for n, v in self.params}
+        if self.kind == "poisson-gaussian":
+            return "gaussian", {"sigma": p["sigma"], "sampling": "poisson", "rate": p["q"]}
+        if self.kind == "gaussian":
+            return "gaussian", {"sigma": p["sigma"]}
+        if self.kind == "discrete-laplace":  # exp(-a|x|) = exp(-|x|/scale)
+            return "discrete-laplace", {"scale": 1 / p["a"]}
+        if self.kind == "pure-dp":  # the +-eps loss: the discrete Laplace of scale 1/eps
+            return "discrete-laplace", {"scale": 1 / p["eps"]}
+        return "discrete-gaussian", {"sigma": p["sigma"]}
+
+
+def _pg(q: float, sigma: float, k: int, delta: float, *widths: Fraction) -> Point:
+    return Point("poisson-gaussian", (("q", q), ("sigma", sigma)), k, delta, widths or (SUBSAMPLED_WIDTH,))
+
+
+DP_SGD = (
+    _pg(0.01, 1.0, 1000, 1e-6),  # the issue's headline point
+    _pg(0.1, 2.0, 1000, 1e-5),
+    _pg(0.05, 1.5, 200, 1e-5),
+    _pg(2**-8, 0.8, 100, 1e-6),
+    _pg(0.1, 2.0, 50, 1e-5, SUBSAMPLED_WIDTH, Fraction(1, 10**5)),  # narrowed: 0.8 s, then 7 s
+)
+"""DP-SGD (the Poisson-subsampled Gaussian, add/remove neighbours)."""
+
+GAUSSIAN = tuple(Point("gaussian", (("sigma", s),), k, d) for s, k, d in
+                 ((10.0, 1000, 1e-6), (2.0, 10, 1e-5), (1.0, 1, 1e-5)))
+DISCRETE_LAPLACE = tuple(Point("discrete-laplace", (("a", a),), k, d) for a, k, d in
+                         ((0.1, 1000, 1e-6), (0.2, 1000, 1e-5), (0.5, 100, 1e-5), (2**-5, 1000, 1e-6)))
+DISCRETE_GAUSSIAN = tuple(Point("discrete-gaussian", (("sigma", s),), k, d) for s, k, d in
+                          ((10.0, 1000, 1e-6), (2.0, 100, 1e-5), (1.0, 10, 1e-5)))
+
+_FAMILIES = {"dp-sgd": DP_SGD, "gaussian": GAUSSIAN, "discrete-laplace": DISCRETE_LAPLACE,
+             "discrete-gaussian": DISCRETE_GAUSSIAN}
+
+_MECHANISM_TEXT = {
+    "poisson-gaussian": "DP-SGD (the Poisson-subsampled Gaussian of rate q, noise multiplier sigma)",
+    "gaussian": "the Gaussian of noise multiplier sigma (sensitivity 1)",
+    "discrete-laplace": "the discrete Laplace exp(-a|x|) tanh(a/2) (sensitivity 1)",
+    "discrete-gaussian": "the discrete Gaussian exp(-x**2/(2 sigma**2)) (sensitivity 1)",
+    "pure-dp": "the tight pair of an eps-DP mechanism (loss +-eps: randomized response, the "
+               "discrete Laplace of scale 1/eps)",
+}
+
+_CERTIFIED: dict[tuple, Any] = {}
+
+
+def certified(point: Point, width: Fraction):
+    """exactdp's certified :class:`~exactdp.mechanisms.accountant.AccountResult` of
+    ``epsilon(delta)`` at ``point`` and relative ``width`` (cached for the process: exact
+    mathematics, the same every time)."""
+    from exactdp.mechanisms.accountant import account
+
+    name, params = point.mechanism()
+    key = (name, tuple(sorted(params.items())), point.k, Fraction(point.delta), Fraction(width))
+    if key not in _CERTIFIED:
+        _CERTIFIED[key] = account(name, point.k, delta=Fraction(point.delta), params=params, width=width)
+    return _CERTIFIED[key]
+
+
+@dataclass
+class Row:
+    """One point of a grid audit: the library's number (None: the library raised, ``refused``
+    says what), its verdict against the narrowest enclosure tried, and numbers reported beside
+    it (label -> exact value, not judged)."""
+
+    point: Point
+    value: Fraction | float | None
+    verdict: Verdict | None
+    enclosure: Any = None
+    refused: str = ""
+    beside: tuple[tuple[str, Any], ...] = ()
+
+    def text(self) -> str:
+        head = f"{self.point.label}: "
+        if self.value is None:
+            return head + f"the library raised ({self.refused}); not judged"
+        lo, hi = self.enclosure.decimal_bounds()
+        out = head + f"{_float(self.value)} vs [{lo}, {hi}]: {self.verdict.value.upper()}, " + _error(self.value, self.enclosure)
+        for label, v in self.beside:
+            out += f"; beside, {label} {_float(v)}: " + _error(v, self.enclosure)
+        return out
+
+
+def _float(value) -> str:
+    return "inf" if isinstance(value, float) else repr(float(value))
+
+
+def _error(value, enclosure) -> str:
+    """``value - upper end = ... (... relative)``, and ``value - lower end`` when the value is
+    not above the enclosure (the truth lies between the two differences)."""
+    lo, hi = enclosure.lower, enclosure.upper
+    if isinstance(value, float) or isinstance(hi, float):
+        return "no finite comparison"
+    diff = value - hi
+    text = f"number - upper end = {float(diff):+.3g}"
+    if hi:
+        text += f" ({float(diff / hi):+.3g} relative)"
+    if value < hi and (hi - lo) * 100 > abs(diff):  # the enclosure's width matters here
+        text += f", number - lower end = {float(value - lo):+.3g}"
+    return text
+
+
+def judge(point: Point, value, direction: str) -> tuple[Verdict, Any]:
+    """``(verdict, enclosure)`` of a library's ``value`` at ``point``: ``direction="upper"``
+    (documented upper bound: violated below the certified lower end, holds at or above the
+    upper end) or ``"lower"`` (documented lower bound: violated above the upper end, holds at
+    or below the lower end); undecided inside the narrowest enclosure of ``point.widths``."""
+    enclosure = None
+    for width in point.widths:
+        enclosure = certified(point, width)
+        lo, hi = enclosure.lower, enclosure.upper
+        if direction == "upper":
+            if value < lo:
+                return Verdict.VIOLATED, enclosure
+            if value >= hi:
+                return Verdict.HOLDS, enclosure
+        else:
+            if value > hi:
+                return Verdict.VIOLATED, enclosure
+            if value <= lo:
+                return Verdict.HOLDS, enclosure
+    return Verdict.UNDECIDED, enclosure
+
+
+def _library_value(what: str, fn: Callable[[], Any]):
+    from exactdp.audits.runner import call_library
+
+    return call_library(what, fn)
+
+
+def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], direction: str, *,
+                 what: str, scope: str, beside: Callable[[Point], tuple] | None = None,
+                 single: bool = False) -> Finding:
+    """Judge ``read(point)`` (the library's number, exact; it may raise
+    :class:`LibraryCallFailed`) at every point; the verdict: violated if any point is (the
+    first is the witness, replayed by calling ``read`` again), else undecided if any is, else
+    holds (``bit-exact-grid``; ``bit-exact`` when ``single``: one point is the whole scope).
+    ``beside(point)``: ``(label, value)`` pairs reported in the table, not judged. A point
+    where the library raises is listed, not judged; every point raising is an error."""
+    rows: list[Row] = []
+    for point in points:
+        try:
+            got = read(point)
+        except LibraryCallFailed as e:
+            rows.append(Row(point, None, None, refused=str(e)))
+            continue
+        value, extra = (got if isinstance(got, tuple) else (got, ()))
+        verdict, enclosure = judge(point, value, direction)
+        more = tuple(beside(point)) if beside else ()
+        rows.append(Row(point, value, verdict, enclosure, beside=tuple(extra) + more))
+    judged = [r for r in rows if r.verdict is not None]
+    if not judged:
+        raise LibraryCallFailed(f"{what} raised at every point of the grid: {rows[0].refused}")
+    table = "\n    ".join(r.text() for r in rows)
+    word = "an upper" if direction == "upper" else "a lower"
+    note = (f"{what}, documented as {word} bound, against exactdp's certified enclosure "
+            f"(number - upper end; relative to the upper end):\n    {table}")
+    refused = [r for r in rows if r.verdict is None]
+    if refused:
+        note += f"\n  the library raised at {len(refused)} of {len(rows)} points: they are not judged"
+    grid_evidence = Evidence.BIT_EXACT if single else Evidence.BIT_EXACT_GRID
+    violated = [r for r in judged if r.verdict is Verdict.VIOLATED]
+    if violated:
+        r = violated[0]
+        again = read(r.point)
+        again = again[0] if isinstance(again, tuple) else again
+        replay = Replay.CONFIRMED if again == r.value else Replay.MODEL_MISMATCH
+        lo, hi = r.enclosure.decimal_bounds()
+        side = (f"below the certified lower end by {float(r.enclosure.lower - r.value):.3g}" if direction == "upper"
+                else f"above the certified upper end by {float(r.value - r.enclosure.upper):.3g}")
+        witness = {**r.point.library_params(), "k": r.point.k, "delta": r.point.delta,
+                   "library_value": float(r.value), "library_value_exact": format_exact(r.value),
+                   "certified_lower": lo, "certified_upper": hi, "relative_width": _width(r.enclosure),
+                   "violated_by": side, "points_violated": f"{len(violated)} of {len(judged)}"}
+        return Finding(claim=f"{float(r.value)!r} at {r.point.label}", truth=f"epsilon in [{lo}, {hi}]",
+                       verdict=Verdict.VIOLATED, witness=witness, replay=replay, evidence=Evidence.BIT_EXACT,
+                       scope=scope, note=note)
+    if single:
+        r = judged[0]
+        lo, hi = r.enclosure.decimal_bounds()
+        claim, truth = f"{_float(r.value)} at {r.point.label}", f"epsilon in [{lo}, {hi}]"
+    else:
+        claim = f"the library's epsilon at each of the {len(judged)} points"
+        truth = f"certified enclosures at {len(judged)} points (table in the note)"
+    if any(r.verdict is Verdict.UNDECIDED for r in judged):
+        inside = sum(r.verdict is Verdict.UNDECIDED for r in judged)
+        return Finding(claim=claim, truth=truth, verdict=Verdict.UNDECIDED, evidence=grid_evidence, scope=scope,
+                       note=f"{inside} of {len(judged)} numbers lie inside the certified enclosure at the "
+                            f"narrowest width tried (none below it): not decided; {note}")
+    return Finding(claim=claim, truth=truth, verdict=Verdict.HOLDS, evidence=grid_evidence, scope=scope, note=note)
+
+
+def _width(enclosure) -> str:
+    w = enclosure.relative_width()
+    return "inf" if isinstance(w, float) else f"{float(w):.3g}"
+
+
+def grid_scope(points: Sequence[Point], how: str, relation: str) -> str:
+    """The scope of a grid audit: the mechanism, the points, the widths, the relation."""
+    kinds = sorted({p.kind for p in points})
+    widths = sorted({w for p in points for w in p.widths}, reverse=True)
+    many = f"{len(points)} points" if len(points) > 1 else "1 point"
+    return (f"{'; '.join(_MECHANISM_TEXT[k] for k in kinds)}; {many}: "
+            f"{'; '.join(p.label for p in points)}; the library: {how}, its float read at its exact "
+            f"binary value; the truth: exactdp's certified enclosure of epsilon(delta) (account(...)) "
+            f"at the exact binary values of the library's inputs, relative widths tried "
+            f"{', '.join(f'{float(w):.3g}' for w in widths)}; neighbours: {relation}")
+
+
+# --- the checks -------------------------------------------------------------------------
+
+
+def _A():
+    from exactdp.adapters import dp_accounting as adapter
+
+    adapter.require()
+    return adapter
+
+
+def _relation(kinds) -> str:
+    rel = _A().neighbouring_relation("pld")
+    text = f"dp_accounting's default {rel}"
+    if "poisson-gaussian" in kinds:
+        text += (" (DP-SGD: the larger of the remove and add directions, in dp_accounting and in "
+                 "exactdp's enclosure)")
+    return text
+
+
+def _pld_check(family: str, interval: float, pessimistic: bool) -> Callable[[], Finding]:
+    def check() -> Finding:
+        A = _A()
+        points = _FAMILIES[family]
+        word = "pessimistic" if pessimistic else "optimistic"
+
+        def read(p: Point):
+            return _library_value(f"dp_accounting PLD ({word}, interval {interval:g}) at {p.label}",
+                                  lambda: A.pld_epsilon(p.kind, p.library_params(), p.k, p.delta, interval,
+                                                        pessimistic=pessimistic))
+        if pessimistic and family != "discrete-gaussian":
+            how = (f"PLDAccountant(value_discretization_interval={interval:g}).compose(event, k)"
+                   ".get_epsilon(delta)")
+        elif pessimistic:
+            how = (f"privacy_loss_distribution.from_discrete_gaussian_mechanism(sigma, "
+                   f"value_discretization_interval={interval:g}).self_compose(k).get_epsilon_for_delta(delta) "
+                   "(no DpEvent for the discrete Gaussian)")
+        else:
+            how = (f"privacy_loss_distribution.from_*(..., pessimistic_estimate=False, "
+                   f"value_discretization_interval={interval:g}), composed as PLDAccountant composes, "
+                   ".get_epsilon_for_delta(delta)")
+        scope = grid_scope(points, how, _relation({p.kind for p in points}))
+        return grid_finding(points, read, "upper" if pessimistic else "lower",
+                            what=f"dp_accounting's {word} PLD epsilon (interval {interval:g})", scope=scope)
+    return check
+
+
+def _rdp_check(family: str) -> Callable[[], Finding]:
+    def check() -> Finding:
+        A = _A()
+        points = _FAMILIES[family]
+
+        def read(p: Point):
+            return _library_value(f"dp_accounting RdpAccountant at {p.label}",
+                                  lambda: A.rdp_epsilon(p.kind, p.library_params(), p.k, p.delta))
+        rel = A.neighbouring_relation("rdp")
+        scope = grid_scope(points, "RdpAccountant().compose(event, k).get_epsilon(delta) (its default orders)",
+                           f"dp_accounting's default {rel}")
+        return grid_finding(points, read, "upper", what="dp_accounting's RDP epsilon", scope=scope)
+    return check
+
+
+CORPUS_POINT = Point("discrete-laplace", (("a", 0.1),), 1000, 1e-6)
+"""Issue 17's point: dp_accounting's pessimistic PLD (interval 1e-2) of the discrete Laplace
+t = 10 (a = 0.1), k = 1000, delta = 1e-6 returned 19.34467144552175, 2.5e-9 below the truth."""
+
+CORPUS_VALUE = 19.34467144552175
+"""The number dp_accounting 0.6.0 returns there (measured, and reproduced by the audit)."""
+
+
+def _corpus_check() -> Finding:
+    A = _A()
+    p = CORPUS_POINT
+
+    def read(point: Point):
+        return _library_value(f"dp_accounting PLD (pessimistic, interval 0.01) at {point.label}",
+                              lambda: A.pld_epsilon(point.kind, point.library_params(), point.k, point.delta, 1e-2))
+    scope = grid_scope([p], "PLDAccountant(value_discretization_interval=0.01).compose("
+                            "DiscreteLaplaceDpEvent(0.1, 1), 1000).get_epsilon(1e-06)", _relation({p.kind}))
+    finding = grid_finding([p], read, "upper", what="dp_accounting's pessimistic PLD epsilon (interval 0.01)",
+                           scope=scope, single=True)
+    return finding
+
+
+def audits() -> list[Audit]:
+    """The suite: pessimistic PLD at three intervals, optimistic PLD (as a lower bound) and RDP,
+    each over one family's grid; and the corpus point."""
+    lib = "dp_accounting"
+    v = ">=0.6"
+    out: list[Audit] = []
+
+    def a(id_, component, claim, check, **kw) -> Audit:
+        return Audit(id=f"dp-accounting/{id_}", library=lib, component=component, claim=claim, check=check,
+                     versions=kw.pop("versions", v), source=kw.pop("source", _SOURCE), **kw)
+
+    family_text = {"dp-sgd": "DP-SGD", "gaussian": "the Gaussian", "discrete-laplace": "the discrete Laplace",
+                   "discrete-gaussian": "the discrete Gaussian"}
+    for interval, label in zip((1e-2, 1e-3, 1e-4), ("1e-2", "1e-3", "1e-4")):
+        for family in _FAMILIES:
+            out.append(a(f"pld-pessimistic-{label}/{family}", f"PLDAccountant (pessimistic, interval {label})",
+                         f"epsilon(delta) of k-fold {family_text[family]} is an upper bound",
+                         _pld_check(family, interval, True),
+                         expect=_EXPECT.get(f"pld-pessimistic-{label}/{family}", {})))
+    for family in ("dp-sgd", "gaussian"):
+        out.append(a(f"rdp/{family}", "RdpAccountant", f"epsilon(delta) of k-fold {family_text[family]} is an "
+                     "upper bound", _rdp_check(family), expect=_EXPECT.get(f"rdp/{family}", {})))
+    for family in _FAMILIES:
+        out.append(a(f"pld-optimistic-1e-4/{family}", "PLD (pessimistic_estimate=False, interval 1e-4)",
+                     f"epsilon(delta) of k-fold {family_text[family]} is a lower estimate (at most the truth)",
+                     _pld_check(family, 1e-4, False), expect=_EXPECT.get(f"pld-optimistic-1e-4/{family}", {})))
+    out.append(a("corpus/pld-discrete-laplace-interval-1e-2", "PLDAccountant (pessimistic, interval 1e-2)",
+                 "epsilon(1e-6) of the discrete Laplace a=0.1 composed 1000 times is an upper bound",
+                 _corpus_check, corpus=True,
+                 source="exactdp issue 17 (measured 2026-11-26: 19.34467144552175, 2.5e-9 below the truth)",
+                 expect={"==0.6.0": "violated"}))
+    return out
+
+
+_EXPECT: dict[str, dict[str, str]] = {}
+"""Audit id (after ``dp-accounting/``) -> the verdict measured on dp_accounting 0.6.0."""
