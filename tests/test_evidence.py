@@ -100,7 +100,7 @@ def test_statement_results_and_true_epsilon_state_bit_exact():
 
 
 def test_the_built_in_privacy_claim_carries_evidence_in_its_registry_json():
-    rr = next(c for c in privacy_claims() if c.id == "s003/randomized-response/p=3/4")
+    rr = next(c for c in privacy_claims() if c.id == "exactdp/randomized-response/p=3/4")
     d = rr.to_dict(rr.check())
     assert (d["verdict"], d["evidence"], d["as_expected"]) == ("holds-tight", "bit-exact", True)
 

@@ -87,7 +87,7 @@ def test_one_claim_of_each_kind_checks_and_meets_its_expectation():
     assert result.verdict is Verdict.VIOLATED and result.witness.distance == 10
     assert violated.meets_expectation(result)
 
-    rr = registry.claim("s003/randomized-response/p=3/4")
+    rr = registry.claim("exactdp/randomized-response/p=3/4")
     result = rr.check()
     assert result.verdict is Verdict.HOLDS_TIGHT and rr.meets_expectation(result)
 

@@ -2,8 +2,9 @@
 about mechanisms (not sensitivities), each checked by :func:`check_mechanism` on exact
 output distributions, with what the check is expected to find.
 
-* **seed 003** mentions randomized response as the mechanism of choice for local DP: with
-  ``p = 3/4`` it is ``log(3)``-DP, exactly and tightly.
+* **exactdp's own example** (seed 003 only names randomized response as the usual
+  mechanism of local DP, with no parameter): with ``p = 3/4`` it is ``log(3)``-DP, exactly
+  and tightly (``exactdp/randomized-response/p=3/4``).
 * **seed 002**'s exponential mechanism with temperature ``tau = epsilon`` and the median's
   quantile score (its Python form ``-|#(x <= c) - n/2|``, sensitivity 1/2) is
   ``epsilon``-DP: it holds, loosely (exact ``log(1/3 + 2e/3)`` ~ 0.763 at ``epsilon = 1``
@@ -14,13 +15,14 @@ output distributions, with what the check is expected to find.
   heights in [0, 300] cm the pair (0, 300) moves by 300, so the true epsilon is
   ``300 epsilon / Delta_typ``: about 25.01 and 6.33 times the claim. Violated.
 * **seed 004** also treats the sensitivity sampler's estimate as a sensitivity: what the
-  sampler gives is (epsilon, gamma)-random DP, not epsilon-DP (violated); its closed form of
+  sampler gives is (epsilon, gamma)-random DP, not epsilon-DP (violated; modelled with the
+  configuration of the library the seed ran, Sherpa.ai's shfl: m = k = 1325); its closed form of
   ``E|h - h'|`` equals the SymPy derivation with every parameter symbolic (holds, tight).
 * **seed 001** says Laplace noise has the smaller variance for low sensitivities and
   comparable budgets: false when budgets are compared through zCDP (the Gaussian is
   smaller by exactly ``2g``), true at equal ``(1, 1e-5)`` for ``g <= 6``.
-* **seeds 000 and 002** give the classic Gaussian ``sigma = Delta sqrt(2 ln(1.25/delta)) /
-  epsilon``; valid for ``epsilon < 1`` only. Used at ``epsilon = 10``, ``delta = 1e-5`` its
+* **seed 002** gives the classic Gaussian ``sigma = Delta sqrt(2 ln(1.25/delta)) /
+  epsilon`` (section "A Private Mechanism on l2 Sensitivity"); valid for ``epsilon < 1`` only. Used at ``epsilon = 10``, ``delta = 1e-5`` its
   true ``delta(10)`` is about ``2.3e-5``: violated, with the pair of query values (0, 1).
 """
 
@@ -173,13 +175,14 @@ def _seed004(typical: str) -> Callable[[], PrivacyResult]:
 def _sampler_claim() -> StatementResult:
     from exactdp.mechanisms.typical import sensitivity_sampler_plan
 
-    g = sensitivity_sampler_plan("0.05")
+    g = sensitivity_sampler_plan("0.05", library="shfl")  # the library the seed ran
     verdict = Verdict.HOLDS if g.is_differential_privacy else Verdict.VIOLATED
     return StatementResult(
         verdict, f"what the sensitivity sampler gives is {g.statement()}",
-        "the guarantee of Rubinstein and Aldà (2017), gamma target 0.05 (proof: "
-        "proofs/s004-sensitivity-sampler.md)",
-        {"m": g.m, "k": g.k, "is_differential_privacy": g.is_differential_privacy},
+        "the guarantee of Rubinstein and Aldà (2017), gamma target 0.05, shfl's configuration "
+        "(the seed's run; proof: proofs/s004-sensitivity-sampler.md)",
+        {"m": g.m, "k": g.k, "library": g.library,
+         "is_differential_privacy": g.is_differential_privacy},
     )
 
 
@@ -224,16 +227,17 @@ def _noise_choice_claim(way: str) -> StatementResult:
 
 def privacy_claims() -> list[PrivacyClaim]:
     """Every built-in privacy claim."""
-    src3 = "seed 003 (Global Sensitivity From Scratch): randomized response for local DP"
+    src_x = ("exactdp's own example (seed 003, Global Sensitivity From Scratch, names randomized "
+             "response as the usual local-DP mechanism but states no parameter)")
     src2 = "seed 002 (Hands-on DP, ch. 6): the exponential mechanism with the quantile score"
     src4 = "seed 004 (Sherpa.ai, The Laplace mechanism): noise calibrated to a typical sensitivity"
     src1 = ("seed 001 (Tumult, Understanding sensitivity): Laplace or Gaussian noise after "
             "MaxGroupsPerID and MaxRowsPerGroupPerID")
-    src0 = ("seeds 000 and 002: the classic Gaussian mechanism sigma = Delta sqrt(2 ln(1.25/delta))"
-            " / epsilon")
+    src0 = ("seed 002 (Hands-on DP, ch. 6, A Private Mechanism on l2 Sensitivity): the classic "
+            "Gaussian mechanism sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon")
     return [
         PrivacyClaim(
-            "s003/randomized-response/p=3/4", src3,
+            "exactdp/randomized-response/p=3/4", src_x,
             "randomized response reporting the true bit with p = 3/4 is log(3)-DP",
             lambda: check_mechanism(make_mechanism("randomized-response", p="3/4"),
                                     values=(0, 1), epsilon="log(3)"),
@@ -264,7 +268,8 @@ def privacy_claims() -> list[PrivacyClaim]:
         ),
         PrivacyClaim(
             "s004/sensitivity-sampler", src4,
-            "the sensitivity sampler's estimate gives epsilon-DP (as the seed uses it)",
+            "the sensitivity sampler's estimate gives epsilon-DP (as the seed uses it; shfl's "
+            "configuration, m = k = 1325)",
             _sampler_claim, "violated",
         ),
         PrivacyClaim(
@@ -285,12 +290,12 @@ def privacy_claims() -> list[PrivacyClaim]:
             lambda: _noise_choice_claim("approx"), "holds",
         ),
         PrivacyClaim(
-            "s000/gaussian-classic/eps=1/2", src0,
+            "s002/gaussian-classic/eps=1/2", src0,
             "the classic sigma gives (1/2, 1e-5)-DP for sensitivity 1 (epsilon < 1: valid)",
             _gaussian_classic("1/2", "1e-5"), "holds",
         ),
         PrivacyClaim(
-            "s000/gaussian-classic/eps=10", src0,
+            "s002/gaussian-classic/eps=10", src0,
             "the classic sigma gives (10, 1e-5)-DP for sensitivity 1 (used outside epsilon < 1)",
             _gaussian_classic("10", "1e-5"), "violated",
         ),
