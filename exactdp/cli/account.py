@@ -34,6 +34,9 @@ each --param applying to the --mechanism before it):
   gaussian             sigma=S, sensitivity=1; DP-SGD: sampling=poisson rate=Q (each record
                        in a batch with probability Q; add/remove neighbours, both directions)
   discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
+Every mechanism also takes times=T (default 1): its own count in each round, the list being
+composed --k times. Gaussians, subsampled or not, compose with each other on one certified
+grid; lattice mechanisms with each other exactly.
 Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
 for 0.1, at its exact value: the parameter a library holds).
 

@@ -129,6 +129,7 @@ class _Component:
     mu2: Fraction | None = None  # Gaussian: (sensitivity / sigma)**2
     pure_epsilon: Any = None  # Fraction, a (_Unit, int) pair, or None for infinite
     model: Any = None  # "subsampled": the PoissonGaussian whose certified pairs are composed
+    times: int = 1  # compositions of this mechanism in each round (its own count)
 
     def describe(self) -> str:
         return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in self.params.items()) + ")"
@@ -247,6 +248,14 @@ def _discrete_gaussian(params: dict) -> _Component:
                       variance=4 * d * d * s2, pure_epsilon=None)
 
 
+def _plain_gaussian(shown_params: dict, mu: Fraction) -> _Component:
+    """The Gaussian: composed exactly with other Gaussians (Balle-Wang), and as the rate-1
+    :class:`~exactdp.mechanisms.subsampling.PoissonGaussian` beside subsampled ones."""
+    from exactdp.mechanisms.subsampling import PoissonGaussian
+
+    return _Component("gaussian", shown_params, "gaussian", mu2=mu * mu, model=PoissonGaussian(Fraction(1), mu))
+
+
 def _gaussian(params: dict) -> _Component:
     check_parameter_names("gaussian", params, ("sigma", "sensitivity", "sampling", "rate"), ("sigma",))
     s = positive(params["sigma"], "sigma")
@@ -257,7 +266,7 @@ def _gaussian(params: dict) -> _Component:
         if "rate" in params:
             raise InvalidArgument(f"rate={shown(params['rate'])} goes with sampling=poisson; pass "
                                   f"sampling=poisson rate=Q for a Poisson-subsampled Gaussian (DP-SGD)")
-        return _Component("gaussian", shown_params, "gaussian", mu2=(d / s) ** 2)
+        return _plain_gaussian(shown_params, d / s)
     if sampling != "poisson":
         raise InvalidArgument(
             f"sampling={shown(sampling)} is not one the accountant composes; use sampling=poisson with "
@@ -271,7 +280,7 @@ def _gaussian(params: dict) -> _Component:
         raise InvalidArgument(f"rate={shown(params['rate'])} is outside (0, 1]; it is the probability "
                               f"that a record is in a batch, e.g. rate=0.01")
     if q == 1:  # every record in every batch: the plain Gaussian
-        return _Component("gaussian", shown_params, "gaussian", mu2=(d / s) ** 2)
+        return _plain_gaussian(shown_params, d / s)
     from exactdp.mechanisms.subsampling import PoissonGaussian
 
     shown_params.update(sampling="poisson", rate=show_exact(q))
@@ -302,7 +311,13 @@ def _component(item) -> _Component:
     if name not in _BUILDERS:
         raise InvalidArgument(f"mechanism={name!r} is not one the accountant composes; use one of "
                               f"{', '.join(MECHANISMS)}")
-    return _BUILDERS[name](dict(params))
+    params = dict(params)
+    times = _integer_param(params.pop("times"), "times", 1) if "times" in params else 1
+    comp = _BUILDERS[name](params)
+    if times != 1:
+        comp.times = times
+        comp.params = {**comp.params, "times": str(times)}
+    return comp
 
 
 # --- fixed-point lattice distributions ---------------------------------------------------
@@ -737,12 +752,13 @@ def _common(components: list) -> tuple[str, _Unit | None, list]:
         return "null", None, []
     kinds = {c.kind for c in live}
     if "subsampled" in kinds:
-        if len(live) > 1:
+        if not kinds <= {"subsampled", "gaussian"}:
             raise InvalidArgument(
-                "a list holding a subsampled gaussian (sampling=poisson) composes only that one mechanism "
-                "so far; account for it alone (its k steps) and compose the results' (epsilon, delta) "
+                "a list holding a subsampled gaussian (sampling=poisson) composes it with gaussians "
+                "(subsampled or not) only, so far; account for the lattice mechanisms (discrete-laplace, "
+                "randomized-response, discrete-gaussian) apart and compose the results' (epsilon, delta) "
                 "with exactdp compose")
-        return "subsampled", None, [(live[0], 1)]
+        return "subsampled", None, [(c, 1) for c in live]
     if kinds == {"gaussian"}:
         return "gaussian", None, []
     if "gaussian" in kinds:
@@ -773,10 +789,10 @@ def _estimate_slots(scaled: list, k: int, bits: int) -> int:
     g = 0
     for c, s in scaled:
         g = math.gcd(g, c.stride * s)
-    full = sum(k * (c.slots - 1) * c.stride * s for c, s in scaled) // g + 1
-    var = sum(k * Fraction(c.variance) * s * s for c, s in scaled)  # exact: s may be huge
+    full = sum(k * c.times * (c.slots - 1) * c.stride * s for c, s in scaled) // g + 1
+    var = sum(k * c.times * Fraction(c.variance) * s * s for c, s in scaled)  # exact: s may be huge
     window = 2 * math.isqrt(int(2 * var * (bits + 40) * Fraction(7, 10)) + 1) // g + 2 + sum(
-        (c.slots - 1) * c.stride * s for c, s in scaled) // g
+        c.times * (c.slots - 1) * c.stride * s for c, s in scaled) // g
     return min(full, window)
 
 
@@ -878,10 +894,10 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
         if c.pure_epsilon is None:
             return math.inf, math.inf
         if isinstance(c.pure_epsilon, Fraction):
-            total += c.pure_epsilon
+            total += c.pure_epsilon * c.times
         else:
             unit, n = c.pure_epsilon
-            log_terms[unit] = log_terms.get(unit, 0) + n
+            log_terms[unit] = log_terms.get(unit, 0) + n * c.times
     total *= k
     if not log_terms:
         return total, total
@@ -976,11 +992,11 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                      "values (a smaller sigma, scales with a simpler common unit)")
 
     if kind == "subsampled":
-        return _account_subsampled(scaled[0][0].model, k, quantity, given, w, max_slots, max_bits, result,
-                                   {} if _cache is None else _cache)
+        return _account_subsampled([c for c, _ in scaled], k, quantity, given, w, max_slots, max_bits,
+                                   result, {} if _cache is None else _cache)
     bits = _START_BITS
     if kind == "gaussian":  # the losses' magnitude mu**2 costs its bits: start past them
-        mu2 = k * sum(c.mu2 for c in components if c.kind == "gaussian")
+        mu2 = k * sum(c.mu2 * c.times for c in components if c.kind == "gaussian")
         mag = mu2.numerator.bit_length() - mu2.denominator.bit_length()
         refuse_above(64 + max(0, mag), _GAUSS_MAX_PREC, option=None,
                      what=f"bits of working precision for mu**2 = k*(sensitivity/sigma)**2 ~ 2^{mag}",
@@ -1008,6 +1024,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
             base = None
             for c, s in scaled:
                 lat = _component_lattice(c, s, bits)
+                if c.times > 1:
+                    lat = _power(lat, c.times)
                 base = lat if base is None else _multiply(base, lat)
             composed = _power(base, k)
             evaluate = _LatticeEvaluator(composed, unit)
@@ -1054,8 +1072,9 @@ class _PairEvaluator:
     """``delta(eps)`` of the composed subsampled Gaussian: the lower end from the composed lower
     pair (remove), the upper end the larger of the composed upper pairs (remove, add)."""
 
-    def __init__(self, lower: _LatticeEvaluator, uppers: list):
-        self.lower, self.uppers = lower, uppers
+    def __init__(self, lower, uppers: list):
+        self.lower = lower[0] if isinstance(lower, list) else lower
+        self.uppers = uppers
 
     def __call__(self, eps: Fraction) -> tuple[Fraction, Fraction]:
         lo = self.lower(eps)[0]
@@ -1072,48 +1091,66 @@ def _pair_lattice(pair) -> _Lattice:
     return _trim(_Lattice(pair.w, pair.top, 1, pair.bits, pair.slack))
 
 
-def _subsampled_estimate(model, m: int, k: int, bits: int) -> tuple[int, int]:
-    """``(points of one step, points of the k-fold composition)``, estimated before any work:
-    the full support, or a window of ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side
-    (the loss's variance under the mixture is at most ``q**2 (e^(mu**2) - 1) / (1 - q)``)."""
+def _subsampled_estimate(parts: list, m: int, k: int, bits: int) -> tuple[int, int]:
+    """``(points of one round, points of the k-fold composition)`` of ``parts`` (``(model,
+    times)`` pairs), estimated before any work: the full support, or a window of
+    ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side (a loss's variance is at most
+    ``q**2 (e^(mu**2) - 1) / (1 - q)`` and at most ``mu**2 (1 + mu**2 / 4)``)."""
     from exactdp.mechanisms.subsampling import grid_points
 
     h = Fraction(1, 2**m)
-    one = max(hi - lo + 1 for lo, hi in (grid_points(model, d, h, bits) for d in ("remove", "add")))
-    q, mu2 = float(model.q), float(model.mu) ** 2
-    var = q * q * math.expm1(min(mu2, 700.0)) / max(1 - q, 1e-300)
-    window = 2 * math.sqrt(2 * k * var * (bits + 40) * 0.7) * 2**m + one
-    return one, int(min(k * (one - 1) + 1, window))
+    one = span = var = 0
+    for model, times in parts:
+        width = max(hi - lo + 1 for lo, hi in (grid_points(model, d, h, bits) for d in ("remove", "add")))
+        one += width - 1  # one step of each
+        span += times * (width - 1)  # the full support of one round
+        q, mu2 = float(model.q), float(model.mu) ** 2
+        bound = mu2 * (1 + mu2 / 4)
+        if q < 1:
+            bound = min(bound, q * q * math.expm1(min(mu2, 700.0)) / (1 - q))
+        var += times * bound
+    window = 2 * math.sqrt(2 * k * var * (bits + 40) * 0.7) * 2**m + one + 1
+    return one + 1, int(min(k * span + 1, window))
 
 
-def _account_subsampled(model, k: int, quantity: str, given: Fraction, w: Fraction,
+def _account_subsampled(components: list, k: int, quantity: str, given: Fraction, w: Fraction,
                         max_slots, max_bits: int, result, cache: dict) -> AccountResult:
-    """Refine the grid ``h = 2**-m`` until the enclosure's width is met (or the next grid would
-    pass ``max_slots``, or ``m`` reaches its last level: then ``width_met`` is False). ``cache``
-    keeps the profile's points and each grid's composed pairs (with their precision)."""
+    """Gaussians, at least one Poisson-subsampled, composed on the loss grid ``h = 2**-m``: each
+    component's certified pairs (``times`` each per round) multiplied, per direction, then ``k``
+    rounds. ``m`` is refined until the width is met (or the next grid would pass ``max_slots``,
+    or ``m`` reaches its last level: then ``width_met`` is False). ``cache`` keeps the profiles'
+    points and each grid's composed pairs (with their precision)."""
     from exactdp.mechanisms.subsampling import lattice_pairs
 
+    parts = [(c.model, c.times) for c in components]
     bracket, best = None, None
     m = _SUB_FIRST_M
     while m <= _SUB_LAST_M:
-        one, _ = _subsampled_estimate(model, m, k, 64)
+        one, _ = _subsampled_estimate(parts, m, k, 64)
         need = 1 / (given * w) if quantity == "epsilon" and given > 0 else Fraction(2**32)
         bits = min(max_bits, 64 + (k * one).bit_length() + math.ceil(need).bit_length())
-        slots = _subsampled_estimate(model, m, k, bits)[1]
+        slots = _subsampled_estimate(parts, m, k, bits)[1]
         if max_slots is not None and slots > max_slots:
             if best is None:
                 refuse_above(slots, max_slots, option="max_slots",
-                             what=f"lattice points in the privacy-loss distribution of k={k:,} subsampled "
-                                  f"Gaussian steps at the grid 2**-{m}",
+                             what=f"lattice points in the privacy-loss distribution of k={k:,} rounds "
+                                  f"at the grid 2**-{m}",
                              hint="use a smaller k, or a larger sigma or smaller rate")
             break
         kept = cache.get(("grid", m))
         if kept is not None and kept[0] >= bits:  # composed before at this grid, precise enough
             bits, ev, held = kept
         else:
-            pairs = lattice_pairs(model, m, bits, cache=cache.setdefault("points", {}))
             unit = _Unit(Fraction(1, 2**m))
-            composed = {key: _power(_pair_lattice(pair), k) for key, pair in pairs.items()}
+            rounds: dict = {}
+            for model, times in parts:
+                pairs = lattice_pairs(model, m, bits, cache=cache.setdefault(("points", model), {}))
+                for key, pair in pairs.items():
+                    lat = _pair_lattice(pair)
+                    if times > 1:
+                        lat = _power(lat, times)
+                    rounds[key] = lat if key not in rounds else _multiply(rounds[key], lat)
+            composed = {key: _power(lat, k) for key, lat in rounds.items()}
             ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
                                 [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add")])
             held = max(len(lat.w) for lat in composed.values())
@@ -1129,6 +1166,9 @@ def _account_subsampled(model, k: int, quantity: str, given: Fraction, w: Fracti
                 best = best or result(Fraction(0), math.inf, False, bits, held, _not_bracketed(given, bits))
             else:
                 a, b, met, bracket = found
+                if not met:  # a midpoint was undecided: narrow each end on its own at this grid
+                    a, b = _narrow(ev, given, a, b, w)
+                    met, bracket = b - a <= w * b, (a, b)
                 best = result(a, b, met, bits, held, notes)
         if best.width_met:
             return best
@@ -1136,6 +1176,30 @@ def _account_subsampled(model, k: int, quantity: str, given: Fraction, w: Fracti
         ratio = best.relative_width() / w if best.relative_width() != math.inf else 4
         m += max(1, math.ceil(math.log2(max(float(ratio), 1.0)) / 2))
     return best
+
+
+def _narrow(evaluate, delta: Fraction, a: Fraction, b: Fraction, w: Fraction) -> tuple[Fraction, Fraction]:
+    """The tightest bracket of ``epsilon(delta)`` inside ``[a, b]`` (``delta(a) > delta`` and
+    ``delta(b) <= delta`` certified) that this enclosure certifies, to ``w * b / 8``: the upper
+    end bisected on "certified ``<= delta``", then the lower end on "certified ``> delta``"
+    (an undecided point moves neither end's certificate)."""
+    step = w * b / 8
+    lo, hi = a, b
+    while hi - lo > step:
+        mid = (lo + hi) / 2
+        if evaluate(mid)[1] <= delta:
+            hi = mid
+        else:
+            lo = mid
+    b = hi
+    lo, hi = a, b
+    while hi - lo > step:
+        mid = (lo + hi) / 2
+        if evaluate(mid)[0] > delta:
+            lo = mid
+        else:
+            hi = mid
+    return lo, b
 
 
 def _certified_upper_end(evaluate, delta: Fraction, kind: str, pure_upper) -> Fraction | None:
