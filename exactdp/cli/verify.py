@@ -54,6 +54,12 @@ def run(args) -> int:
             gap = float_gap(result)
             note = f" (float rounding: claim - exact = {gap:.1e} relative)"
         mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
+        if not hasattr(result, "sensitivity"):  # a statement: unbounded, relation mismatch
+            print(f"{result.verdict.value.upper():<11} {claim.id}: {claim.statement}"
+                  f"{evidence_note(result.evidence)}{mark}")
+            print(f"            {result.summary()}")
+            print(f"            scope: {result.scope_text}")
+            continue
         s = result.sensitivity
         print(f"{result.verdict.value.upper():<11} {claim.id}: claim {result.claim_shown} vs exact "
               f"{format_value(s.value)}{note}{evidence_note(result.evidence)}{mark}")
