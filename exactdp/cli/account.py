@@ -11,7 +11,7 @@ from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accountant import (
-    SUBSAMPLED_WIDTH,
+    SUBSAMPLED_MAX_SLOTS, SUBSAMPLED_WIDTH,
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
 
@@ -95,8 +95,9 @@ def register(subparsers) -> None:
     p.add_argument("--check", metavar="X", help="another accountant's number, compared with the enclosure")
     p.add_argument("--max-k", type=int, default=DEFAULT_MAX_K, metavar="N",
                    help=f"refuse k above N (default {DEFAULT_MAX_K:,})")
-    p.add_argument("--max-slots", type=int, default=DEFAULT_MAX_SLOTS, metavar="N",
-                   help=f"refuse a privacy-loss lattice above N points (default {DEFAULT_MAX_SLOTS:,})")
+    p.add_argument("--max-slots", type=int, default=None, metavar="N",
+                   help=f"refuse a privacy-loss lattice above N points (default {DEFAULT_MAX_SLOTS:,}; "
+                        f"{SUBSAMPLED_MAX_SLOTS:,} for a subsampled gaussian's grid)")
     add_floats_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     p.set_defaults(run=with_floats(run), mechanisms=None)
@@ -127,7 +128,7 @@ def run(args) -> int:
     published = nonnegative(args.check, "--check") if args.check is not None else None
     target = mechanisms if len(mechanisms) > 1 else mechanisms[0]
     result = account(target, k, delta=args.delta, epsilon=args.epsilon, width=width,
-                     max_k=args.max_k, max_slots=args.max_slots)
+                     max_k=args.max_k, max_slots="auto" if args.max_slots is None else args.max_slots)
     checked = result.check(published) if published is not None else None
     payload = result.to_dict() if checked is None else {**result.to_dict(), "check": checked.to_dict()}
     print_report(args, payload, str(result) if checked is None else f"{result}\n  check: {checked.message()}")

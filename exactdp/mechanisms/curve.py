@@ -21,7 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, AccountResult, account
+from exactdp.mechanisms.accountant import DEFAULT_MAX_K, AccountResult, account
 from exactdp.numeric.exact import to_exact
 
 __all__ = ["PrivacyCurve", "MAX_BAND_POINTS"]
@@ -35,7 +35,7 @@ class PrivacyCurve:
     parameters as :func:`~exactdp.mechanisms.accountant.account`)."""
 
     def __init__(self, mechanisms, k: int = 1, *, params: dict | None = None, width=None,
-                 max_k: int | None = DEFAULT_MAX_K, max_slots: int | None = DEFAULT_MAX_SLOTS):
+                 max_k: int | None = DEFAULT_MAX_K, max_slots: int | None | str = "auto"):
         self.mechanisms, self.k, self.params, self.width = mechanisms, k, params, width
         self.max_k, self.max_slots = max_k, max_slots
         self._cache: dict = {}
