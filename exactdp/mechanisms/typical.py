@@ -808,7 +808,10 @@ def _decimal_text(x: Fraction) -> str:
     digits = 0
     while (x * 10**digits).denominator != 1:
         digits += 1
-    return f"{x:.{digits}f}" if digits else str(x.numerator)
+    scaled = abs(x.numerator * 10**digits // x.denominator)
+    text = str(scaled).rjust(digits + 1, "0")
+    text = f"{text[:-digits]}.{text[-digits:]}" if digits else text
+    return ("-" if x < 0 else "") + text
 
 
 def _judge(value: Fraction, box: tuple[Fraction, Fraction], level: Fraction) -> str:

@@ -42,8 +42,10 @@ SOURCES = (
     ("exactdp.registry.seed000", "sensitivity"),
     ("exactdp.registry.seed003", "sensitivity"),
     ("exactdp.registry.privacy", "privacy"),
+    ("exactdp.registry.seed_corrections", "privacy"),
     ("exactdp.registry.seed_semantics", "sensitivity"),
     ("exactdp.registry.seed_semantics_privacy", "privacy"),
+    ("exactdp.registry.seed_code", "privacy"),
     ("exactdp.registry.catalogue", "formula"),
     ("exactdp.registry.audits", "audit"),
 )
