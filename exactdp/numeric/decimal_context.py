@@ -141,10 +141,11 @@ def decimal_value(value: object, name: str = "value") -> Decimal:
             d = None
         if d is None or not d.is_finite():
             try:
-                return decimal_value(Fraction(value.strip()), name)
+                q = Fraction(value.strip())
             except (ValueError, ZeroDivisionError):
                 raise InvalidArgument(f"{name}={value!r} is not a finite decimal number; "
                                       f"write it like '0.1' or '3/8'") from None
+            return decimal_value(q, name)
         return d
     if isinstance(value, Fraction):
         den, twos, fives = value.denominator, 0, 0

@@ -269,7 +269,7 @@ class OverflowWitness:
         return abs(self.sum_x_prime - self.sum_x)
 
     def to_dict(self) -> dict:
-        return {"format": self.fmt.name, "overflow": self.overflow, "upper": self.upper,
+        return {"format": self.fmt.name, "overflow": self.overflow, "upper": self.upper, "copies": self.copies,
                 "x": f"{self.copies} records of {self.upper}",
                 "x_prime": f"{self.copies + 1} records of {self.upper}",
                 "sum_x": self.sum_x, "sum_x_prime": self.sum_x_prime, "exact_x": self.exact_x,
