@@ -244,7 +244,7 @@ def test_builtin_relation_and_data_dependent_claims():
     glob = registry.claim("s004/relation/global").check()
     assert glob.verdict is Verdict.HOLDS_TIGHT and glob.stated.value == glob.used.value == 300
     for rule in ("min-max", "max"):
-        claim = registry.claim(f"s000/clip-bounds-from-data/{rule}")
+        claim = registry.claim(f"s000/data-dependent-bounds/{rule}")
         result = claim.check()
         assert claim.kind == "privacy" and result.loss is INFINITY
         assert result.verdict is Verdict.VIOLATED and claim.meets_expectation(result)
@@ -256,10 +256,10 @@ def test_verify_shows_the_new_claims(capsys):
     assert out.startswith("UNBOUNDED   s004/unbounded/height: since the height is not bounded")
     assert "family x_B=[], x'_B=[B] (distance 1 for every B >= 1): |f(x_B) - f(x'_B)| = B -> oo" in out
     assert out.rstrip().endswith("1 built-in claims checked: 1 unbounded; 0 departed from what was expected")
-    assert main(["verify", "--only", "s000/clip-bounds-from-data/min-max", "--json"]) == OK
+    assert main(["verify", "--only", "s000/data-dependent-bounds/min-max", "--json"]) == OK
     [row] = json.loads(capsys.readouterr().out)
     assert (row["id"], row["verdict"], row["epsilon"], row["as_expected"]) == (
-        "s000/clip-bounds-from-data/min-max", "violated", "inf", True)
+        "s000/data-dependent-bounds/min-max", "violated", "inf", True)
     assert row["witness"]["x"] == ["4"] and row["witness"]["x_prime"] == ["0", "4"]
     assert main(["verify", "--only", "s004/relation/typical", "--json"]) == OK
     [row] = json.loads(capsys.readouterr().out)

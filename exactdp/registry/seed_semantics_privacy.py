@@ -32,12 +32,12 @@ def claims(all_k: bool = False) -> list:
 
     return [
         PrivacyClaim(
-            "s000/clip-bounds-from-data/min-max", SOURCE,
+            "s000/data-dependent-bounds/min-max", SOURCE,
             "a sum clipped to bounds read off the data, [min(x), max(x)], with Laplace noise of "
             "scale (U - L)/epsilon is epsilon-DP, epsilon = 1 (the seed says it is not)",
             _run("min-max"), "violated"),
         PrivacyClaim(
-            "s000/clip-bounds-from-data/max", SOURCE + " (the histogram: 'an upper bound of 90 "
+            "s000/data-dependent-bounds/max", SOURCE + " (the histogram: 'an upper bound of 90 "
             "would suffice')",
             "a sum clipped to [0, max(x)] (the upper bound read off the data) with Laplace noise "
             "of scale U/epsilon is epsilon-DP, epsilon = 1 (the seed says it is not)",
