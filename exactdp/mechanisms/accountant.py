@@ -74,7 +74,8 @@ __all__ = [
     "AccountResult", "AccountCheck", "account",
 ]
 
-MECHANISMS = ("discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian")
+MECHANISMS = ("discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian",
+              "exponential", "permute-and-flip", "report-noisy-max")
 """The names :func:`account` composes (the same names and parameters as ``exactdp privacy``)."""
 
 DEFAULT_WIDTH = Fraction(1, 10**9)
@@ -130,6 +131,7 @@ class _Component:
     pure_epsilon: Any = None  # Fraction, a (_Unit, int) pair, or None for infinite
     model: Any = None  # "subsampled": the PoissonGaussian whose certified pairs are composed
     times: int = 1  # compositions of this mechanism in each round (its own count)
+    note: str = ""  # what the result must say about this component's scope
 
     def describe(self) -> str:
         return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in self.params.items()) + ")"
@@ -287,11 +289,50 @@ def _gaussian(params: dict) -> _Component:
     return _Component("gaussian", shown_params, "subsampled", model=PoissonGaussian(q, d / s))
 
 
+def _selection(name: str):
+    """The exponential mechanism, permute-and-flip or report-noisy-max, through its worst-case
+    pure epsilon: an eps-DP mechanism is dominated by randomized response with epsilon eps
+    (Kairouz, Oh, Viswanath 2015), so it is composed as that pair: a sound bound, not the
+    mechanism's own (tighter) privacy curve on particular utilities."""
+
+    def build(params: dict) -> _Component:
+        allowed = {"exponential": ("epsilon", "sensitivity", "form"),
+                   "permute-and-flip": ("epsilon", "sensitivity"),
+                   "report-noisy-max": ("epsilon", "sensitivity", "noise")}[name]
+        check_parameter_names(name, params, allowed, ("epsilon",))
+        eps = positive(params["epsilon"], "epsilon")
+        positive(params.get("sensitivity", 1), "sensitivity")  # the utilities' (eps already holds it)
+        shown_params = {"epsilon": show_exact(eps)}
+        worst, why = eps, "eps-DP for any utility of that sensitivity"
+        if name == "exponential":
+            form = params.get("form", "2delta")
+            if form not in ("2delta", "monotone"):
+                raise InvalidArgument(f"form={shown(form)} is not 2delta or monotone")
+            shown_params["form"] = form
+            if form == "monotone":  # eps for monotone utilities, up to 2 eps for others
+                worst, why = 2 * eps, "2 eps-DP for utilities that are not monotone"
+        if name == "report-noisy-max":
+            noise = params.get("noise", "gumbel")
+            if noise not in ("gumbel", "exponential"):
+                raise InvalidArgument(f"noise={shown(noise)} is not gumbel or exponential")
+            shown_params["noise"] = noise
+        comp = _randomized_response({"epsilon": worst})
+        comp.name, comp.params = name, shown_params
+        comp.note = (f"{name}: composed through its worst-case pure epsilon {show_exact(worst)} ({why}) as "
+                     f"randomized response, the pair that dominates every such mechanism: sound, not tight")
+        return comp
+
+    return build
+
+
 _BUILDERS = {
     "discrete-laplace": _discrete_laplace,
     "randomized-response": _randomized_response,
     "gaussian": _gaussian,
     "discrete-gaussian": _discrete_gaussian,
+    "exponential": _selection("exponential"),
+    "permute-and-flip": _selection("permute-and-flip"),
+    "report-noisy-max": _selection("report-noisy-max"),
 }
 
 
@@ -556,6 +597,7 @@ class AccountCheck:
     verdict: str
     lower: Fraction
     upper: Fraction | float
+    upper_only: bool = False  # the enclosure is a dominating pair's: only its upper end binds
 
     @property
     def ok(self) -> bool:
@@ -570,6 +612,9 @@ class AccountCheck:
         if self.verdict == "holds":
             tight = " (tight: equals the exact value)" if self.lower == self.upper == self.published else ""
             return f"HOLDS: {self.quantity} = {p} is at or above the certified upper bound {hi}{tight}"
+        if self.upper_only:
+            return (f"UNDECIDED: {self.quantity} = {p} is below the certified upper bound {hi} of a pair "
+                    f"that dominates these mechanisms; their own curve may be lower")
         return (f"UNDECIDED: {self.quantity} = {p} lies inside the enclosure [{lo}, {hi}]; "
                 f"narrow the width to decide")
 
@@ -613,6 +658,8 @@ class AccountResult:
     seconds: float
     notes: str = ""
     extra: dict = field(default_factory=dict)
+    upper_only: bool = False  # a component is composed through a pair that dominates it: the
+    # upper end bounds the mechanisms' curve, the lower end only that pair's (not theirs)
 
     # named views
     @property
@@ -678,13 +725,15 @@ class AccountResult:
     def check(self, published) -> AccountCheck:
         """Compare another accountant's number for the same quantity with the enclosure."""
         value = nonnegative(published, self.quantity)
-        if isinstance(self.lower, float) or value < self.lower:
+        if self.upper_only and not isinstance(self.upper, float) and value < self.upper:
+            verdict = "undecided"  # below a bound, not below the mechanisms' own curve
+        elif isinstance(self.lower, float) or value < self.lower:
             verdict = "violated"
         elif not isinstance(self.upper, float) and value >= self.upper:
             verdict = "holds"
         else:
             verdict = "undecided"
-        return AccountCheck(value, self.quantity, verdict, self.lower, self.upper)
+        return AccountCheck(value, self.quantity, verdict, self.lower, self.upper, self.upper_only)
 
     def to_dict(self) -> dict:
         lo, hi = self.decimal_bounds()
@@ -707,6 +756,8 @@ class AccountResult:
             out["notes"] = self.notes
         if self.vacuous:
             out["certified"] = "nothing"
+        if self.upper_only:
+            out["upper_only"] = True
         return out
 
     def __str__(self) -> str:
@@ -716,7 +767,9 @@ class AccountResult:
                           for m in self.mechanisms)
         lines = [
             f"{what}, composed k={self.k:,} times, at {other}={self._given_text()}",
-            f"  {self.quantity} in [{lo}, {hi}]  (certified: lower rounded down, upper rounded up)",
+            (f"  {self.quantity} at most {hi}  (a certified upper bound, rounded up; [{lo}, {hi}] "
+             f"encloses the dominating pair's value, not the mechanisms' own)" if self.upper_only else
+             f"  {self.quantity} in [{lo}, {hi}]  (certified: lower rounded down, upper rounded up)"),
             f"  relative width {_approx(self.relative_width()) if self.relative_width() != 0 else '0 (exact)'}"
             + ("" if self.width_met else f", NOT within the requested {float(self.width):.3g}")
             + f"; {self.bits} bits, {self.slots:,} lattice points, {self.seconds:.2f} s",
@@ -972,9 +1025,12 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     w = _check_width(width if width is not None else SUBSAMPLED_WIDTH if kind == "subsampled" else DEFAULT_WIDTH)
     described = tuple((c.name, c.params) for c in components)
 
+    scope_notes = "; ".join(dict.fromkeys(c.note for c in components if c.note))
+
     def result(lo, hi, met, bits, slots, notes="") -> AccountResult:
+        notes = "; ".join(n for n in (notes, scope_notes) if n)
         return AccountResult(described, k, quantity, given, lo, hi, w, met, bits, slots,
-                             time.perf_counter() - started, notes)
+                             time.perf_counter() - started, notes, upper_only=bool(scope_notes))
 
     # the trivial cases, decided exactly
     if kind == "null":
