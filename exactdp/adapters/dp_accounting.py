@@ -85,6 +85,8 @@ def exact(value: Any) -> Fraction | float:
     if isinstance(value, bool):
         raise InvalidArgument(f"value={value!r} is a bool; expected the float dp_accounting returned")
     f = float(value)
+    if f != f:
+        raise InvalidArgument(f"value={value!r} is NaN: dp_accounting returned no number")
     if f != value:  # pragma: no cover - a type wider than float64
         raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
     if f == math.inf:

@@ -59,6 +59,8 @@ def exact(value: Any) -> Fraction | float:
     if isinstance(value, bool):
         raise InvalidArgument(f"value={value!r} is a bool; expected the float prv_accountant returned")
     f = float(value)
+    if f != f:
+        raise InvalidArgument(f"value={value!r} is NaN: prv_accountant returned no number")
     if f != value:  # pragma: no cover - np.longdouble wider than float64
         raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
     if f == math.inf:
