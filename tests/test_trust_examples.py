@@ -219,6 +219,8 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
         "delta in [0.87643791334194721929937, 0.87643791334194721948234]",)),
     "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param "
     "rate=0.01 --k 10 --delta 1e-6": (0, ("epsilon in [0.59220504760742187, 0.5926666259765625]",)),
+    "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 "
+    "--k 100 --delta 1e-6": (0, ("epsilon in [0.9538881704211235, 0.95435260236263276]",)),
     "exactdp account --mechanism randomized-response --param p=3/4 --k 10 --delta 1e-6 --check "
     "10.9": (1, ("check: VIOLATED: epsilon = 10.9 is below the certified lower bound 10.9861051224",)),
     "exactdp account --mechanism discrete-laplace --param scale=10 --mechanism discrete-gaussian "
@@ -248,6 +250,12 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
     "exactdp audit opendp --list": (0, ("opendp/variance/sum-of-squared-deviations: ",)),
     "exactdp audit --list": (0, (
         "opendp/variance/sum-of-squared-deviations: ", "diffprivlib/tools/var/float-rounding: ")),
+    # reports (issue 18): the terminal shows the text with times, the file holds the report
+    "exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format junit --output audit.xml": (1, (
+        "tools.var and tools.std: VIOLATED", "  time: ", "the junit report is in audit.xml")),
+    "exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format sarif": (1, (
+        '"version": "2.1.0"', '"ruleId": "diffprivlib/tools/var/float-rounding"', '"level": "error"',
+        "x_prime=[1.0, 0.0, 0.0]")),
     "exactdp --version": (0, ("exactdp ",)),
 }
 
