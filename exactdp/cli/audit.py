@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from datetime import datetime, timezone
 
 from exactdp.cli import _options as opt
 from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, OK
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp.errors import ExactDPError, InvalidArgument, MissingDependency
 
 __all__ = ["register", "run"]
 
@@ -31,11 +33,28 @@ holds-empirical-model; '(tight)' when the claim equals the truth on every case c
 'violated' (with a witness), 'undecided', 'skipped' (version range), 'error'. The summary
 counts each word apart and says how many hold on evidence weaker than bit-exact.
 
+Reports: --format text (default: each result with its time, then the summary), json (the
+list of results, as --json), markdown, html (one self-contained page: witness tables,
+evidence, versions, per-audit times), junit (one test case per audit, a failure per
+violated or undecided claim, for CI test reports) or sarif (SARIF 2.1.0, one result per
+violated or undecided claim, for code-scanning dashboards); --output PATH writes the report
+there (checked before any audit runs) and shows the text on the terminal.
+
+Versions: each suite states the versions it was checked on; another installed version is
+named in one line of the report ('note: ...'; version_note in JSON). A version outside the
+range the suite applies to is refused unless --any-version.
+
+Plug-ins: a package that declares an entry point in the group 'exactdp.audits' (NAME =
+"package.module", a suite module like the built-in ones) is audited with 'exactdp audit
+NAME' and listed by --list; a plug-in that cannot be imported is refused in one line (exit
+2) and marked broken in --list.
+
 Exit status: 0 when nothing is violated or undecided (a holds-* verdict on weaker evidence
 counts as holding: the summary line says how many), 1 when a claim is violated or
-undecided, 2 on bad input, a missing library (the message names the extra to install) or
-an audit whose library call raised or ran out of time. --list without a library lists
-every suite, and marks the audits of a library that is not installed as skipped."""
+undecided, 2 on bad input, a missing library (the message names the extra to install), a
+version outside the suite's range, a broken plug-in, an unwritable --output or an audit
+whose library call raised or ran out of time. --list without a library lists every suite,
+and marks the audits of a library that is not installed as skipped."""
 
 
 def _evidence_lines() -> str:
@@ -52,7 +71,9 @@ examples:
   exactdp audit diffprivlib
   exactdp audit opendp --only opendp/variance/sum-of-squared-deviations --json
   exactdp audit opendp --list
-  exactdp audit --list"""
+  exactdp audit --list
+  exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format junit --output audit.xml
+  exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format sarif"""
 
 
 def _line(audit) -> str:
@@ -65,12 +86,37 @@ def _list(library: str | None, as_json: bool = False) -> int:
     installed version of each library; a missing library's audits are marked skipped.
     ``as_json``: one JSON list of objects (id, suite, library, statement, versions, corpus,
     installed: the version or null, skipped), nothing else on stdout."""
-    from exactdp.audits.runner import installed_version
+    from exactdp.audits.runner import SUITES, checked_on, installed_version, plugin_suites, suite
     from exactdp.registry.audits import suites
 
-    listed = suites() if library is None else suites(library)
+    found = plugin_suites()
+    if library is None or library in SUITES:
+        listed = suites() if library is None else suites(library)
+    else:
+        listed = {}
+    broken: list[str] = []
+    for name, plugin in found.items():  # plug-ins after the built-in suites
+        if library is not None and name != library:
+            continue
+        if library is not None or name not in SUITES:
+            try:
+                listed[name] = suite(name)
+            except ExactDPError as e:
+                if library is not None:
+                    raise  # one plug-in asked for: its own one line, exit 2
+                broken.append(name)
+                listed[name] = e
+    if library is not None and library not in listed:
+        suite(library)  # an unknown name: the runner's one line
     rows, lines, tail = [], [], []
     for name, audits in listed.items():
+        if isinstance(audits, ExactDPError):  # a broken plug-in: marked, never listed as passed
+            lines.append(f"{name}: [broken plug-in: {audits}]")
+            rows.append({"id": None, "suite": name, "library": None, "statement": None, "versions": "",
+                         "corpus": False, "installed": None, "skipped": True, "broken": str(audits),
+                         "plugin": found[name].distribution})
+            tail.append(f"{name} is a broken plug-in: its audits cannot run")
+            continue
         if library is not None:  # one library: it must be installed (MissingDependency: exit 2)
             version, missing = installed_version(name), None
         else:
@@ -78,70 +124,137 @@ def _list(library: str | None, as_json: bool = False) -> int:
                 version, missing = installed_version(name), None
             except MissingDependency as e:
                 version, missing = None, str(e)
+        plugin = found[name].distribution if name in found and name not in SUITES else None
         for audit in audits:
             lines.append(_line(audit) + ("" if missing is None else "  [skipped: not installed]"))
-            rows.append({"id": audit.id, "suite": name, "library": audit.library,
-                         "statement": audit.statement, "versions": audit.versions,
-                         "corpus": audit.corpus, "installed": version,
-                         "skipped": missing is not None})
-        tail.append(f"{name} {version} is installed" if missing is None
-                    else f"{missing}; its {len(audits)} audits are skipped")
+            row = {"id": audit.id, "suite": name, "library": audit.library,
+                   "statement": audit.statement, "versions": audit.versions,
+                   "corpus": audit.corpus, "installed": version,
+                   "skipped": missing is not None}
+            if plugin is not None:
+                row["plugin"] = plugin
+            rows.append(row)
+        if missing is None:
+            checked = checked_on(name)
+            differs = checked and not any(version == c for c in checked)
+            tail.append(f"{name} {version} is installed" + (f" (the suite was checked on {', '.join(checked)})"
+                                                             if differs else "")
+                        + (f" (plug-in from {plugin})" if plugin else ""))
+        else:
+            tail.append(f"{missing}; its {len(audits)} audits are skipped")
     if as_json:
         print(json.dumps(rows, indent=2))
         for line in tail:  # which suites were skipped, for a reader of the terminal
             print(line, file=sys.stderr)
     else:
         print("\n".join(lines + tail))
+    if broken:
+        print(f"exactdp: {len(broken)} audit plug-in(s) could not be loaded: {', '.join(broken)} "
+              f"(see 'broken' above; 'exactdp audit {broken[0]}' says why)", file=sys.stderr)
+        return BAD_INPUT
     return OK
 
 
 def run(args) -> int:
-    from exactdp.audits.runner import run_audits
+    from exactdp.audits import report as rep
+    from exactdp.audits import runner
 
+    fmt = _format(args)
     if args.list:
-        return _list(args.library, args.json)
+        if fmt not in ("text", "json"):
+            raise InvalidArgument(f"--format {fmt} with --list: the list is text or json (--json)")
+        return _list(args.library, fmt == "json")
     if args.library is None:
         raise InvalidArgument("give the library to audit (exactdp audit LIBRARY), or --list")
+    # everything that can be refused is refused before the first audit runs
+    version = runner.installed_version(args.library)  # an unknown name, a broken plug-in, a missing library
+    if not args.any_version:
+        runner.require_supported(args.library, version)
+    audits = runner.suite(args.library)
+    if args.only:
+        known = {a.id for a in audits}
+        unknown = [i for i in args.only if i not in known]
+        if unknown:
+            raise InvalidArgument(f"audit id {unknown[0]!r} is not in the {args.library} suite: "
+                                  f"'exactdp audit {args.library} --list' shows the {len(known)} ids")
+    if args.output is not None:
+        check_writable(args.output)
+    note = runner.version_note(args.library, version)
+    to_terminal = args.output is not None or fmt == "text"  # the text streams to stdout
+    if to_terminal and note:
+        print(f"note: {note}", flush=True)
     total = [0]
 
     def progress(result) -> None:
         total[0] += 1
-        if args.json:
-            print(f"[{total[0]}] {result.id}: {result.verdict}", file=sys.stderr, flush=True)
+        if to_terminal:
+            print(rep.result_text(result), flush=True)
         else:
-            print(result, flush=True)
+            print(f"[{total[0]}] {result.id}: {result.verdict} ({rep.seconds_text(result.seconds)})",
+                  file=sys.stderr, flush=True)
 
-    results = run_audits(args.library, args.only, time_limit=args.time_limit, progress=progress)
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    results = runner.run_audits(args.library, args.only, time_limit=args.time_limit, progress=progress,
+                                any_version=True)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    if args.json:
-        print(json.dumps([r.to_dict() for r in results], indent=2))
-    else:
+    status = (BAD_INPUT if counts.get("error") else
+              CLAIM_FAILED if counts.get("violated") or counts.get("undecided") else OK)
+    plugin = None
+    if args.library not in runner.SUITES:
+        plugin = runner.plugin_suites()[args.library].distribution
+    report = rep.Report(args.library, runner.distribution(args.library), version, tuple(results),
+                        checked_on=runner.checked_on(args.library), supported=runner.supported(args.library),
+                        version_note=note, started=started, seconds=time.perf_counter() - clock,
+                        plugin=plugin, status=status)
+    if to_terminal:
         print(summary_line(args.library, results))
+    if args.output is not None:
+        with open(args.output, "w", encoding="utf-8", newline="\n") as f:
+            f.write(rep.render(report, fmt))
+        print(f"exactdp: the {fmt} report is in {args.output}", file=sys.stderr)
+    elif fmt != "text":
+        sys.stdout.write(rep.render(report, fmt))
     if counts.get("error"):
         print(f"exactdp: {counts['error']} audit(s) could not run (see 'error' above)", file=sys.stderr)
-        return BAD_INPUT
-    return CLAIM_FAILED if counts.get("violated") or counts.get("undecided") else OK
+    return status
+
+
+def _format(args) -> str:
+    if args.json and args.format not in (None, "json"):
+        raise InvalidArgument(f"--json and --format {args.format}: --json is --format json; give one of them")
+    return "json" if args.json else (args.format or "text")
+
+
+def check_writable(path: str) -> None:
+    """Refuse, in one line, a report path that cannot be written (before any audit runs)."""
+    import os
+
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target) or "."
+    if os.path.isdir(target):
+        raise InvalidArgument(f"--output={path!r} is a folder: give the path of a file to write the report to")
+    if not os.path.isdir(folder):
+        raise InvalidArgument(f"--output={path!r}: the folder {folder!r} does not exist: create it or "
+                              f"give a path in a folder that exists")
+    existed = os.path.exists(target)
+    try:
+        with open(target, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise InvalidArgument(f"--output={path!r} cannot be written ({e.strerror or type(e).__name__}): "
+                              f"give a path you can write to") from None
+    if not existed:
+        os.remove(target)
 
 
 def summary_line(library: str, results) -> str:
-    """``opendp 0.16.0: 29 audits: 4 violated, 10 holds-on-grid, ...; 21 of the 25 that
-    hold rest on evidence weaker than bit-exact (holds-*)``: each verdict word counted
-    apart, the ones holding on weaker evidence said in words."""
-    counts: dict[str, int] = {}
-    for r in results:
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    version = results[0].version if results else "?"
-    line = f"{library} {version}: {len(results)} audits: {summary}"
-    holding = sum(1 for r in results if r.holding)
-    weaker = sum(1 for r in results if r.on_weaker_evidence)
-    if weaker:
-        which = f"all {holding}" if weaker == holding else f"{weaker} of the {holding}"
-        line += (f"; {which} that hold rest on evidence weaker than bit-exact "
-                 f"(holds-*: see 'exactdp audit --help')")
-    return line
+    """``opendp 0.16.0: 29 audits: 4 violated, 10 holds-on-grid, ...`` (see
+    :func:`exactdp.audits.report.summary_line`)."""
+    from exactdp.audits.report import summary_line as line
+
+    return line(library, results)
 
 
 def _seconds(text: str) -> float:
@@ -156,17 +269,25 @@ def _seconds(text: str) -> float:
 
 def register(subparsers) -> None:
     """Add ``exactdp audit`` to the ``exactdp`` command."""
-    from exactdp.audits.runner import DEFAULT_TIME_LIMIT, SUITES
+    from exactdp.audits.report import FORMATS
+    from exactdp.audits.runner import DEFAULT_TIME_LIMIT, suite_names
 
     p = subparsers.add_parser(
         "audit", help="run the audit suite against an installed DP library",
         description=_DESCRIPTION.format(evidence=_evidence_lines()), epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("library", nargs="?", choices=sorted(SUITES),
-                   help="the library to audit (optional with --list)")
+    p.add_argument("library", nargs="?", choices=sorted(suite_names()),
+                   help="the library to audit (optional with --list); installed plug-ins are listed too")
     opt.only_option(p, "run only this audit (repeatable; --list shows the ids)", metavar="ID", repeat=True)
     p.add_argument("--list", action="store_true",
                    help="list the suite's audits and the installed version (every suite without LIBRARY)")
     p.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="S",
                    help=f"seconds one audit may take (default {DEFAULT_TIME_LIMIT:g})")
-    opt.json_option(p, "a JSON list instead of text")
+    opt.json_option(p, "a JSON list instead of text (the same as --format json)")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="the report's format: " + ", ".join(FORMATS) + " (default text)")
+    p.add_argument("--output", metavar="PATH", default=None,
+                   help="write the report to PATH (the terminal shows the text as it runs)")
+    p.add_argument("--any-version", action="store_true",
+                   help="run a suite on a library version outside the range it applies to "
+                        "(the report notes the version)")
     p.set_defaults(run=run)
