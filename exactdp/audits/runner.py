@@ -4,11 +4,21 @@ The suites live one module per library (:data:`SUITES`); each defines ``DISTRIBU
 (the name pip knows), ``EXTRA`` (exactdp's extra that installs it) and ``audits()``, a
 function returning its :class:`~exactdp.audits.base.Audit` list, so that importing the
 suite module costs nothing and the library itself is imported only inside the checks.
+
+Versions: a suite states the versions it was checked on (``CHECKED_ON``, a tuple) and the
+range it applies to (``SUPPORTED``, a specifier such as ``">=0.6.6,<0.7"``; :data:`CHECKED`
+holds both for the built-in suites that do not state them). :func:`version_note` says, in one
+line, when the installed version is not one the suite was checked on; an installed version
+outside ``SUPPORTED`` is refused (:func:`require_supported`) unless ``any_version``.
+
+Suites of other packages are found through the entry-point group ``exactdp.audits``
+(:mod:`exactdp.audits.plugins`) and run like the built-in ones.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import signal
 
 import threading
@@ -21,7 +31,8 @@ from exactdp.audits.base import Audit, AuditResult, version_applies
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
-__all__ = ["SUITES", "DEFAULT_TIME_LIMIT", "installed_version", "suite", "run_one", "run_audits", "call_library"]
+__all__ = ["SUITES", "CHECKED", "DEFAULT_TIME_LIMIT", "installed_version", "suite", "suite_names",
+           "plugin_suites", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
 
 SUITES = {
     "opendp": "exactdp.audits.suite_opendp",
@@ -38,10 +49,42 @@ DEFAULT_TIME_LIMIT = 120.0
 """Seconds one audit may take before it is stopped and reported as an error."""
 
 
+CHECKED = {
+    "opendp": (("0.16.0",), ">=0.16"),
+    "diffprivlib": (("0.6.6",), ">=0.6.6,<0.7"),
+    "tumult": (("0.20.0",), ">=0.20"),
+    "dp-accounting": (("0.6.0",), ""),
+    "prv-accountant": (("0.2.0",), ""),
+}
+"""Built-in suite -> (the versions it was checked on, the range it applies to), for the
+suites whose module does not state ``CHECKED_ON`` / ``SUPPORTED`` itself (the ranges are
+those of exactdp's extras)."""
+
+
+def plugin_suites():
+    """The installed audit plug-ins by name (:func:`exactdp.audits.plugins.plugins`; a name
+    of a built-in suite is marked as a problem)."""
+    from exactdp.audits.plugins import plugins
+
+    return plugins(builtin=set(SUITES))
+
+
+def suite_names() -> list[str]:
+    """The built-in suites, then the installed plug-ins (broken ones too: running one says
+    why it cannot run)."""
+    return list(SUITES) + [name for name in plugin_suites() if name not in SUITES]
+
+
 def _suite_module(library: str):
-    if library not in SUITES:
-        raise InvalidArgument(f"library {library!r}: expected one of {', '.join(SUITES)}")
-    return importlib.import_module(SUITES[library])
+    if library in SUITES:
+        return importlib.import_module(SUITES[library])
+    found = plugin_suites()
+    if library in found:
+        from exactdp.audits.plugins import load
+
+        return load(found[library])
+    extra = f"; installed plug-ins: {', '.join(found)}" if found else ""
+    raise InvalidArgument(f"library {library!r}: expected one of {', '.join(SUITES)}{extra}")
 
 
 def installed_version(library: str) -> str:
@@ -50,7 +93,76 @@ def installed_version(library: str) -> str:
     try:
         return metadata.version(module.DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        raise MissingDependency(module.DISTRIBUTION, module.EXTRA) from None
+        if library in SUITES:
+            raise MissingDependency(module.DISTRIBUTION, module.EXTRA) from None
+        from exactdp.audits.plugins import PluginLibraryMissing
+
+        install = getattr(module, "INSTALL", None) or f"pip install {module.DISTRIBUTION}"
+        raise PluginLibraryMissing(module.DISTRIBUTION, install) from None
+
+
+def checked_on(library: str) -> tuple[str, ...]:
+    """The versions of ``library`` its suite was checked on (``()``: it does not say)."""
+    module = _suite_module(library)
+    versions = getattr(module, "CHECKED_ON", None)
+    if versions is None:
+        versions = CHECKED.get(library, ((), ""))[0] if library in SUITES else ()
+    return (versions,) if isinstance(versions, str) else tuple(versions)
+
+
+def supported(library: str) -> str:
+    """The version range ``library``'s suite applies to (``""``: any)."""
+    module = _suite_module(library)
+    spec = getattr(module, "SUPPORTED", None)
+    if spec is None:
+        spec = CHECKED.get(library, ((), ""))[1] if library in SUITES else ""
+    return spec
+
+
+def distribution(library: str) -> str:
+    """The name pip knows the library audited by the suite ``library`` by."""
+    return _suite_module(library).DISTRIBUTION
+
+
+def version_note(library: str, version: str) -> str | None:
+    """One line when the installed ``version`` is not one the suite was checked on (or the
+    suite names none), else None.
+
+    >>> version_note("tumult", "0.20.0") is None
+    True
+    >>> version_note("tumult", "0.21.0")
+    "tmlt.core 0.21.0 is installed; the tumult suite was checked on 0.20.0 only: its verdicts on 0.21.0 are what the audits find there, not reviewed against that version's code"
+    """
+    dist, checked = distribution(library), checked_on(library)
+    if not checked:
+        return (f"{dist} {version} is installed; the {library} suite does not say which versions "
+                f"it was checked on (CHECKED_ON)")
+    if any(_same_release(version, c) for c in checked):
+        return None
+    return (f"{dist} {version} is installed; the {library} suite was checked on "
+            f"{', '.join(checked)} only: its verdicts on {version} are what the audits find "
+            f"there, not reviewed against that version's code")
+
+
+def _same_release(a: str, b: str) -> bool:
+    """``0.16`` and ``0.16.0`` are one release; ``0.16.0rc1`` is not ``0.16.0``."""
+    a, b = a.strip(), b.strip()
+    numeric = re.compile(r"[0-9]+(\.[0-9]+)*")
+    return a == b or bool(numeric.fullmatch(a) and numeric.fullmatch(b) and version_applies(a, f"=={b}"))
+
+
+def require_supported(library: str, version: str) -> None:
+    """:class:`InvalidArgument` (one line) when ``version`` is outside the range the suite
+    applies to (``any_version=True`` in :func:`run_audits`, ``--any-version`` on the
+    command line, runs it anyway, with the version note in the report)."""
+    spec = supported(library)
+    if spec and not version_applies(version, spec):
+        dist, checked = distribution(library), checked_on(library)
+        on = f" (checked on {', '.join(checked)})" if checked else ""
+        raise InvalidArgument(
+            f"{dist} {version} is installed, but the {library} suite applies to {dist} "
+            f"{spec}{on}: install a version in that range, or pass any_version (--any-version) "
+            f"to run it anyway with the version noted in the report")
 
 
 def suite(library: str) -> list[Audit]:
@@ -131,9 +243,16 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
 
 def run_audits(library: str, only: list[str] | None = None, *,
                time_limit: float | None = DEFAULT_TIME_LIMIT,
-               progress: Callable[[AuditResult], None] | None = None) -> list[AuditResult]:
-    """Run ``library``'s suite against its installed version (``only``: these ids)."""
+               progress: Callable[[AuditResult], None] | None = None,
+               any_version: bool = False) -> list[AuditResult]:
+    """Run ``library``'s suite against its installed version (``only``: these ids).
+
+    An installed version outside the range the suite applies to is refused
+    (:func:`require_supported`) unless ``any_version``; :func:`version_note` says when it
+    is not a version the suite was checked on."""
     version = installed_version(library)
+    if not any_version:
+        require_supported(library, version)
     audits = suite(library)
     if only:
         known = {a.id for a in audits}
