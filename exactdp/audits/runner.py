@@ -40,6 +40,7 @@ SUITES = {
     "tumult": "exactdp.audits.suite_tumult",
     "dp-accounting": "exactdp.audits.suite_dp_accounting",
     "prv-accountant": "exactdp.audits.suite_prv_accountant",
+    "smartnoise-sql": "exactdp.audits.suite_smartnoise",
     "python-dp": "exactdp.audits.suite_python_dp",
     "pipeline-dp": "exactdp.audits.suite_pipeline_dp",
 }
