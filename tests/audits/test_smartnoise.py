@@ -1,0 +1,193 @@
+"""The SmartNoise SQL suite and adapter.
+
+smartnoise-sql 1.0.10 installs only with opendp 0.14.2, which exactdp's test extra
+(opendp>=0.16) excludes, so it lives in an environment of its own (``.ci/smartnoise``). The
+tests that run the library skip with that reason where it is absent; the tests at the top
+run everywhere and check that ``exactdp audit smartnoise-sql`` without it exits 2 naming
+the extra.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from exactdp.adapters import smartnoise as adapter
+from exactdp.errors import InvalidArgument, MissingDependency
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SKIP_REASON = ("smartnoise-sql is not installed: it needs its own environment (it pins "
+               "opendp 0.14.2, the test extra needs opendp>=0.16); see .ci/smartnoise")
+
+
+def _has_snsql() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("snsql") is not None
+
+
+needs_snsql = pytest.mark.skipif(not _has_snsql(), reason=SKIP_REASON)
+
+# --- everywhere: the library missing ----------------------------------------------------
+
+_HIDE = textwrap.dedent("""
+    import importlib.metadata as md, sys
+    _real = md.version
+    def _version(name):
+        if name.lower().replace("_", "-") == "smartnoise-sql":
+            raise md.PackageNotFoundError(name)
+        return _real(name)
+    md.version = _version
+    sys.modules["snsql"] = None
+""")
+
+
+def _run_cli_without_snsql(*args: str) -> subprocess.CompletedProcess:
+    code = (_HIDE if _has_snsql() else "import sys\n") + textwrap.dedent(f"""
+        from exactdp.cli import main
+        sys.exit(main({list(args)!r}))
+    """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=120, env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize("args", [("audit", "smartnoise-sql"), ("audit", "smartnoise-sql", "--list")])
+def test_audit_without_smartnoise_exits_2_naming_the_extra(args):
+    done = _run_cli_without_snsql(*args)
+    assert done.returncode == 2, done
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "exactdp: error: smartnoise-sql is not installed: install it with "
+        "pip install 'exactdp[smartnoise-sql]'"]
+
+
+@pytest.mark.skipif(_has_snsql(), reason="snsql is installed here")
+def test_adapter_without_smartnoise_raises_missing_dependency_naming_the_extra():
+    with pytest.raises(MissingDependency, match=r"pip install 'exactdp\[smartnoise-sql\]'") as info:
+        adapter.require()
+    assert (info.value.library, info.value.extra) == ("smartnoise-sql", "smartnoise-sql")
+    with pytest.raises(MissingDependency):
+        adapter.private_reader([(0, 1.0)], adapter.metadata(0.0, 1.0))
+
+
+def test_suite_lists_without_importing_the_library():
+    from exactdp.audits.runner import checked_on, suite, supported
+
+    ids = [a.id for a in suite("smartnoise-sql")]
+    assert ids == [
+        "smartnoise-sql/count/sensitivity", "smartnoise-sql/count-distinct/sensitivity",
+        "smartnoise-sql/sum/float", "smartnoise-sql/sum/int", "smartnoise-sql/avg/sensitivity",
+        "smartnoise-sql/var/sensitivity", "smartnoise-sql/sum/metadata-sensitivity-range",
+        "smartnoise-sql/corpus/317-unbounded-column",
+        "smartnoise-sql/corpus/201-expression-in-aggregate"]
+    assert checked_on("smartnoise-sql") == ("1.0.10",)
+    assert supported("smartnoise-sql") == ">=1.0,<1.1"
+    corpus = [a.id for a in suite("smartnoise-sql") if a.corpus]
+    assert corpus == ids[-2:]
+    assert "snsql" not in sys.modules or _has_snsql()
+
+
+def test_pyproject_extra_pins_the_checked_release():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["smartnoise-sql"] == ["smartnoise-sql>=1.0,<1.1"]
+    assert not any("smartnoise" in d for d in extras["test"])  # its own environment
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: adapter.metadata(0, 1, kind="decimal"), "kind='decimal'"),
+    (lambda: adapter.exact("3"), "value='3'"),
+])
+def test_adapter_bad_arguments(call, message):
+    with pytest.raises(InvalidArgument, match=message):
+        call()
+
+
+def test_adapter_exact_and_metadata_without_the_library():
+    assert adapter.exact(0.1) == Fraction(3602879701896397, 36028797018963968)
+    assert adapter.exact(7) == 7 and adapter.exact(True) == 1
+    meta = adapter.metadata(2.0, 10.0, max_ids=2, sensitivity=8.0)
+    table = meta[""][""]["T"]
+    assert table["x"] == {"type": "float", "lower": 2.0, "upper": 10.0, "sensitivity": 8.0}
+    assert (table["max_ids"], table["censor_dims"], table["clamp_counts"]) == (2, False, False)
+    assert table["pid"] == {"type": "int", "private_id": True}
+
+
+# --- with snsql (its own environment) ---------------------------------------------------
+
+
+@needs_snsql
+def test_noised_columns_read_the_sensitivity_and_scale():
+    reader = adapter.private_reader([(0, 3.0)], adapter.metadata(2.0, 10.0, max_ids=2))
+    (col,) = adapter.noised_columns(reader, "SELECT SUM(x) FROM T")
+    assert (col.name, col.sensitivity, col.max_contrib, col.claimed, col.epsilon) == (
+        "sum_x", 10, 2, 20, 1)
+    assert 20 < col.scale < Fraction(2001, 100)  # OpenDP's binary search, a little above 20
+    names = [(c.name, c.sensitivity) for c in adapter.noised_columns(reader, "SELECT AVG(x) FROM T")]
+    assert names == [("sum_x", 10), ("count_x", 1)]
+    var = {c.sensitivity for c in adapter.noised_columns(reader, "SELECT VAR(x) FROM T")}
+    assert var == {100, 1, 10}  # SUM(x * x) gets max(|L|, |U|)**2
+
+
+@needs_snsql
+def test_exact_aggregates_pins_the_reservoir_sample():
+    reader = adapter.private_reader([(0, 3.0)], adapter.metadata(2.0, 10.0, max_ids=2))
+    rows = [(1, 3.0), (1, 20.0), (1, 12.0), (2, 5.0)]  # id 1 has 3 rows; 20 and 12 clamp to 10
+    big = adapter.exact_aggregates(reader, "SELECT SUM(x) FROM T", rows, keep="largest")
+    small = adapter.exact_aggregates(reader, "SELECT SUM(x) FROM T", rows, keep="smallest")
+    assert (big, small) == ([{"sum_x": 25}], [{"sum_x": 18}])
+    assert adapter.exact_aggregates(reader, "SELECT COUNT(*) FROM T", rows) == [{"count_star": 3}]
+    assert adapter.exact_aggregates(reader, "SELECT SUM(x) FROM T", []) == [{"sum_x": None}]
+    with pytest.raises(InvalidArgument, match="keep='middle'"):
+        adapter.plan(reader, "SELECT SUM(x) FROM T", "middle")
+
+
+@needs_snsql
+def test_release_with_the_noise_removed_replays_the_range_override():
+    meta = adapter.metadata(2.0, 10.0, max_ids=2, sensitivity=8.0)
+    assert adapter.private_reader([(0, 2.0)], meta).warned == []  # accepted silently
+    assert adapter.release([(0, 10.0), (0, 10.0)], meta, "SELECT SUM(x) FROM T") == [[20.0]]
+    assert adapter.release([], meta, "SELECT SUM(x) FROM T") == [[0.0]]
+    other = adapter.private_reader([(0, 2.0)], adapter.metadata(2.0, 10.0, sensitivity=7.0))
+    assert other.warned and "will override sensitivity" in other.warned[0]
+
+
+@needs_snsql
+def test_the_suite_on_the_installed_version():
+    from exactdp.audits.runner import run_audits
+
+    results = {r.id: r for r in run_audits("smartnoise-sql")}
+    assert all(r.verdict == r.expected for r in results.values()), {
+        i: (r.verdict, r.note) for i, r in results.items() if r.verdict != r.expected}
+    bad = results["smartnoise-sql/sum/metadata-sensitivity-range"]
+    assert (bad.verdict, bad.replay, bad.evidence) == ("violated", "confirmed", "bit-exact")
+    assert (bad.claimed, bad.truth) == ("2 * 8 = 16 (sum_x)", "20")
+    assert bad.witness == {"column": "sum_x", "x": [], "x_prime": [[0, "10"], [0, "10"]],
+                           "fx": "0", "fx_prime": "20", "distance": "20", "d_in": 1,
+                           "replayed_by": "PrivateReader.execute with the noise removed"}
+    assert "it raised no warning here" in bad.note and "20/b = 1.25 against the epsilon 1" in bad.note
+    total = results["smartnoise-sql/sum/float"]
+    assert (total.claimed, total.truth, total.evidence, total.tight) == (
+        "sum_x: 2 * 5 = 10", "sum_x: 10", "bit-exact-grid", True)
+    assert "all 1,225 (id, value) datasets" in total.scope
+    assert results["smartnoise-sql/sum/int"].truth == "sum_x: 6"
+    assert results["smartnoise-sql/count/sensitivity"].truth == "count_star: 2; count_x: 2"
+    assert results["smartnoise-sql/avg/sensitivity"].truth == "count_x: 2; sum_x: 10"
+    var = results["smartnoise-sql/var/sensitivity"].truth
+    assert var.startswith("count_x: 2; sum_alias_") and var.endswith(": 50; sum_x: 10")
+    refused = results["smartnoise-sql/corpus/201-expression-in-aggregate"].truth
+    assert refused == ("all 4 refused (e.g. 'SELECT SUM(x + 100) FROM T': ValueError \"We don't "
+                       "support aggregation over expressions: SUM(T.x + 100)\")")
+    assert "Attempting to query an unbounded column" in results[
+        "smartnoise-sql/corpus/317-unbounded-column"].truth
