@@ -156,6 +156,15 @@ def _value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+_XML_BAD = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(value: Any) -> str:
+    """Text without control characters (nor anything XML 1.0 cannot hold): each is written
+    as ``\\uXXXX``, so that a witness that holds one is shown, not dropped (JSON keeps it)."""
+    return _XML_BAD.sub(lambda m: f"\\u{ord(m.group()):04x}", _value(value))
+
+
 def _shown(value: Any) -> str:
     text = _value(value)
     if len(text) <= _KEEP:
@@ -230,14 +239,14 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 def _md(text: Any) -> str:
     """Inline text or a table cell: Markdown's punctuation backslash-escaped (``**2`` stays
     two asterisks, ``<0.7`` stays text), lines joined with ``<br>``."""
-    lines = _MD_SPECIAL.sub(r"\\\1", _value(text)).splitlines() or [""]
+    lines = _MD_SPECIAL.sub(r"\\\1", _clean(text)).splitlines() or [""]
     return "<br>".join(lines)
 
 
 def _md_code(text: Any) -> str:
     """A code span in a table cell: a fence longer than any run of backticks inside, pipes
     escaped (GitHub's tables split on them even in code), one line."""
-    text = " ".join(_value(text).splitlines()).replace("|", "\\|")
+    text = " ".join(_clean(text).splitlines()).replace("|", "\\|")
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -284,7 +293,7 @@ section { border-top: 1px solid #c8c8c8; margin-top: 1.2em; }
 
 
 def _h(text: Any) -> str:
-    return html.escape(_value(text), quote=True)
+    return html.escape(_clean(text), quote=True)
 
 
 def _link(text: str) -> str:
@@ -333,12 +342,9 @@ def _html(report: Report) -> str:
 
 # -- JUnit XML ---------------------------------------------------------------------------
 
-_XML_BAD = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
 def _x(text: Any) -> str:
     """Text XML 1.0 can hold (characters it cannot are written as \\uXXXX)."""
-    return _XML_BAD.sub(lambda m: f"\\u{ord(m.group()):04x}", _value(text))
+    return _clean(text)
 
 
 def _junit_time(seconds: float) -> str:
@@ -353,7 +359,8 @@ def _junit(report: Report) -> str:
     totals = {"tests": str(len(report.results)), "failures": str(failures),
               "errors": str(counts["error"]), "skipped": str(counts["skipped"]),
               "time": _junit_time(report.seconds)}
-    root = ET.Element("testsuites", {"name": "exactdp audit", **totals})
+    # JUnit's <testsuites> has no skipped count (Jenkins' schema refuses it): the suite has it
+    root = ET.Element("testsuites", {"name": "exactdp audit", **{k: v for k, v in totals.items() if k != "skipped"}})
     suite = ET.SubElement(root, "testsuite", {
         "name": f"exactdp audit {report.suite}", **totals,
         "timestamp": report.started.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),

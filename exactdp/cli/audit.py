@@ -235,6 +235,9 @@ def check_writable(path: str) -> None:
     folder = os.path.dirname(target) or "."
     if os.path.isdir(target):
         raise InvalidArgument(f"--output={path!r} is a folder: give the path of a file to write the report to")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InvalidArgument(f"--output={path!r}: the folder {folder!r} is not a folder: give a path in a "
+                              f"folder that exists")
     if not os.path.isdir(folder):
         raise InvalidArgument(f"--output={path!r}: the folder {folder!r} does not exist: create it or "
                               f"give a path in a folder that exists")
