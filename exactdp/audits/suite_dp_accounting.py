@@ -260,7 +260,8 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
         side = (f"below the certified lower end by {float(r.enclosure.lower - r.value):.3g}" if direction == "upper"
                 else f"above the certified upper end by {float(r.value - r.enclosure.upper):.3g}")
         witness = {**r.point.library_params(), "k": r.point.k, "delta": r.point.delta,
-                   "library_value": float(r.value), "library_value_exact": format_exact(r.value),
+                   "library_value": float(r.value),
+                   "library_value_exact": "inf" if isinstance(r.value, float) else format_exact(r.value),
                    "certified_lower": lo, "certified_upper": hi, "relative_width": _width(r.enclosure),
                    "violated_by": side, "points_violated": f"{len(violated)} of {len(judged)}"}
         return Finding(claim=f"{float(r.value)!r} at {r.point.label}", truth=f"epsilon in [{lo}, {hi}]",

@@ -112,6 +112,13 @@ def test_a_lower_bound_above_the_truth_is_a_violation_replayed():
     assert f.witness["violated_by"].startswith("above the certified upper end by ")
 
 
+def test_an_infinite_lower_bound_is_violated_and_an_infinite_upper_bound_holds():
+    lower = S.grid_finding([CHEAP], lambda p: math.inf, "lower", what="fake", scope="one point", single=True)
+    assert lower.verdict is Verdict.VIOLATED and lower.witness["library_value_exact"] == "inf"
+    upper = S.grid_finding([CHEAP], lambda p: math.inf, "upper", what="fake", scope="one point", single=True)
+    assert upper.verdict is Verdict.HOLDS and "no finite comparison" in upper.note
+
+
 def test_a_replay_that_differs_is_no_violation():
     enc = S.certified(CHEAP, S.FINE_WIDTH)
     values = iter([enc.epsilon_lower - 1, enc.epsilon_upper])
@@ -251,7 +258,8 @@ def test_cli_runs_one_audit_and_exits_1_on_a_violation(capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert "PLDAccountant (pessimistic, interval 1e-2): VIOLATED" in out
-    assert "replay: confirmed" in out and "19.34467144552 at a=0.1 k=1000 delta=1e-06" in out
+    assert "replay: confirmed" in out and "is an upper bound = 19.34467144552" in out
+    assert "below the certified lower end by 2.47e-09" in out
     assert out.strip().endswith("dp-accounting 0.6.0: 1 audits: 1 violated")
 
 
