@@ -166,7 +166,8 @@ class Row:
         if self.value is None:
             return head + f"the library raised ({self.refused}); not judged"
         lo, hi = self.enclosure.decimal_bounds()
-        out = head + f"{_float(self.value)} vs [{lo}, {hi}]: {self.verdict.value.upper()}, " + _error(self.value, self.enclosure)
+        out = (head + f"{_float(self.value)} vs [{lo}, {hi}]: {self.verdict.value.upper()}, "
+               + _error(self.value, self.enclosure))
         for label, v in self.beside:
             out += f"; beside, {label} {_float(v)}: " + _error(v, self.enclosure)
         return out
@@ -395,20 +396,21 @@ def audits() -> list[Audit]:
         return Audit(id=f"dp-accounting/{id_}", library=lib, component=component, claim=claim, check=check,
                      versions=kw.pop("versions", v), source=kw.pop("source", _SOURCE), **kw)
 
-    family_text = {"dp-sgd": "DP-SGD", "gaussian": "the Gaussian", "discrete-laplace": "the discrete Laplace",
-                   "discrete-gaussian": "the discrete Gaussian"}
+    family_text = {"dp-sgd": "DP-SGD run k steps", "gaussian": "the Gaussian composed k times",
+                   "discrete-laplace": "the discrete Laplace composed k times",
+                   "discrete-gaussian": "the discrete Gaussian composed k times"}
     for interval, label in zip((1e-2, 1e-3, 1e-4), ("1e-2", "1e-3", "1e-4")):
         for family in _FAMILIES:
             out.append(a(f"pld-pessimistic-{label}/{family}", f"PLDAccountant (pessimistic, interval {label})",
-                         f"epsilon(delta) of k-fold {family_text[family]} is an upper bound",
+                         f"epsilon(delta) of {family_text[family]} is an upper bound",
                          _pld_check(family, interval, True),
                          expect=_EXPECT.get(f"pld-pessimistic-{label}/{family}", {})))
     for family in ("dp-sgd", "gaussian"):
-        out.append(a(f"rdp/{family}", "RdpAccountant", f"epsilon(delta) of k-fold {family_text[family]} is an "
-                     "upper bound", _rdp_check(family), expect=_EXPECT.get(f"rdp/{family}", {})))
+        out.append(a(f"rdp/{family}", "RdpAccountant", f"epsilon(delta) of {family_text[family]} is an upper bound",
+                     _rdp_check(family), expect=_EXPECT.get(f"rdp/{family}", {})))
     for family in _FAMILIES:
         out.append(a(f"pld-optimistic-1e-4/{family}", "PLD (pessimistic_estimate=False, interval 1e-4)",
-                     f"epsilon(delta) of k-fold {family_text[family]} is a lower estimate (at most the truth)",
+                     f"epsilon(delta) of {family_text[family]} is a lower estimate (at most the truth)",
                      _pld_check(family, 1e-4, False), expect=_EXPECT.get(f"pld-optimistic-1e-4/{family}", {})))
     out.append(a("corpus/pld-discrete-laplace-interval-1e-2", "PLDAccountant (pessimistic, interval 1e-2)",
                  "epsilon(1e-6) of the discrete Laplace a=0.1 composed 1000 times is an upper bound",

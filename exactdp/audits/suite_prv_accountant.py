@@ -84,7 +84,8 @@ def _check(family: str, eps_error: float, which: str) -> Callable[[], Finding]:
 def audits() -> list[Audit]:
     """Upper and lower bounds at two eps_error values over three grids."""
     out = []
-    family_text = {"dp-sgd": "DP-SGD", "gaussian": "the Gaussian", "pure-dp": "a pure eps-DP pair"}
+    family_text = {"dp-sgd": "DP-SGD run k steps", "gaussian": "the Gaussian composed k times",
+                   "pure-dp": "a pure eps-DP pair composed k times"}
     for eps_error in EPS_ERRORS:
         for which in ("upper", "lower"):
             for family in _FAMILIES:
@@ -93,7 +94,7 @@ def audits() -> list[Audit]:
                     id=f"prv-accountant/{id_}", library="prv_accountant",
                     component=f"PRVAccountant.compute_epsilon (eps_error {eps_error:g})",
                     claim=f"its {which} bound is {'at least' if which == 'upper' else 'at most'} the epsilon "
-                          f"of k-fold {family_text[family]}",
+                          f"of {family_text[family]}",
                     check=_check(family, eps_error, which), versions=">=0.2", source=_SOURCE,
                     expect=_EXPECT.get(id_, {})))
     return out
