@@ -1158,7 +1158,7 @@ def _pair_lattice(pair) -> _Lattice:
     return _trim(_Lattice(pair.w, pair.top, 1, pair.bits, pair.slack))
 
 
-def _subsampled_estimate(parts: list, m: int, k: int, bits: int) -> tuple[int, int]:
+def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int) -> tuple[int, int]:
     """``(points of one round, points of the k-fold composition)`` of ``parts`` (``(model,
     times)`` pairs), estimated before any work: the full support, or a window of
     ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side (a loss's variance is at most
@@ -1168,7 +1168,7 @@ def _subsampled_estimate(parts: list, m: int, k: int, bits: int) -> tuple[int, i
     h = Fraction(1, 2**m)
     one = span = var = 0
     for model, times in parts:
-        width = max(hi - lo + 1 for lo, hi in (grid_points(model, d, h, bits) for d in ("remove", "add")))
+        width = max(hi - lo + 1 for lo, hi in (grid_points(model, d, h, tail_bits) for d in ("remove", "add")))
         one += width - 1  # one step of each
         span += times * (width - 1)  # the full support of one round
         q, mu2 = float(model.q), float(model.mu) ** 2
@@ -1190,13 +1190,17 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
     from exactdp.mechanisms.subsampling import lattice_pairs
 
     parts = [(c.model, c.times) for c in components]
+    need = 1 / (given * w) if quantity == "epsilon" and given > 0 else Fraction(2**32)
+    steps = k * sum(times for _, times in parts)
+    # each step's grid leaves out tails of at most 2**-tail_bits: in all at most steps * 2**-tail_bits
+    # of delta, below 2**-16 of the width asked (delta * width)
+    tail_bits = steps.bit_length() + math.ceil(need).bit_length() + 16
     bracket, best = None, None
     m = _SUB_FIRST_M
     while m <= _SUB_LAST_M:
-        one, _ = _subsampled_estimate(parts, m, k, 64)
-        need = 1 / (given * w) if quantity == "epsilon" and given > 0 else Fraction(2**32)
+        one, _ = _subsampled_estimate(parts, m, k, 64, tail_bits)
         bits = min(max_bits, 64 + (k * one).bit_length() + math.ceil(need).bit_length())
-        slots = _subsampled_estimate(parts, m, k, bits)[1]
+        slots = _subsampled_estimate(parts, m, k, bits, tail_bits)[1]
         if max_slots is not None and slots > max_slots:
             if best is None:
                 refuse_above(slots, max_slots, option="max_slots",
@@ -1211,7 +1215,8 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
             unit = _Unit(Fraction(1, 2**m))
             rounds: dict = {}
             for model, times in parts:
-                pairs = lattice_pairs(model, m, bits, cache=cache.setdefault(("points", model), {}))
+                pairs = lattice_pairs(model, m, bits, tail_bits=tail_bits,
+                                      cache=cache.setdefault(("points", model), {}))
                 for key, pair in pairs.items():
                     lat = _pair_lattice(pair)
                     if times > 1:

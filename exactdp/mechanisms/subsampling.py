@@ -175,11 +175,12 @@ class _precision:
         self.ctx.prec = self.saved
 
 
-def grid_points(model: PoissonGaussian, direction: str, h: Fraction, bits: int) -> tuple[int, int]:
-    """The grid indices ``n_lo..n_hi`` (losses ``n h``) that hold all but ``2**-(bits+16)`` of
-    each tail. The choice is a matter of accuracy only: the pairs are valid for any range."""
+def grid_points(model: PoissonGaussian, direction: str, h: Fraction, tail_bits: int) -> tuple[int, int]:
+    """The grid indices ``n_lo..n_hi`` (losses ``n h``) that hold all but ``2**-tail_bits`` of
+    each tail. The choice is a matter of accuracy only: the pairs are valid for any range (the
+    upper pair gives what lies beyond an infinite loss, the lower pair drops it)."""
     q, mu = float(model.q), float(model.mu)
-    t = math.sqrt(2 * (bits + 16) * math.log(2)) + 1  # P[Z > t] <= 2**-(bits + 16)
+    t = math.sqrt(2 * tail_bits * math.log(2)) + 1  # P[Z > t] <= 2**-tail_bits
     keep = 1 - q
 
     def loss_at(x):  # log(1 - q + q e^(mu x - mu^2/2)), without overflow
@@ -194,28 +195,31 @@ def grid_points(model: PoissonGaussian, direction: str, h: Fraction, bits: int) 
     return math.floor(-loss_at(mu + t) / hf) - 1, math.ceil(high / hf) + 2
 
 
-def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, cache: dict | None = None) -> dict:
+def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, tail_bits: int | None = None,
+                  cache: dict | None = None) -> dict:
     """The certified pairs on the grid ``h = 2**-m`` in fixed point with ``bits`` fraction bits:
     ``{"remove": upper pair, "add": upper pair, "lower": lower pair (remove)}``; probabilities
-    enclosed at ``bits + 64`` bits (more when a convexity is not certified there). ``cache`` (a
+    enclosed at ``bits + 64`` bits (more when a convexity is not certified there); the grid
+    leaves out tails of at most ``2**-tail_bits`` (default ``bits + 16``). ``cache`` (a
     dict) keeps the profile's points between calls for the same model: a finer grid holds the
     coarser one's points (a ball from a call with a few bits less is as valid, a little wider;
     the retries at a higher precision keep their own)."""
     for extra in (64, 192, 576):
         try:
             store = ({} if cache is None else cache).setdefault(extra, {})
-            return _lattice_pairs(model, m, bits, bits + extra, store)
+            return _lattice_pairs(model, m, bits, bits + extra, store,
+                                  bits + 16 if tail_bits is None else tail_bits)
         except _Uncertified as e:
             where = e.args[0]
     raise Undecided(f"the subsampled Gaussian's pairs at the grid 2**-{m} could not be certified convex "
                     f"near the loss {where}/2**{m} at {bits + 576} bits; try another rate or sigma")
 
 
-def _lattice_pairs(model: PoissonGaussian, m: int, bits: int, prec: int, cache: dict) -> dict:
+def _lattice_pairs(model: PoissonGaussian, m: int, bits: int, prec: int, cache: dict, tail_bits: int) -> dict:
     h = Fraction(1, 2**m)
     out = {}
     for direction in ("remove", "add"):
-        lo, hi = grid_points(model, direction, h, bits)
+        lo, hi = grid_points(model, direction, h, tail_bits)
         prof = _Profile(model, direction, h, prec)
         pts = []
         for n in range(lo, hi + 1):
