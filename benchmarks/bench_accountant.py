@@ -124,11 +124,11 @@ def _other_dpsgd(case: dict) -> dict:
                                                 value_discretization_interval=interval)
                 eps = p.self_compose(k).get_epsilon_for_delta(delta)
                 key = f"dp_accounting PLD {'pessimistic' if pessimistic else 'optimistic'} {interval:g}"
-                out[key] = {"epsilon": repr(eps), "seconds": time.perf_counter() - t0}
+                out[key] = {"epsilon": repr(float(eps)), "seconds": time.perf_counter() - t0}
         t0 = time.perf_counter()
         rdp = RdpAccountant()
         rdp.compose(SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), k))
-        out["dp_accounting RDP"] = {"epsilon": repr(rdp.get_epsilon(delta)), "seconds": time.perf_counter() - t0}
+        out["dp_accounting RDP"] = {"epsilon": repr(float(rdp.get_epsilon(delta))), "seconds": time.perf_counter() - t0}
     except ImportError as e:
         out["dp_accounting"] = {"error": f"not installed ({e})"}
     try:
