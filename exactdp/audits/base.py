@@ -242,26 +242,37 @@ class AuditResult:
                 "expected": self.expected, "claimed": self.claimed, "evidence": self.evidence,
                 "tight": self.tight, "seconds": round(self.seconds, 3)}
 
-    def __str__(self) -> str:
+    def describe(self, *, full: bool = True, value: Callable[[Any], str] | None = None) -> list[str]:
+        """The result as lines: the head (id, library, component, verdict), then claim, truth,
+        witness (each value through ``value``), replay, evidence; with ``full``, the evidence's
+        meaning, the scope and what the suite expected (text output); without, a report's
+        one-paragraph message (SARIF, JUnit)."""
+        value = value or _short
         tight = " (tight)" if self.tight and self.verdict != Verdict.HOLDS_TIGHT.value else ""
-        head = f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}{tight}"
         claimed = f" = {self.claimed}" if self.claimed and self.claimed != self.claim else ""
-        lines = [head, f"  claim: {self.claim}{claimed}"]
+        lines = [f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}{tight}",
+                 f"claim: {self.claim}{claimed}"]
         if self.truth is not None:
-            lines.append(f"  truth: {self.truth}")
+            lines.append(f"truth: {self.truth}")
         if self.witness:
-            lines.append("  witness: " + ", ".join(f"{k}={_short(v)}" for k, v in self.witness.items()))
+            lines.append("witness: " + ", ".join(f"{k}={value(v)}" for k, v in self.witness.items()))
         if self.replay:
-            lines.append(f"  replay: {self.replay}")
+            lines.append(f"replay: {self.replay}")
         if self.evidence:
-            lines.append(f"  evidence: {self.evidence} ({EVIDENCE_TEXT[Evidence(self.evidence)]})")
-        if self.scope:
-            lines.append(f"  scope: {self.scope}")
+            meaning = f" ({EVIDENCE_TEXT[Evidence(self.evidence)]})" if full else ""
+            lines.append(f"evidence: {self.evidence}{meaning}")
+        if self.scope and full:
+            lines.append(f"scope: {self.scope}")
         if self.note:
-            lines.append(f"  note: {self.note}")
-        if self.expected and self.expected != self.verdict and self.verdict not in ("skipped", "error"):
-            lines.append(f"  (the suite expected {self.expected} on this version)")
-        return "\n".join(lines)
+            lines.append(f"note: {self.note}")
+        if (full and self.expected and self.expected != self.verdict
+                and self.verdict not in ("skipped", "error")):
+            lines.append(f"(the suite expected {self.expected} on this version)")
+        return lines
+
+    def __str__(self) -> str:
+        head, *rest = self.describe()
+        return "\n".join([head] + [f"  {line}" for line in rest])
 
 
 _HOLDING_WORDS = frozenset(v.value for v in Verdict if v.holding)

@@ -198,20 +198,7 @@ def _fields(r: AuditResult) -> list[tuple[str, str]]:
 
 def _message(r: AuditResult) -> str:
     """One paragraph: the verdict, claim against truth, the witness (SARIF, JUnit)."""
-    tight = " (tight)" if r.tight and r.verdict != "holds-tight" else ""
-    parts = [f"{r.id} [{r.library} {r.version}] {r.component}: {r.verdict.upper()}{tight}",
-             f"claim: {r.claim}" + (f" = {r.claimed}" if r.claimed and r.claimed != r.claim else "")]
-    if r.truth is not None:
-        parts.append(f"truth: {r.truth}")
-    if r.witness:
-        parts.append("witness: " + ", ".join(f"{k}={_value(v)}" for k, v in r.witness.items()))
-    if r.replay:
-        parts.append(f"replay: {r.replay}")
-    if r.evidence:
-        parts.append(f"evidence: {r.evidence}")
-    if r.note:
-        parts.append(f"note: {r.note}")
-    return "\n".join(parts)
+    return "\n".join(r.describe(full=False, value=_value))
 
 
 def _title(report: Report) -> str:
