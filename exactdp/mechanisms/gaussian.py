@@ -344,6 +344,13 @@ def _cancelled_bits(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fract
 
 def _cancelled_bits_at(sigma: mpmath.mpf, eps: Fraction, dlt: Fraction, sens: Fraction) -> int:
     gap, _ = _gap_and_sum(_to_fraction(sigma), eps, sens)
+    if dlt <= Fraction(1, 2) and gap * gap > 4 * (_log2_of_inverse(dlt) + 64):
+        # |x| so large that Phi(x) is below delta by far (x < 0) or within 2**-64 of 1 (x > 0):
+        # the cancellation is known without mpmath's ncdf, whose exp of -x**2/2 can take a
+        # minute under the gmpy2 backend (|x| near 1e1500 at epsilon = 1e3000)
+        with mpmath.workprec(64):
+            guard = int(mpmath.ceil(2 * mpmath.log(2 + abs(_mp_of(gap)), 2)))
+        return guard + (0 if gap > 0 else _log2_of_inverse(dlt))
     with mpmath.workprec(64):
         d = _mp_of(sens)
         a = d / (2 * sigma)
