@@ -78,6 +78,11 @@ class Replay(str, enum.Enum):
     def __str__(self) -> str:
         return self.value
 
+    @classmethod
+    def of(cls, reproduced: bool) -> "Replay":
+        """``CONFIRMED`` when the library, run again on the witness, reproduced it."""
+        return cls.CONFIRMED if reproduced else cls.MODEL_MISMATCH
+
 
 @dataclass(frozen=True)
 class Finding:

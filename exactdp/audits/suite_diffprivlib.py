@@ -90,7 +90,7 @@ def _replay_tool(tool: str, x, xp, fx: Fraction, fxp: Fraction, claim: Fraction,
     a, b = A.tool_release(tool, list(x), **kwargs), A.tool_release(tool, list(xp), **kwargs)
     ok = (A.exact(a.value) == fx and A.exact(b.value) == fxp and abs(fxp - fx) > claim
           and a.sensitivity == claim == b.sensitivity)
-    return Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH
+    return Replay.of(ok)
 
 
 # --- tools ------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def _check_quantile() -> Finding:
         again = [A.tool_release("quantile", list(v), quant=quant, bounds=bounds) for v in (x, xp)]
         ok = all(_score(sorted(list(v) + list(bounds)), [A.exact(u) for u in c.params["utility"]], y) == s
                  for v, c, s in zip((x, xp), again, (sx, sxp)))
-        replay = Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH
+        replay = Replay.of(ok)
     return Finding(claim=_q(claim), truth=_q(best), verdict=verdict, witness=witness, replay=replay,
                    evidence=_on_grid(verdict),
                    scope=f"quantiles 0.5, 0.3, 0.1 of every length-{n} array over {list(grid)} in "
@@ -417,7 +417,7 @@ def _check_laplace() -> Finding:
                        truth=f"largest eps'/eps = {_q(ratio)}", verdict=Verdict.HOLDS, witness=row,
                        evidence=Evidence.IDEAL_NOISE, scope=scope)
     again = A.laplace_scale(eps, dlt, sens)
-    replay = Replay.CONFIRMED if again == b and from_float(sens) / again > e else Replay.MODEL_MISMATCH
+    replay = Replay.of(again == b and from_float(sens) / again > e)
     return Finding(claim=f"{_q(e)}", truth=f"epsilon' = sensitivity/scale = {_q(from_float(sens) / b)}",
                    verdict=Verdict.VIOLATED, witness=row, replay=replay, evidence=Evidence.IDEAL_NOISE,
                    scope=scope,
@@ -475,7 +475,7 @@ def _check_bounded_laplace(which: str) -> Callable[[], Finding]:
                 "constants' ratio, which the bounded domain adds to the loss")
         return Finding(claim=f"{shown(claimed)}", truth=f">= {shown(loss, 20)}",
                        verdict=Verdict.VIOLATED, witness=witness,
-                       replay=Replay.CONFIRMED if (b2, eff2) == (b, eff) else Replay.MODEL_MISMATCH,
+                       replay=Replay.of((b2, eff2) == (b, eff)),
                        evidence=Evidence.IDEAL_NOISE, scope=scope, note=note)
     return check
 
@@ -517,7 +517,7 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
         return Finding(claim=f"({row['epsilon']}, {row['delta']})",
                        truth=f"delta(sigma) in [{float(lo)!r}, {float(hi)!r}] > delta = {row['delta']!r}",
                        verdict=Verdict.VIOLATED, witness=row,
-                       replay=Replay.CONFIRMED if again == sigma else Replay.MODEL_MISMATCH,
+                       replay=Replay.of(again == sigma),
                        evidence=Evidence.IDEAL_NOISE, scope=scope)
     return check
 
@@ -625,7 +625,7 @@ def _check_formula(kind: str) -> Callable[[], Finding]:
                        truth=f"{shown(formula, 20)} = the formula at "
                              f"(epsilon, delta, sensitivity) = ({eps!r}, {dlt!r}, {sens!r})",
                        verdict=Verdict.VIOLATED, witness=witness,
-                       replay=Replay.CONFIRMED if again == value else Replay.MODEL_MISMATCH,
+                       replay=Replay.of(again == value),
                        evidence=Evidence.BIT_EXACT, scope=scope,
                        note=f"the float {name} is rounded to nearest, here below its own formula's "
                             f"exact value ({len(below)} of {len(table)} settings); whether the "
@@ -732,7 +732,7 @@ def _check_exponential() -> Finding:
         m._rng = A.FixedDraws([top])
         outs.append(call_library("diffprivlib Exponential.randomise", m.randomise))
     predicted = [max(i for i in cs if i != "error") for cs in counts]
-    replay = Replay.CONFIRMED if outs == predicted and outs[0] != outs[1] else Replay.MODEL_MISMATCH
+    replay = Replay.of(outs == predicted and outs[0] != outs[1])
     truth = "inf" if div.infinite else shown(div.value)
     return Finding(claim=f"{eps}", truth=truth, verdict=Verdict.VIOLATED, witness=witness,
                    replay=replay, evidence=Evidence.BIT_EXACT, scope=scope,
@@ -777,7 +777,7 @@ def _check_geometric() -> Finding:
                        witness=witness, evidence=None, note="only the support extremes are modelled")
     ok = max(seen) <= hi and min(seen) >= lo and hi_p == hi + 1
     return Finding(claim=f"{eps}", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
-                   replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH, evidence=Evidence.BIT_EXACT,
+                   replay=Replay.of(ok), evidence=Evidence.BIT_EXACT,
                    scope="Geometric(epsilon=1, sensitivity=1) on 0 and 1; extremes read from the library "
                          "at the extreme draws, 400 draws around them spot-checked", note=note)
 
@@ -796,7 +796,7 @@ def _check_accountant() -> Finding:
     if total > from_float(budget):
         again = A.accountant_accepts(budget, spends)
         return Finding(claim=claim, truth=f"exact total {_q(total)}", verdict=Verdict.VIOLATED,
-                       witness=witness, replay=Replay.CONFIRMED if again[0] == accepted else Replay.MODEL_MISMATCH,
+                       witness=witness, replay=Replay.of(again[0] == accepted),
                        evidence=Evidence.BIT_EXACT, scope="BudgetAccountant(epsilon=1.0, delta=0), ten spends of 0.1, slack 0",
                        note="check() compares a float running sum with the budget; ten 0.1s sum to "
                             "0.9999999999999999 in floats but exceed 1 at their exact values")
@@ -855,7 +855,7 @@ def _check_accountant_slack() -> Finding:
     again, _ = A.accountant_total([(eps, 0.0)] * k, slack)
     return Finding(claim=f"{reported!r}", truth=f"composition bound {shown(best, 20)}",
                    verdict=Verdict.VIOLATED, witness=witness,
-                   replay=Replay.CONFIRMED if again == reported else Replay.MODEL_MISMATCH,
+                   replay=Replay.of(again == reported),
                    evidence=Evidence.BIT_EXACT, scope=scope,
                    note="total() evaluates the bounds in float arithmetic, rounding to nearest: the "
                         "epsilon it reports is below the exact value of its own formula (the plain sum and both "
@@ -948,7 +948,7 @@ def _check_labels_from_data() -> Finding:
         return Finding(claim="1.0", truth="classes_ does not depend on the labels here",
                        verdict=Verdict.HOLDS, witness=witness, evidence=Evidence.BIT_EXACT_GRID, scope=scope)
     again = {name: (classes(name, y), classes(name, yp)) for name in leaking}
-    replay = Replay.CONFIRMED if all(again[n] == found[n] for n in leaking) else Replay.MODEL_MISMATCH
+    replay = Replay.of(all(again[n] == found[n] for n in leaking))
     return Finding(claim="1.0", truth="inf", verdict=Verdict.VIOLATED, witness=witness,
                    replay=replay, evidence=Evidence.BIT_EXACT, scope=scope,
                    note=f"{' and '.join(leaking)} release classes_ = np.unique(y) of the private labels, "

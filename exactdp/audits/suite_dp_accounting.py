@@ -256,7 +256,7 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
         r = violated[0]
         again = read(r.point)
         again = again[0] if isinstance(again, tuple) else again
-        replay = Replay.CONFIRMED if again == r.value else Replay.MODEL_MISMATCH
+        replay = Replay.of(again == r.value)
         lo, hi = r.enclosure.decimal_bounds()
         side = (f"below the certified lower end by {float(r.enclosure.lower - r.value):.3g}" if direction == "upper"
                 else f"above the certified upper end by {float(r.value - r.enclosure.upper):.3g}")

@@ -354,7 +354,7 @@ def _zcdp_to_approx() -> Finding:
         if v is Verdict.VIOLATED and witness is None:
             witness = {"x": 0, "x_prime": 1, "delta": repr(delta), "epsilon": str(eps)}
             again = od.claim_epsilon(m, 1, delta)
-            replay = Replay.CONFIRMED if again == eps else Replay.MODEL_MISMATCH
+            replay = Replay.of(again == eps)
     return Finding("; ".join(f"delta={d!r}: eps {_txt(e)}" for d, e in claims.items()),
                    "; ".join(truths), _worst(verdicts), witness, replay,
                    evidence=Evidence.IDEAL_NOISE,
@@ -384,7 +384,7 @@ def _fix_delta() -> Finding:
     replay = None
     if witness is not None:
         again = od.run("fix_delta.map(1)", m.map, 1)
-        replay = Replay.CONFIRMED if tuple(again) == tuple(pair) else Replay.MODEL_MISMATCH
+        replay = Replay.of(tuple(again) == tuple(pair))
     return Finding(f"(epsilon, delta) = ({_txt(eps)}, {delta!r})",
                    f"exact delta(epsilon) of the discrete Gaussian in [{float(lo):.6g}, {float(hi):.6g}]",
                    verdict, witness, replay, evidence=Evidence.IDEAL_NOISE,
@@ -554,7 +554,7 @@ def _noisy_max(measure: str) -> Finding:
             witness["alpha"] = str(best_alpha)
         # replay: the library's own draws must follow the model that gave the witness
         again, freq2 = _identify_noisy_max(m)
-        replay = Replay.CONFIRMED if again == kind else Replay.MODEL_MISMATCH
+        replay = Replay.of(again == kind)
     scope = ("2 candidates with scores in {0, 1, 2}, every pair at LInfDistance 1 (not monotonic), "
              + ("Renyi orders alpha in {3/2, 2, 3, 4, 8} only (zCDP takes the supremum over every "
                 "alpha > 1: these 5 orders bound it from below)" if measure == "zCDP"

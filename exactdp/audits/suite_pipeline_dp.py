@@ -94,7 +94,7 @@ def _unit_grid_check(metric: str, per_unit: list[list[tuple]], others: list[tupl
     if verdict is Verdict.VIOLATED:
         again, _ = A.aggregate([(0, pk, v) for pk, v in records] + others, [metric.upper()],
                                partitions=partitions, **params)
-        replay = Replay.CONFIRMED if _l1(again, base, metric) == worst else Replay.MODEL_MISMATCH
+        replay = Replay.of(_l1(again, base, metric) == worst)
     return Finding(claim=_q(claim), truth=_q(worst), verdict=verdict, witness=witness, replay=replay,
                    evidence=Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID,
                    scope=f"{len(per_unit)} record lists of one privacy unit ({what}), removed from a dataset "
@@ -157,7 +157,7 @@ def _float_check(metric: str, note: str) -> Callable[[], Finding]:
         return Finding(claim=_q(lib_claim), truth=f">= {_q(abs(sxp - sx))}", verdict=Verdict.VIOLATED,
                        witness={"x": x, "x_prime": xp, "fx": _q(sx), "fx_prime": _q(sxp),
                                 "difference": _q(abs(sxp - sx))},
-                       replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH, evidence=Evidence.BIT_EXACT,
+                       replay=Replay.of(ok), evidence=Evidence.BIT_EXACT,
                        scope=scope, note=note)
     return check
 
@@ -176,7 +176,7 @@ def _check_budget_split() -> Finding:
     again = A.naive_budgets(total, 1e-6, n)
     return Finding(claim=_q(from_float(total)), truth=f"sum of the epsilons given out = {_q(spent)}",
                    verdict=Verdict.VIOLATED, witness=witness,
-                   replay=Replay.CONFIRMED if again == budgets else Replay.MODEL_MISMATCH,
+                   replay=Replay.of(again == budgets),
                    evidence=Evidence.BIT_EXACT, scope=scope,
                    note="each epsilon is total * weight / total_weight rounded to nearest: 1.0 / 10 rounds "
                         "up to 0.1000000000000000055..., and ten of them compose (naive composition, the "
@@ -208,7 +208,7 @@ def _check_l2_formula() -> Finding:
     return Finding(claim=f"{_q(l2)} (~{float(l2)!r})", truth=f"sqrt({l0}) (l2**2 = {_q(l2 * l2)} < {l0})",
                    verdict=Verdict.VIOLATED, witness={"max_partitions_contributed": l0, "l2": float(l2),
                                                       "l2_exact": _q(l2), "settings": rows},
-                   replay=Replay.CONFIRMED if log[0].sensitivity == l2 else Replay.MODEL_MISMATCH,
+                   replay=Replay.of(log[0].sensitivity == l2),
                    evidence=Evidence.BIT_EXACT, scope=scope,
                    note="np.sqrt rounds to nearest, here below sqrt(L0): the Gaussian is calibrated to a "
                         "sensitivity one ulp short of the true one (python-dp's sigma has 1e-3 relative slack, "

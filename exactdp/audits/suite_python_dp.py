@@ -100,7 +100,7 @@ def _float_sum_check(kind: str, bounds: tuple[float, float], claim: Fraction, no
             witness["released_at_epsilon_1e300"] = [_q(r) for r in rel]
             ok = ok and rel == [sx, sxp]
         return Finding(claim=_q(claim), truth=f">= {_q(abs(sxp - sx))}", verdict=Verdict.VIOLATED,
-                       witness=witness, replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH,
+                       witness=witness, replay=Replay.of(ok),
                        evidence=Evidence.BIT_EXACT, scope=scope, note=note)
     return check
 
@@ -124,7 +124,7 @@ def _check_int_overflow() -> Finding:
     again = A.state("BoundedSum", xp, epsilon=1.0, **params)["sum"]
     ok = again == sxp and rel == [sx, sxp]
     return Finding(claim=_q(claim), truth=_q(abs(sxp - sx)), verdict=Verdict.VIOLATED, witness=witness,
-                   replay=Replay.CONFIRMED if ok else Replay.MODEL_MISMATCH, evidence=Evidence.BIT_EXACT,
+                   replay=Replay.of(ok), evidence=Evidence.BIT_EXACT,
                    scope=scope, note="partial_sum_ += Clamp(lower, upper, x) in a 32-bit int wraps: "
                                      "2**30 + 2**30 = -2**31, so adding one record moves the sum by "
                                      "3 * 2**30")
@@ -149,7 +149,7 @@ def _check_count() -> Finding:
     replay = None
     if verdict is Verdict.VIOLATED:  # pragma: no cover - the count holds
         again = [A.state("Count", list(v), epsilon=1.0)["count"] for v in (x, xp)]
-        replay = Replay.CONFIRMED if again == [counts[x], counts[xp]] else Replay.MODEL_MISMATCH
+        replay = Replay.of(again == [counts[x], counts[xp]])
     return Finding(claim=_q(claim), truth=_q(worst), verdict=verdict, replay=replay,
                    witness={"x": list(x), "x_prime": list(xp), "fx": counts[x], "fx_prime": counts[xp]},
                    evidence=Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID,
@@ -211,7 +211,7 @@ def _check_laplace_diversity() -> Finding:
                    witness={"epsilon": eps, "sensitivity": sens, "diversity": float(b), "diversity_exact": _q(b),
                             "formula_exact": _q(formula), "settings_below": f"{len(below)} of {len(_LAPLACE_TABLE)}",
                             "settings": rows},
-                   replay=Replay.CONFIRMED if again == b else Replay.MODEL_MISMATCH, evidence=Evidence.BIT_EXACT,
+                   replay=Replay.of(again == b), evidence=Evidence.BIT_EXACT,
                    scope=scope,
                    note="the diversity is rounded to nearest, here below its formula (it sets the "
                         "variance and confidence intervals the library reports, and its noise grid); "
@@ -249,7 +249,7 @@ def _check_gaussian() -> Finding:
     again = A.gaussian_std(eps, dlt, sens)
     return Finding(claim=f"({eps}, {dlt})", truth=f"delta(std) in [{float(lo)!r}, {float(hi)!r}]",
                    verdict=Verdict.VIOLATED, witness={"settings": rows, "std_exact": _q(sigma)},
-                   replay=Replay.CONFIRMED if again == sigma else Replay.MODEL_MISMATCH,
+                   replay=Replay.of(again == sigma),
                    evidence=Evidence.IDEAL_NOISE, scope=scope)
 
 

@@ -169,7 +169,7 @@ def _violation(sn, query, meta, meta_kw, col, keep, result, scope, note) -> Find
         fxp = sn.exact_aggregates(reader, query, txp)[0][col.name] or Fraction(0)
         how = "snsql's subquery with its own random sample"
     moved = abs(fx - fxp)
-    replay = Replay.CONFIRMED if moved > col.claimed else Replay.MODEL_MISMATCH
+    replay = Replay.of(moved > col.claimed)
     epsilon = moved / col.scale if col.scale and col.mechanism.endswith("Laplace") else None  # Laplace: d/b
     witness = {"column": col.name, "x": [[p, _q(v)] for p, v in x], "x_prime": [[p, _q(v)] for p, v in xp],
                "fx": _q(fx), "fx_prime": _q(fxp), "distance": _q(moved), "d_in": 1,
@@ -239,7 +239,7 @@ def _refusal_check(meta_kw: dict, queries: list[str], claim: str, *, kind: str =
                 b = reader1.execute(query)[1:]
                 c = reader1.execute(query)[1:]
                 # answered twice with snsql's own noise: equal answers mean no noise was added
-                replay = Replay.CONFIRMED if b == c else Replay.MODEL_MISMATCH
+                replay = Replay.of(b == c)
                 return Finding(claim=claim, truth=f"{query!r} answered: {a[0]}",
                                verdict=Verdict.VIOLATED, replay=replay,
                                witness={"query": query, "metadata": str(meta_kw),

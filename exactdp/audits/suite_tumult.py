@@ -190,7 +190,7 @@ def _check_to_float() -> Finding:
                 "see tumult/sum/tiny-upper-bound for where that matters")
     if worst is not None:
         again = ExactNumber(sympy.sympify(worst["value"])).to_float(round_up=worst["round_up"])
-        replay = Replay.CONFIRMED if repr(again) == worst["returned"] else Replay.MODEL_MISMATCH
+        replay = Replay.of(repr(again) == worst["returned"])
         return Finding(claim=_TO_FLOAT_CLAIM,
                        truth=f"{worst['returned']} is on the wrong side of {worst['value']}",
                        verdict=Verdict.VIOLATED, witness=worst, replay=replay, evidence=Evidence.BIT_EXACT,
@@ -248,7 +248,7 @@ def _sum_finding(tumult, sum_t, universe, sizes, kind: str, *, note: str = "",
         xp = [float(v) if kind == "float" else int(v) for v in w.x_prime]
         fx = tumult.run_on_rows(sum_t, [x], kind, what="Sum (replay)")
         fxp = tumult.run_on_rows(sum_t, [xp], kind, what="Sum (replay)")
-        replay = Replay.CONFIRMED if compare(abs(fx - fxp), claim) > 0 else Replay.MODEL_MISMATCH
+        replay = Replay.of(compare(abs(fx - fxp), claim) > 0)
         witness = {"x": [repr(v) for v in x], "x_prime": [repr(v) for v in xp],
                    "fx": _text(fx), "fx_prime": _text(fxp), "distance": _text(abs(fx - fxp)),
                    "d_in": 1}
@@ -412,7 +412,7 @@ def _check_add_unique_column() -> Finding:
                                      fx, fxp, t.input_domain))
     d_out = tumult.exact(call_library("IfGroupedBy(ID, SymmetricDifference()).distance",
                                       t.output_metric.distance, t(fx), t(fxp), t.output_domain))
-    replay = Replay.CONFIRMED if d_in == 1 and d_out > claim else Replay.MODEL_MISMATCH
+    replay = Replay.of(d_in == 1 and d_out > claim)
     witness = {"x": [repr(v) for v in x], "x_prime": [repr(v) for v in xp],
                "ids_x": sorted(_unhex(i) for _, i in output(x)),
                "ids_x_prime": sorted(_unhex(i) for _, i in output(xp)),
