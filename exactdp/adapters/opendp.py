@@ -43,7 +43,7 @@ __all__ = [
     "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
     "claim_map", "claim_epsilon", "run", "multiset_neighbours", "sized_neighbours",
     "ordered_neighbours", "sequence_pairs", "l1_neighbours", "Stability", "enumerate_stability",
-    "replay_pair", "sum_model_matches", "ssd_model", "mean_model", "b_ary_tree_model",
+    "replay_pair", "sum_model_matches", "ssd_model", "variance_model", "mean_model", "b_ary_tree_model",
     "absolute", "linf", "l1", "multiset_distance", "change_one_distance", "hamming",
     "insert_delete",
 ]
@@ -376,6 +376,36 @@ def ssd_model(x: Sequence[float], model: str = "opendp-pairwise") -> float:
         raise InvalidArgument("x=[] is empty; OpenDP's sum of squared deviations needs size > 0")
     mean = float_sum_float(values, model) / len(values)
     return float_sum_float([(v - mean) * (v - mean) for v in values], model)
+
+
+def variance_model(x: Sequence[float], bounds: tuple[float, float], ddof: int = 1) -> float:
+    """OpenDP's ``make_variance`` on ``n = len(x)`` floats in ``bounds``, bit for bit in
+    float64: the sum of squared deviations with ``Pairwise<f64>`` (:func:`ssd_model`; OpenDP
+    builds it with ``Pairwise`` whatever ``S`` says), clamped to ``[0, B]`` with ``B`` the
+    Popoviciu bound ``(U - L)**2 / 4 * n`` (each of its four steps rounded up, as OpenDP's
+    ``inf_sub``, ``inf_powi``, ``inf_div``, ``inf_mul``), times ``1 / (n - ddof)`` rounded to
+    nearest (``recip``), one rounded product (``make_lipschitz_float_mul``, saturating).
+
+    >>> variance_model([1.0, 2.0, 3.0], (0.0, 4.0))
+    1.0
+    """
+    import math
+
+    from exactdp.numeric.exact import from_float
+    from exactdp.numeric.rounding import float_at_least
+    values = [float(v) for v in x]
+    n = len(values)
+    if isinstance(ddof, bool) or not isinstance(ddof, int) or not 0 <= ddof < n:
+        raise InvalidArgument(f"ddof={ddof!r} with n={n}: expected an integer with 0 <= ddof < n "
+                              f"(OpenDP refuses size - ddof <= 0)")
+    lo, hi = from_float(bounds[0]), from_float(bounds[1])
+    width = float_at_least(hi - lo)
+    square = float_at_least(from_float(width) ** 2)
+    quarter = float_at_least(from_float(square) / 4)
+    upper = float_at_least(from_float(quarter) * n)
+    ssd = min(max(ssd_model(values, "opendp-pairwise"), 0.0), upper)
+    out = ssd * (1.0 / (n - ddof))
+    return math.copysign(1.7976931348623157e308, out) if math.isinf(out) else out
 
 
 def b_ary_tree_model(values: Sequence[int], T: str, leaf_count: int, branching_factor: int) -> list[int]:

@@ -274,6 +274,72 @@ def _ssd() -> Finding:
                    note=f"{note}; {flips}" if flips else note)
 
 
+def _variance(ddof: int, S: str = "Pairwise<f64>") -> Finding:
+    """make_variance = make_sum_of_squared_deviations (``Pairwise<f64>``, whatever ``S`` says)
+    >> make_lipschitz_float_mul(1 / (n - ddof)): it inherits #2923. The bit-exact model
+    (:func:`~exactdp.adapters.opendp.variance_model`) is checked against OpenDP on seeded
+    random inputs; the construction of :func:`_ssd` (one repeated value, one record changed,
+    every float of the grid) finds the pair, its change is certified at exact values from
+    the model, and the pair is replayed through OpenDP."""
+    import random
+
+    from exactdp.adapters import opendp as od
+    dp = od.load()
+    M, n = 2.0 ** 50, 1024
+    bounds = (M, M + 1.0)
+    grid = [M + k * 0.25 for k in range(5)]   # every float64 in [2**50, 2**50 + 1]
+    with od.features("contrib") as flipped:
+        domain = dp.vector_domain(dp.atom_domain(bounds=bounds, nan=False), size=n)
+        t = od.run(f"make_variance(ddof={ddof}, S={S!r})", dp.t.make_variance, domain,
+                   dp.symmetric_distance(), ddof=ddof, S=S)
+        claim = od.claim_map(t, 2)
+        rng = random.Random(2923 + ddof)
+        for trial in range(_VARIANCE_TRIALS):
+            x = [rng.choice(grid) for _ in range(n)]
+            got = od.run("variance", t, x)
+            if got != od.variance_model(x, bounds, ddof):
+                return Finding(_txt(claim), "unknown", Verdict.UNDECIDED, evidence=None,
+                               note=_join(f"exactdp's variance model disagrees with OpenDP on a "
+                                          f"random input (trial {trial}): no verdict",
+                                          od.toggles_note(flipped)))
+        best = None
+        for a in grid:
+            fa = od.exact(od.variance_model([a] * n, bounds, ddof))
+            for b in grid:
+                fb = od.exact(od.variance_model([b] + [a] * (n - 1), bounds, ddof))
+                if best is None or abs(fa - fb) > best[0]:
+                    best = (abs(fa - fb), a, b)
+        moved, a, b = best
+        witness = replay = None
+        verdict = Verdict.VIOLATED if moved > claim else Verdict.UNDECIDED
+        if verdict is Verdict.VIOLATED:
+            x, y = [a] * n, [b] + [a] * (n - 1)
+            replay, fx, fy, d = od.replay_pair(t, x, y, claim)
+            ea, eb = od.exact(a - M), od.exact(b - M)   # exact: both differences are floats
+            witness = {"x": f"[2**50 + {ea}] * {n}",
+                       "x_prime": f"[2**50 + {eb}] + [2**50 + {ea}] * {n - 1}",
+                       "fx": repr(fx), "fx_prime": repr(fy), "distance": str(d),
+                       "ratio": f"{float(d / claim):.4g}"}
+    note = (f"exactdp's model (OpenDP's Pairwise<f64> sum of squared deviations, clamped to "
+            f"the Popoviciu bound, times recip(n - ddof)) matched OpenDP on {_VARIANCE_TRIALS} "
+            f"seeded random inputs of {n} values; OpenDP 0.16's make_variance builds the sum "
+            f"of squared deviations with Pairwise whatever S says; the inherited defect is "
+            f"#2923 (make_sum_of_squared_deviations)")
+    if verdict is Verdict.UNDECIDED:
+        note += "; no pair found that exceeds the claim and no sound upper bound is modelled"
+    return Finding(_txt(claim), f">= {_txt(moved)} (largest pair found)", verdict, witness,
+                   replay,
+                   evidence=Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.EMPIRICAL_MODEL,
+                   scope=f"datasets of exactly {n} float64 values in [2**50, 2**50 + 1], ddof = "
+                         f"{ddof}, S = {S}, one change (sized SymmetricDistance d_in = 2); "
+                         f"searched: one repeated value with one record changed, every value of "
+                         f"the grid (every float64 in the bounds)",
+                   note=_join(note, od.toggles_note(flipped)))
+
+
+_VARIANCE_TRIALS = 8
+
+
 # -- samplers with exact distributions -------------------------------------------------------
 
 def _laplace_int() -> Finding:
@@ -935,6 +1001,21 @@ def audits() -> list[Audit]:
           "make_sum_of_squared_deviations(1024 values in [2**50, 2**50 + 1], S='Pairwise<f64>')",
           "stability map at d_in = 2 bounds the change of the float sum of squared deviations",
           _ssd, versions=">=0.8", source=_ISSUES + "2923", corpus=True,
+          expect={">=0.16": "violated"}),
+        A("opendp/variance/variance", lib,
+          "make_variance(1024 values in [2**50, 2**50 + 1], ddof=1)",
+          "stability map at d_in = 2 bounds the change of the float sample variance",
+          lambda: _variance(1), versions=">=0.8", source=_ISSUES + "2923",
+          expect={">=0.16": "violated"}),
+        A("opendp/variance/variance-ddof0", lib,
+          "make_variance(1024 values in [2**50, 2**50 + 1], ddof=0)",
+          "stability map at d_in = 2 bounds the change of the float population variance",
+          lambda: _variance(0), versions=">=0.8", source=_ISSUES + "2923",
+          expect={">=0.16": "violated"}),
+        A("opendp/variance/variance-sequential", lib,
+          "make_variance(1024 values in [2**50, 2**50 + 1], ddof=1, S='Sequential<f64>')",
+          "stability map at d_in = 2 bounds the change of the float sample variance",
+          lambda: _variance(1, "Sequential<f64>"), versions=">=0.8", source=_ISSUES + "2923",
           expect={">=0.16": "violated"}),
         A("opendp/sum/int-sized-checked", lib, "make_sized_bounded_int_checked_sum(3, (0, 3))",
           "stability map d_in -> (d_in // 2) * (U - L) bounds the sum's change",
