@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accountant import DEFAULT_MAX_K, AccountResult, account
+from exactdp.mechanisms.rdp import rdp
 from exactdp.numeric.exact import to_exact
 
 __all__ = ["PrivacyCurve", "MAX_BAND_POINTS"]
@@ -71,6 +72,18 @@ class PrivacyCurve:
             rows.append({"epsilon": to_exact(e, "epsilon"), "delta_lower": r.delta_lower,
                          "delta_upper": r.delta_upper, "width_met": r.width_met})
         return rows
+
+    def rdp(self, orders=None):
+        """The certified Rényi DP curve at ``orders`` (see :func:`~exactdp.mechanisms.rdp.rdp`;
+        default :data:`~exactdp.mechanisms.rdp.DEFAULT_ORDERS`), an
+        :class:`~exactdp.mechanisms.rdp.RdpResult`."""
+        return rdp(self.mechanisms, self.k, params=self.params, orders=orders, max_k=self.max_k)
+
+    def epsilon_from_rdp(self, delta, orders=None, *, method: str = "cks"):
+        """The ``(epsilon, delta)`` guarantee the RDP curve implies, minimised over ``orders``
+        (an :class:`~exactdp.mechanisms.rdp.RdpConversion`): a sound upper bound on
+        ``epsilon(delta)``, looser than :meth:`epsilon`, which encloses the tight value."""
+        return self.rdp(orders).epsilon(delta, method=method)
 
     def to_dict(self, *, epsilons=(), deltas=()) -> dict:
         """JSON-ready: the mechanisms, ``k`` and the enclosures at the given points (each as
