@@ -62,6 +62,7 @@ import mpmath
 from mpmath import iv
 
 from exactdp.errors import InvalidArgument, Undecided
+from exactdp.numeric._directed import _format, _round_exact
 from exactdp.numeric.exact import to_exact
 
 __all__ = [
@@ -282,13 +283,17 @@ def decide(fn: Callable, relation: str, bound, *, start_prec: int = 53, max_prec
 
 
 def _float_of(fn: Callable, dtype: str, up: bool, start_prec: int, max_prec: int) -> float:
-    from exactdp.numeric.rounding import float_at_least, float_at_most
+    # the rounding core lives below both this module and ``rounding`` (which encloses
+    # irrational values here), so the two do not import each other
+    fmt = _format(dtype)
 
-    rnd = float_at_least if up else float_at_most
+    def rnd(value: Fraction) -> float:
+        return _round_exact(value, fmt, up, value)
+
     prec = _check_prec(start_prec, "start_prec")
     while True:
         lo, hi = interval_to_fractions(enclose(fn, prec=prec))
-        safe, other = (rnd(hi, dtype), rnd(lo, dtype)) if up else (rnd(lo, dtype), rnd(hi, dtype))
+        safe, other = (rnd(hi), rnd(lo)) if up else (rnd(lo), rnd(hi))
         if safe == other or prec >= max_prec:
             return safe
         prec = min(2 * prec, max_prec)
