@@ -24,8 +24,9 @@ Fraction(3, 2)
 Seed 004's experiment: 500 people each report their height with Laplace noise of scale
 ``b``; the error of the mean of the reports is the mean of the noise, whose expected
 absolute value is ``c_500 b / 500`` (about ``0.05045 b``) and whose variance is
-``2 b^2/500``. :func:`error_table` and :func:`plot_error` give it against epsilon for the
-seed's three typical sensitivities.
+``2 b^2/500``. :func:`error_table` gives it against epsilon for the seed's three typical
+sensitivities; :func:`exactdp.plotting.plot_error_vs_epsilon` draws it (this module
+computes, it does not draw: plotting sits in a layer above the mechanisms).
 """
 
 from __future__ import annotations
@@ -66,7 +67,6 @@ __all__ = [
     "laplace_error",
     "laplace_sum_abs_coefficient",
     "noisy_mean_error",
-    "plot_error",
 ]
 
 DEFAULT_MAX_REPORTS = 100_000
@@ -333,37 +333,6 @@ class ErrorTable:
                           "enclosure": [str(decimal_at_most(lo, 20)), str(decimal_at_least(hi, 20))]}
                          for label, eps, e, lo, hi in self.rows]}
 
-    def plot(self, path: str) -> str:
-        """Write the seed's figure (log scale error against epsilon) to ``path`` (PNG, PDF,
-        SVG; needs the ``plot`` extra)."""
-        from exactdp.checkers.sensitivity import check_plot_target
-
-        check_plot_target(path)
-        return _draw(self, path)
-
-
-def _draw(table: ErrorTable, path: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label in table.sensitivities:
-        pts = [(eps, hi) for lab, eps, _, _, hi in table.rows if lab == label]
-        # display only: the upper ends of the certified enclosures, as floats
-        ax.plot([float(e) for e, _ in pts], [float(h) for _, h in pts], marker="o", label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("epsilon")
-    ax.set_ylabel("expected |error| of the mean (cm)")
-    ax.set_title(f"mean of {table.n} reports, Laplace noise b = sensitivity/epsilon", fontsize=9)
-    ax.legend(title="sensitivity")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
 
 def _epsilons(epsilons) -> list[Fraction]:
     if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
@@ -406,16 +375,3 @@ def error_table(epsilons: Sequence = SEED_EPSILONS, sensitivities: dict | None =
             exact = to_sympy(c / eps) * to_sympy(s) if not isinstance(s, Fraction) else c * s / eps
             rows.append((label, eps, exact, c * s_lo / eps, c * s_hi / eps))
     return ErrorTable(n, sens, tuple(rows))
-
-
-def plot_error(path: str, epsilons: Sequence = SEED_EPSILONS, sensitivities: dict | None = None,
-               n: int = SEED_REPORTS, *, max_n: int | None = DEFAULT_MAX_REPORTS) -> ErrorTable:
-    """:func:`error_table` drawn to ``path``; the target (folder, format, matplotlib) is
-    checked before anything is computed (``check_plot_target``)."""
-    from exactdp.checkers.sensitivity import check_plot_target
-
-    check_plot_target(path)
-    table = error_table(epsilons, sensitivities, n, max_n=max_n)
-    _draw(table, path)
-    return table
-
