@@ -46,6 +46,7 @@ SOURCES = (
     ("exactdp.registry.seed_semantics", "sensitivity"),
     ("exactdp.registry.seed_semantics_privacy", "privacy"),
     ("exactdp.registry.seed_code", "privacy"),
+    ("exactdp.registry.seed_remaining", "privacy"),
     ("exactdp.registry.catalogue", "formula"),
     ("exactdp.registry.audits", "audit"),
 )
