@@ -526,6 +526,139 @@ def _composition() -> Finding:
                    note=od.toggles_note(flipped))
 
 
+# -- bounded make_geometric: the sampler modelled from OpenDP's Rust source ----------------------
+
+_GEOMETRIC_SCALES = (0.5, 1.0, 1.7, 3.0, 10.0)
+_GEOMETRIC_BOUNDS = ((0, 1), (0, 4), (-3, 5))
+_GEOMETRIC_DRAWS = 1000
+_GEOMETRIC_EDGE = 13.635390889451635   # recip(scale) rounds up; d_in = 5 exceeds the claim if exp is tight
+
+
+def _geometric_cases(scales, bounds_list, d_ins):
+    """For each scale, bounds and d_in: OpenDP's claim, and the exact largest likelihood
+    ratio of the modelled sampler at the largest ``p`` OpenDP's code can compute
+    (:func:`~exactdp.mechanisms.models_opendp.geometric_p`), over every pair of inputs at
+    that distance (inputs one step outside the bounds included: OpenDP clamps them)."""
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_opendp import OpenDPBoundedGeometric, geometric_p
+    dp = od.load()
+    rows = []
+    for scale in scales:
+        q = geometric_p(scale)
+        for lo, hi in bounds_list:
+            m = od.run("make_geometric", dp.m.make_geometric, dp.atom_domain(T=int),
+                       dp.absolute_distance(T=int), scale=scale, bounds=(lo, hi))
+            model = OpenDPBoundedGeometric(q.upper, lo, hi)
+            for d in d_ins:
+                claim = od.claim_map(m, d)
+                ratio = model.max_ratio_at(d)
+                rows.append((scale, (lo, hi), d, claim, q, ratio, m))
+    return rows
+
+
+def _ln_cmp(ratio: Fraction, claim: Fraction) -> int:
+    """compare(ln(ratio), claim) exactly: -1, 0 or 1."""
+    import sympy
+
+    from exactdp.numeric.decide import compare
+    return compare(sympy.log(sympy.Rational(ratio.numerator, ratio.denominator)),
+                   sympy.Rational(claim.numerator, claim.denominator))
+
+
+def _relative_excess(ratio: Fraction, claim: Fraction) -> str:
+    """ln(ratio) / claim - 1 to 3 digits (display only; the verdict is decided exactly)."""
+    import mpmath
+    with mpmath.workprec(256):
+        v = mpmath.log(mpmath.mpf(ratio.numerator) / ratio.denominator) / (
+            mpmath.mpf(claim.numerator) / claim.denominator) - 1
+        return mpmath.nstr(v, 3)
+
+
+def _geometric_draws_match(m, model, x: int) -> tuple[bool, str]:
+    """A sampled sanity check of the model against OpenDP's own draws (not evidence): each
+    output's frequency within Hoeffding's t of its modelled probability (a false alarm has
+    probability below 1e-9)."""
+    from collections import Counter
+
+    from exactdp.adapters import opendp as od
+    dist = model.distribution(x)
+    seen = Counter(od.run("geometric", m, x) for _ in range(_GEOMETRIC_DRAWS))
+    t = math.sqrt(math.log(2 * len(dist) / 1e-9) / (2 * _GEOMETRIC_DRAWS))
+    outside = set(seen) - set(dist)
+    worst = max(abs(seen[y] / _GEOMETRIC_DRAWS - float(pr)) for y, pr in dist.items())
+    return (not outside and worst <= t,
+            f"{_GEOMETRIC_DRAWS} draws of OpenDP at x = {x}: largest frequency gap {worst:.4f} "
+            f"(tolerance {t:.4f}){'; outputs outside the model: ' + str(sorted(outside)) if outside else ''}")
+
+
+_GEOMETRIC_SOURCE_NOTE = (
+    "sampler modelled from OpenDP's Rust source (make_geometric with bounds: "
+    "ConstantTimeGeometric, sample_discrete_laplace_linear, sample_geometric_linear, "
+    "sample_bernoulli_float at p's exact binary value), random bytes taken as uniform; "
+    "p = 1 - exp(-recip(scale)) with recip rounded to nearest, inf_exp rounded up, "
+    "neg_inf_sub rounded down, bounded above by the p of a correctly rounded exp (dashu's "
+    "exp at 53 bits is not modelled bit for bit: only its rounding direction is relied on)")
+
+
+def _geometric_bounded() -> Finding:
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_opendp import OpenDPBoundedGeometric
+    with od.features("contrib") as flipped:
+        rows = _geometric_cases(_GEOMETRIC_SCALES, _GEOMETRIC_BOUNDS, (1, 2, 5))
+        verdicts, worst = [], None
+        for scale, bounds, d, claim, q, ratio, m in rows:
+            c = _ln_cmp(ratio, claim)
+            verdicts.append(Verdict.HOLDS if c < 0 else Verdict.HOLDS_TIGHT if c == 0 else Verdict.UNDECIDED)
+            excess = _relative_excess(ratio, claim)
+            if worst is None or float(excess) > float(worst[0]):
+                worst = (excess, scale, bounds, d, claim)
+        scale, bounds, d = 1.0, (0, 4), 1
+        (_, _, _, _, q, _, m), = [r for r in rows if r[:3] == (scale, bounds, d)]
+        ok, draws = _geometric_draws_match(m, OpenDPBoundedGeometric(q.upper, *bounds), 1)
+    verdict = _worst(verdicts)
+    if not ok:
+        return Finding(f"{len(rows)} settings", "unknown", Verdict.UNDECIDED, evidence=None,
+                       note=_join(f"OpenDP's draws disagree with exactdp's model of its sampler "
+                                  f"({draws}): no verdict", od.toggles_note(flipped)))
+    excess, ws, wb, wd, wc = worst
+    return Finding(
+        f"{len(rows)} settings; closest: scale={ws!r}, bounds={wb}, d_in={wd}: epsilon {_txt(wc)}",
+        f"every setting: min(d_in, U - L) * ln(1/(1 - p)) <= the claim at the largest p "
+        f"OpenDP's code can compute; closest: relative gap {excess}",
+        verdict, evidence=Evidence.BIT_EXACT_GRID,
+        scope=f"scales {', '.join(map(repr, _GEOMETRIC_SCALES))}; bounds "
+              f"{', '.join(map(str, _GEOMETRIC_BOUNDS))}; d_in 1, 2, 5; every pair of integer "
+              f"inputs at that distance (one step outside the bounds included, clamped by "
+              f"OpenDP); the exact likelihood ratios of the modelled output distribution",
+        note=_join(f"{_GEOMETRIC_SOURCE_NOTE}; sanity check, not evidence: {draws}",
+                   od.toggles_note(flipped)))
+
+
+def _geometric_recip_rounding() -> Finding:
+    """The one rounding in p that is not toward more noise: recip(scale) is rounded to
+    nearest. At the edge scale it rounds up, and the sampled distribution's epsilon at the
+    largest p OpenDP can compute (a correctly rounded exp) exceeds the claim at d_in = 5 by
+    a relative ~8e-17. Whether OpenDP's p is that one depends on the last bit of dashu's
+    exp, which exactdp does not model (and no replay can show a 1e-16 excess): no verdict."""
+    from exactdp.adapters import opendp as od
+    from exactdp.numeric.exact import from_float
+    with od.features("contrib") as flipped:
+        (scale, bounds, d, claim, q, ratio, m), = _geometric_cases((_GEOMETRIC_EDGE,), ((0, 5),), (5,))
+    over = _ln_cmp(ratio, claim) > 0
+    exact_rate = Fraction(1) / from_float(scale)
+    return Finding(
+        f"scale={scale!r}, bounds={bounds}, d_in={d}: epsilon {_txt(claim)}",
+        f"5 * ln(1/(1 - p)) with p <= {_txt(q.upper)}: at that largest p, "
+        f"{'above' if over else 'at most'} the claim (relative {_relative_excess(ratio, claim)})",
+        Verdict.UNDECIDED, evidence=None,
+        scope=f"make_geometric(integers, scale={scale!r}, bounds={bounds}) at d_in = {d}",
+        note=_join(f"{_GEOMETRIC_SOURCE_NOTE}; recip(scale) = {_txt(q.recip)} is above 1/scale "
+                   f"= {_txt(exact_rate)} (rounded to nearest, not toward more noise): the "
+                   f"claim fails exactly when OpenDP's inf_exp returns the smallest float "
+                   f">= exp(-recip(scale)) (a correctly rounded exp); exactdp does not model "
+                   f"dashu's last bit: no verdict either way", od.toggles_note(flipped)))
+
+
 # -- noisy max: which sampler, and its exact divergences -----------------------------------------
 
 _IDENTIFY_DRAWS = 10_000
@@ -1061,6 +1194,18 @@ def audits() -> list[Audit]:
           "make_noisy_max(vector of int, LInfDistance, MaxDivergence, scale=1.0)",
           "privacy map d_in -> 2 d_in / scale (pure DP)", lambda: _noisy_max("pure"),
           versions=">=0.14", source=_ISSUES + "2911"),
+        A("opendp/geometric/bounded", lib,
+          "make_geometric(integers, AbsoluteDistance, scale, bounds) on a grid of scales and bounds",
+          "privacy map d_in -> d_in / scale bounds the pure epsilon of the distribution the "
+          "constant-time sampler draws (p rounded)", _geometric_bounded, versions=">=0.12",
+          source=_DOCS.replace("transformations", "measurements") + "make_geometric.html",
+          expect={">=0.16": "holds-on-grid"}),
+        A("opendp/geometric/bounded-recip-rounding", lib,
+          f"make_geometric(integers, AbsoluteDistance, scale={_GEOMETRIC_EDGE!r}, bounds=(0, 5))",
+          "privacy map at d_in = 5 bounds the pure epsilon of the sampled distribution when "
+          "recip(scale) rounds up", _geometric_recip_rounding, versions=">=0.12",
+          source=_DOCS.replace("transformations", "measurements") + "make_geometric.html",
+          expect={">=0.16": "undecided"}),
         A("opendp/composition/laplace", lib,
           "make_composition([make_laplace(scale=1.7), make_laplace(scale=0.7)]) on one integer",
           "privacy map 1 -> 1/1.7 + 1/0.7 (pure DP)", _composition, versions=">=0.14"),
