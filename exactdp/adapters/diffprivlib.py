@@ -53,7 +53,11 @@ __all__ = [
     "bounded_laplace_scale",
     "exact",
     "exponential_counts",
+    "array_of_runs",
+    "gaussian_analytic_sigma",
+    "gaussian_discrete_scale",
     "geometric_extremes",
+    "laplace_output",
     "laplace_scale",
     "library_query",
     "np_mean_model",
@@ -433,3 +437,55 @@ def bounded_laplace_scale(epsilon: float, delta: float, sensitivity: float, lowe
                         delta=delta, sensitivity=sensitivity, lower=lower, upper=upper)
     eff = call_library("diffprivlib LaplaceBoundedDomain.effective_epsilon", mech.effective_epsilon)
     return exact(mech._scale), float(eff)
+
+
+def array_of_runs(runs: Sequence[tuple[Any, int]]):
+    """A float64 NumPy array of ``runs`` ``(value, count)`` in order (a float-witness search's
+    datasets, millions of records, built without a Python list)."""
+    import numpy as np
+
+    values = np.array([float(v) for v, _ in runs], dtype=np.float64)
+    return np.repeat(values, [int(c) for _, c in runs])
+
+
+def gaussian_analytic_sigma(epsilon: float, delta: float, sensitivity: float) -> Fraction:
+    """The sigma diffprivlib's ``GaussianAnalytic`` computes (its ``_scale``), exactly."""
+    from exactdp.audits.runner import call_library
+
+    require()
+    from diffprivlib.mechanisms import GaussianAnalytic
+
+    mech = call_library("diffprivlib GaussianAnalytic(...)", GaussianAnalytic, epsilon=epsilon, delta=delta,
+                        sensitivity=sensitivity)
+    return exact(mech._scale)
+
+
+def gaussian_discrete_scale(epsilon: float, delta: float, sensitivity: int) -> float:
+    """The scale (sigma) diffprivlib's ``GaussianDiscrete`` finds by its float bisection
+    (``_scale``); its sampler draws from the discrete Gaussian with variance ``_scale ** 2``
+    (a float)."""
+    from exactdp.audits.runner import call_library
+
+    require()
+    from diffprivlib.mechanisms import GaussianDiscrete
+
+    mech = call_library("diffprivlib GaussianDiscrete(...)", GaussianDiscrete, epsilon=epsilon, delta=delta,
+                        sensitivity=sensitivity)
+    return float(mech._scale)
+
+
+def laplace_output(epsilon: float, delta: float, sensitivity: float, value: float,
+                   draws: Sequence[int]) -> float:
+    """What diffprivlib's ``Laplace(epsilon, delta, sensitivity).randomise(value)`` returns
+    when its four ``random()`` calls return ``k / 2**53`` for the ``draws`` ``k`` (0.6.6:
+    ``value - scale * (log(1 - u1) cos(pi u2) + log(1 - u3) cos(pi u4))``)."""
+    from exactdp.audits.runner import call_library
+
+    require()
+    from diffprivlib.mechanisms import Laplace
+
+    if len(draws) != 4:
+        raise InvalidArgument(f"draws={list(draws)!r}: Laplace.randomise calls random() 4 times; pass 4 draws")
+    mech = call_library("diffprivlib Laplace(...)", Laplace, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    mech._rng = FixedDraws(list(draws))
+    return float(call_library("diffprivlib Laplace.randomise", mech.randomise, value))

@@ -33,11 +33,18 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Callable, ClassVar
 
 from exactdp.checkers.results import Evidence, Verdict, qualify
 
-__all__ = ["Replay", "Finding", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies"]
+__all__ = ["Replay", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
+           "DEPTHS"]
+
+DEPTHS = ("quick", "full")
+"""How deep ``exactdp audit --depth`` goes: ``quick`` (the default, for CI) runs each audit's
+check, which stops at its first witness; ``full`` also runs each audit's :attr:`Audit.severity`
+step, which searches for the worst case it can certify (:class:`Severity`)."""
 
 EVIDENCE_TEXT = {
     Evidence.BIT_EXACT: "the library's own outputs or its arithmetic modelled bit for bit, at "
@@ -148,6 +155,152 @@ def _join(a: str, b: str) -> str:
 
 
 @dataclass(frozen=True)
+class Severity:
+    """What an audit's severity step found (``exactdp audit --depth full``): the worst case
+    the step can certify, not the first witness.
+
+    ``measure`` names the quantity compared with the claim (``"|sum(x') - sum(x)|"``,
+    ``"delta(epsilon) at the library's sigma"``); ``claim`` is the value the library claims
+    for it and ``worst`` the largest value certified on ``witness`` (exact; with
+    ``at_least`` a certified lower bound, such as an enclosure's lower end rounded down).
+    :attr:`ratio` (``worst / claim``) and :attr:`excess` (``worst - claim``) follow.
+    ``None`` for ``worst``: the step found nothing to report (``note`` says why).
+
+    The rules of :class:`Finding` apply: a worst case beyond the claim is reported as
+    certified (:attr:`status` ``exceeds``) only when its witness, fed back through the
+    library, reproduced (``replay`` ``confirmed``); otherwise :meth:`enforced` makes it
+    ``undecided`` and says why. ``error`` (set by the runner) says why the step could not run.
+    """
+
+    measure: str
+    claim: Fraction | None
+    worst: Fraction | None
+    witness: dict[str, Any] | None = None
+    replay: Replay | None = None
+    evidence: Evidence | None = None
+    scope: str = ""
+    note: str = ""
+    at_least: bool = False
+    error: str = ""
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        from exactdp.errors import InvalidArgument
+
+        for name in ("claim", "worst"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+                raise InvalidArgument(f"{name}={value!r}: a Severity's {name} is an exact number (int or "
+                                      f"Fraction); pass Fraction.from_float(x) for a float the library stores")
+            object.__setattr__(self, name, Fraction(value))
+        if self.claim is not None and self.claim <= 0:
+            raise InvalidArgument(f"claim={self.claim!r}: a Severity compares with a positive claim")
+        if self.replay is not None:
+            object.__setattr__(self, "replay", Replay(self.replay))
+        if self.evidence is not None:
+            object.__setattr__(self, "evidence", Evidence(self.evidence))
+
+    @classmethod
+    def failed(cls, measure: str, error: str, seconds: float = 0.0) -> "Severity":
+        """A step that could not run (the runner: a library error, a time-out, a refusal)."""
+        return cls(measure=measure, claim=None, worst=None, error=error, seconds=seconds)
+
+    @property
+    def exceeds(self) -> bool:
+        """The worst value found is beyond the claim."""
+        return self.worst is not None and self.claim is not None and self.worst > self.claim
+
+    @property
+    def ratio(self) -> Fraction | None:
+        """``worst / claim``, exactly (a lower bound with ``at_least``)."""
+        return None if self.worst is None or self.claim is None else self.worst / self.claim
+
+    @property
+    def excess(self) -> Fraction | None:
+        """``worst - claim``, exactly (a lower bound with ``at_least``)."""
+        return None if self.worst is None or self.claim is None else self.worst - self.claim
+
+    @property
+    def status(self) -> str:
+        """``exceeds`` (certified and replayed), ``within`` (nothing beyond the claim found,
+        which proves nothing), ``undecided`` (a worst case not confirmed by the library),
+        ``none`` (nothing found) or ``error`` (the step could not run)."""
+        if self.error:
+            return "error"
+        if self.worst is None or self.claim is None:
+            return "none"
+        if not self.exceeds:
+            return "within"
+        return "exceeds" if self.replay is Replay.CONFIRMED else "undecided"
+
+    def enforced(self) -> "Severity":
+        """The severity with the replay rule applied (said in ``note``)."""
+        if self.exceeds and self.replay is Replay.MODEL_MISMATCH:
+            return replace(self, note=_join(self.note, "the worst witness did not reproduce in the library "
+                                                       "(model mismatch): not certified"))
+        if self.exceeds and self.replay is None:
+            return replace(self, note=_join(self.note, "the worst witness was not replayed through the "
+                                                       "library: not certified"))
+        return self
+
+    def summary(self) -> str:
+        """One line: the worst value against the claim, its ratio and excess, the replay."""
+        if self.error:
+            return f"{self.status}: the severity step could not run: {self.error}"
+        if self.worst is None or self.claim is None:
+            return f"{self.status}: {self.note or 'nothing found'}"
+        rel = ">=" if self.at_least else "="
+        text = (f"{self.status}: worst {self.measure} {rel} {_amount(self.worst, self.at_least)} against "
+                f"the claim {_amount(self.claim)}: ratio {rel} {_amount(self.ratio, self.at_least)}, "
+                f"excess {rel} {_amount(self.excess, self.at_least)}")
+        extras = [f"replay {self.replay.value}" if self.replay else "",
+                  f"evidence {self.evidence.value}" if self.evidence else ""]
+        extras = [e for e in extras if e]
+        return text + (f" ({'; '.join(extras)})" if extras else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        def exact(v):
+            return None if v is None else _exact_text(v)
+
+        def approx(v):
+            return None if v is None else _approx_float(v, self.at_least)
+
+        return {"status": self.status, "measure": self.measure, "claim": exact(self.claim),
+                "worst": exact(self.worst), "worst_float": approx(self.worst),
+                "ratio": exact(self.ratio), "ratio_float": approx(self.ratio),
+                "excess": exact(self.excess), "excess_float": approx(self.excess),
+                "at_least": self.at_least, "witness": self.witness,
+                "replay": self.replay.value if self.replay else None,
+                "evidence": self.evidence.value if self.evidence else None,
+                "scope": self.scope, "note": self.note, "error": self.error or None,
+                "seconds": round(self.seconds, 3)}
+
+
+def _exact_text(value: Fraction) -> str:
+    from exactdp.numeric.exact import format_exact
+
+    return format_exact(value)
+
+
+def _approx_float(value: Fraction, at_least: bool = False) -> float:
+    """A float near ``value``: rounded down for a lower bound (so ``>= shown`` stays true)."""
+    from exactdp.numeric.rounding import float_at_most
+
+    return float_at_most(value) if at_least else float(value)
+
+
+def _amount(value: Fraction, at_least: bool = False) -> str:
+    """An exact number for one line: short ones exactly (``2097152``, ``1/4294967296``), longer
+    ones as ``~1.00000000023`` (rounded down for a lower bound), with the exact text in JSON."""
+    text = _exact_text(value)
+    if len(text) <= 24:
+        return text if value.denominator == 1 else f"{text} (~{_approx_float(value, at_least):.12g})"
+    return f"~{_approx_float(value, at_least):.12g}"
+
+
+@dataclass(frozen=True)
 class Audit:
     """One checkable claim of a library component.
 
@@ -156,6 +309,11 @@ class Audit:
     ``expect`` maps a version specifier to the verdict the suite expects there (how the bug
     corpus pins "violated before the fix, holds after"); ``source`` cites where the claim or
     the bug report is.
+
+    ``severity`` (optional) is the step ``exactdp audit --depth full`` runs after ``check``:
+    a function returning a :class:`Severity`, the worst case it can certify (a maximizing
+    search, a grid of parameters), its witness replayed through the library like a
+    violation's. ``--depth quick`` (the default) never calls it.
     """
 
     id: str
@@ -167,6 +325,7 @@ class Audit:
     source: str = ""
     expect: dict[str, str] = field(default_factory=dict)
     corpus: bool = False  # a regression audit from the corpus of publicly reported bugs
+    severity: Callable[[], Severity] | None = field(default=None, repr=False, compare=False)
     kind: ClassVar[str] = "audit"  # its kind in the claim registry (exactdp.registry)
 
     @property
@@ -224,6 +383,7 @@ class AuditResult:
     claimed: str | None = None  # the value the library claims, as the audit read it (exact)
     evidence: str | None = None  # an Evidence value: what the verdict rests on (None: nothing)
     tight: bool = False  # the claim equals the truth on every case checked (holds-tight before qualify)
+    severity: Severity | None = None  # the severity step's answer (--depth full), if the audit has one
 
     @property
     def violated(self) -> bool:
@@ -245,7 +405,8 @@ class AuditResult:
                 "verdict": self.verdict, "witness": self.witness, "replay": self.replay,
                 "scope": self.scope, "note": self.note, "source": self.source,
                 "expected": self.expected, "claimed": self.claimed, "evidence": self.evidence,
-                "tight": self.tight, "seconds": round(self.seconds, 3)}
+                "tight": self.tight, "seconds": round(self.seconds, 3),
+                "severity": None if self.severity is None else self.severity.to_dict()}
 
     def describe(self, *, full: bool = True, value: Callable[[Any], str] | None = None) -> list[str]:
         """The result as lines: the head (id, library, component, verdict), then claim, truth,
@@ -270,9 +431,26 @@ class AuditResult:
             lines.append(f"scope: {self.scope}")
         if self.note:
             lines.append(f"note: {self.note}")
+        lines += self.severity_lines(full=full, value=value)
         if (full and self.expected and self.expected != self.verdict
                 and self.verdict not in ("skipped", "error")):
             lines.append(f"(the suite expected {self.expected} on this version)")
+        return lines
+
+    def severity_lines(self, *, full: bool = True, value: Callable[[Any], str] | None = None) -> list[str]:
+        """The severity step's lines (none without one): its summary, witness, scope (with
+        ``full``), note and time."""
+        s = self.severity
+        if s is None:
+            return []
+        value = value or _short
+        lines = [f"severity: {s.summary()}"]
+        if s.witness:
+            lines.append("severity witness: " + ", ".join(f"{k}={value(v)}" for k, v in s.witness.items()))
+        if s.scope and full:
+            lines.append(f"severity scope: {s.scope}")
+        if s.note:
+            lines.append(f"severity note: {s.note}")
         return lines
 
     def __str__(self) -> str:

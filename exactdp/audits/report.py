@@ -6,6 +6,12 @@ suite, the installed version and the versions the suite was checked on (with the
 :attr:`Report.version_note` when they differ), exactdp's version, when it ran and how long
 each audit took. :func:`render` writes it in one of :data:`FORMATS`:
 
+At ``--depth full`` an audit's severity step (the worst case it certifies, replayed: see
+:class:`~exactdp.audits.base.Severity`) is shown in every format: a ``severity`` line (and its
+witness) in text, JUnit and SARIF messages, a ``severity`` object in JSON and in SARIF's
+result properties, a ``severity`` field and witness table in Markdown and HTML; the run's
+``depth`` is in every format's header or properties.
+
 * ``text``: each result as ``exactdp audit`` prints it, with its time, then the summary line;
 * ``json``: the list of result objects (``--json``), each with ``seconds``, ``checked_on``
   and ``version_note``;
@@ -65,6 +71,7 @@ class Report:
     plugin: str | None = None  # the distribution that provides a plug-in suite
     exactdp_version: str = field(default_factory=_exactdp_version)
     status: int | None = None  # the exit status of the run, when known
+    depth: str = "quick"  # how deep the run went (exactdp.audits.base.DEPTHS)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -110,9 +117,15 @@ def summary_line(library: str, results: Sequence[AuditResult]) -> str:
 
 
 def result_text(r: AuditResult) -> str:
-    """One result as ``exactdp audit`` prints it, with its time (none for a skipped audit)."""
+    """One result as ``exactdp audit`` prints it, with its time (none for a skipped audit; the
+    severity step's share when it ran)."""
     text = str(r)
-    return text if r.verdict == "skipped" else f"{text}\n  time: {seconds_text(r.seconds)}"
+    return text if r.verdict == "skipped" else f"{text}\n  time: {_time_text(r)}"
+
+
+def _time_text(r: AuditResult) -> str:
+    own = f" (severity step {seconds_text(r.severity.seconds)})" if r.severity is not None else ""
+    return seconds_text(r.seconds) + own
 
 
 def render(report: Report, fmt: str) -> str:
@@ -130,6 +143,8 @@ def render(report: Report, fmt: str) -> str:
 
 def _text(report: Report) -> str:
     lines = [f"note: {report.version_note}"] if report.version_note else []
+    if report.depth != "quick":
+        lines.append(f"depth: {report.depth}")
     lines += [result_text(r) for r in report.results]
     lines.append(summary_line(report.suite, report.results))
     return "\n".join(lines) + "\n"
@@ -142,6 +157,7 @@ def json_rows(report: Report) -> list[dict[str, Any]]:
         row = r.to_dict()
         row["checked_on"] = list(report.checked_on)
         row["version_note"] = report.version_note
+        row["depth"] = report.depth
         rows.append(row)
     return rows
 
@@ -189,10 +205,16 @@ def _fields(r: AuditResult) -> list[tuple[str, str]]:
         rows.append(("note", r.note))
     if r.expected and r.expected != r.verdict and r.verdict not in ("skipped", "error"):
         rows.append(("expected", f"the suite expected {r.expected} on this version"))
+    if r.severity is not None:
+        rows.append(("severity", r.severity.summary()))
+        if r.severity.scope:
+            rows.append(("severity scope", r.severity.scope))
+        if r.severity.note:
+            rows.append(("severity note", r.severity.note))
     if r.source:
         rows.append(("source", r.source))
     if r.verdict != "skipped":
-        rows.append(("time", seconds_text(r.seconds)))
+        rows.append(("time", _time_text(r)))
     return rows
 
 
@@ -212,6 +234,7 @@ def _facts(report: Report) -> list[tuple[str, str]]:
             ("checked on", checked)]
     if report.supported:
         rows.append(("applies to", f"{report.distribution} {report.supported}"))
+    rows.append(("depth", report.depth))
     rows += [("exactdp", report.exactdp_version),
              ("run", f"{report.started.strftime('%Y-%m-%d %H:%M:%S')} UTC, "
                      f"{len(report.results)} audits in {seconds_text(report.seconds)}")]
@@ -258,6 +281,9 @@ def _markdown(report: Report) -> str:
         if r.witness:
             out += ["", "| witness | value |", "| --- | --- |"]
             out += [f"| {_md(k)} | {_md_code(_shown(v))} |" for k, v in r.witness.items()]
+        if r.severity is not None and r.severity.witness:
+            out += ["", "| severity witness | value |", "| --- | --- |"]
+            out += [f"| {_md(k)} | {_md_code(_shown(v))} |" for k, v in r.severity.witness.items()]
     out += ["", "## Evidence words", ""]
     out += [f"- {_md_code(e.value)}: {_md(text)}" for e, text in EVIDENCE_TEXT.items()]
     return "\n".join(out) + "\n"
@@ -320,6 +346,10 @@ def _html(report: Report) -> str:
             out += ['<table class="witness">', "<tr><th>witness</th><th>value</th></tr>"]
             out += [f"<tr><td>{_h(k)}</td><td>{_h(_shown(v))}</td></tr>" for k, v in r.witness.items()]
             out.append("</table>")
+        if r.severity is not None and r.severity.witness:
+            out += ['<table class="witness">', "<tr><th>severity witness</th><th>value</th></tr>"]
+            out += [f"<tr><td>{_h(k)}</td><td>{_h(_shown(v))}</td></tr>" for k, v in r.severity.witness.items()]
+            out.append("</table>")
         out.append("</section>")
     out += ["<section>", "<h2>Evidence words</h2>", "<table>"]
     out += [f"<tr><th><code>{_h(e.value)}</code></th><td>{_h(text)}</td></tr>" for e, text in EVIDENCE_TEXT.items()]
@@ -356,7 +386,7 @@ def _junit(report: Report) -> str:
     for name, value in (("library", report.distribution), ("version", report.version),
                         ("checked_on", ", ".join(report.checked_on)), ("supported", report.supported),
                         ("version_note", report.version_note or ""), ("exactdp", report.exactdp_version),
-                        ("plugin", report.plugin or "")):
+                        ("plugin", report.plugin or ""), ("depth", report.depth)):
         ET.SubElement(props, "property", {"name": name, "value": _x(value)})
     for r in report.results:
         case = ET.SubElement(suite, "testcase", {"name": _x(r.id), "classname": _x(f"{r.library}.{r.component}"),
@@ -407,7 +437,8 @@ def _sarif(report: Report) -> str:
             props = {"verdict": r.verdict, "claim": r.claim, "claimed": r.claimed, "truth": r.truth,
                      "witness": r.witness, "replay": r.replay, "evidence": r.evidence, "scope": r.scope,
                      "note": r.note, "expected": r.expected, "seconds": round(r.seconds, 3),
-                     "library": r.library, "version": r.version}
+                     "library": r.library, "version": r.version,
+                     "severity": None if r.severity is None else r.severity.to_dict()}
             results.append({
                 "ruleId": r.id, "ruleIndex": index[r.id],
                 "level": "error" if outcome == "fail" else "warning",
@@ -431,7 +462,11 @@ def _sarif(report: Report) -> str:
                                  "version": report.version, "checked_on": list(report.checked_on),
                                  "version_note": report.version_note,
                                  "summary": summary_line(report.suite, report.results),
-                                 "seconds": round(report.seconds, 3)}
+                                 "seconds": round(report.seconds, 3), "depth": report.depth}
+    severities = {r.id: r.severity.to_dict() for r in report.results
+                  if r.severity is not None and _outcome(r) not in ("fail", "undecided")}
+    if severities:  # severity steps of audits that are not results (holding ones)
+        run_props["severities"] = severities
     if report.supported:
         run_props["supported"] = report.supported
     if report.plugin:

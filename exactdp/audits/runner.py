@@ -27,11 +27,13 @@ from contextlib import contextmanager
 from importlib import metadata
 from typing import Callable, Iterator
 
-from exactdp.audits.base import Audit, AuditResult, version_applies
+from dataclasses import replace
+
+from exactdp.audits.base import DEPTHS, Audit, AuditResult, Severity, version_applies
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
-__all__ = ["SUITES", "CHECKED", "DEFAULT_TIME_LIMIT", "installed_version", "suite", "suite_names",
+__all__ = ["SUITES", "CHECKED", "DEFAULT_TIME_LIMIT", "DEPTHS", "check_depth", "installed_version", "suite", "suite_names",
            "plugin_suites", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
 
 SUITES = {
@@ -47,7 +49,17 @@ SUITES = {
 """Library name (as typed after ``exactdp audit``) -> the module holding its suite."""
 
 DEFAULT_TIME_LIMIT = 120.0
-"""Seconds one audit may take before it is stopped and reported as an error."""
+"""Seconds one audit may take before it is stopped and reported as an error (its severity
+step, at depth full, has a limit of its own of the same length)."""
+
+
+def check_depth(depth: object) -> str:
+    """``depth`` if it is one of :data:`~exactdp.audits.base.DEPTHS`, else one line of
+    :class:`InvalidArgument`."""
+    if not isinstance(depth, str) or depth not in DEPTHS:
+        raise InvalidArgument(f"depth={depth!r}: expected one of {', '.join(DEPTHS)} (quick: each audit "
+                              f"stops at its first witness; full: also its worst case)")
+    return depth
 
 
 CHECKED = {
@@ -209,8 +221,14 @@ def _error(audit: Audit, version: str, note: str, seconds: float) -> AuditResult
                        seconds=seconds)
 
 
-def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_LIMIT) -> AuditResult:
-    """Run one audit; a library error or a time-out is an ``error`` result, never a verdict."""
+def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_LIMIT, *,
+            depth: str = "quick") -> AuditResult:
+    """Run one audit; a library error or a time-out is an ``error`` result, never a verdict.
+
+    At ``depth="full"`` an audit with a :attr:`~exactdp.audits.base.Audit.severity` step runs
+    it after its check (under a time limit of its own): the result's ``severity`` holds what
+    it found, or why it could not run (never a change of verdict); ``seconds`` counts both."""
+    check_depth(depth)
     if audit.versions and not version_applies(version, audit.versions):
         return AuditResult(audit.id, audit.library, version, audit.component, audit.claim, None,
                            "skipped", note=f"applies to {audit.library} {audit.versions}, "
@@ -233,24 +251,53 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
                            seconds=time.perf_counter() - start)
     except ExactDPError as e:  # exactdp refused its own computation (a budget, an argument)
         return _error(audit, version, f"exactdp: {type(e).__name__}: {e}", time.perf_counter() - start)
+    severity = None
+    if depth == "full" and audit.severity is not None:
+        severity = _run_severity(audit, time_limit)
     seconds = time.perf_counter() - start
     return AuditResult(audit.id, audit.library, version, audit.component, audit.claim,
                        finding.truth, finding.verdict.value, finding.witness,
                        finding.replay.value if finding.replay else None, finding.scope,
                        finding.note, audit.source, audit.expected(version), seconds, finding.claim,
                        evidence=finding.evidence.value if finding.evidence else None,
-                       tight=found.tight and finding.verdict.holding)
+                       tight=found.tight and finding.verdict.holding, severity=severity)
+
+
+def _run_severity(audit: Audit, time_limit: float | None) -> Severity:
+    """The audit's severity step, its rules applied; what stopped it, as an ``error`` severity."""
+    start = time.perf_counter()
+    try:
+        with _time_limit(time_limit):
+            found = audit.severity()
+        if not isinstance(found, Severity):  # pragma: no cover - a suite-authoring error
+            raise InvalidArgument(f"the severity step of {audit.id!r} returned {type(found).__name__}; "
+                                  "expected a Severity")
+        found = found.enforced()
+    except _TimeLimit:
+        return Severity.failed("", f"stopped after the time limit of {time_limit:g} s (--time-limit raises it)",
+                               time.perf_counter() - start)
+    except LibraryCallFailed as e:
+        return Severity.failed("", str(e), time.perf_counter() - start)
+    except Undecided as e:
+        return Severity.failed("", f"exactdp could not decide: {e}", time.perf_counter() - start)
+    except ExactDPError as e:
+        return Severity.failed("", f"exactdp: {type(e).__name__}: {e}", time.perf_counter() - start)
+    return replace(found, seconds=time.perf_counter() - start)
 
 
 def run_audits(library: str, only: list[str] | None = None, *,
                time_limit: float | None = DEFAULT_TIME_LIMIT,
                progress: Callable[[AuditResult], None] | None = None,
-               any_version: bool = False) -> list[AuditResult]:
+               any_version: bool = False, depth: str = "quick") -> list[AuditResult]:
     """Run ``library``'s suite against its installed version (``only``: these ids).
+
+    ``depth`` is ``"quick"`` (each audit's check: its first witness) or ``"full"`` (also each
+    audit's severity step: the worst case it certifies, replayed; see :func:`run_one`).
 
     An installed version outside the range the suite applies to is refused
     (:func:`require_supported`) unless ``any_version``; :func:`version_note` says when it
     is not a version the suite was checked on."""
+    check_depth(depth)
     version = installed_version(library)
     if not any_version:
         require_supported(library, version)
@@ -264,7 +311,7 @@ def run_audits(library: str, only: list[str] | None = None, *,
         audits = [a for a in audits if a.id in set(only)]
     results = []
     for audit in audits:
-        result = run_one(audit, version, time_limit)
+        result = run_one(audit, version, time_limit, depth=depth)
         results.append(result)
         if progress is not None:
             progress(result)

@@ -40,6 +40,14 @@ violated or undecided claim, for CI test reports) or sarif (SARIF 2.1.0, one res
 violated or undecided claim, for code-scanning dashboards); --output PATH writes the report
 there (checked before any audit runs) and shows the text on the terminal.
 
+Depth: --depth quick (the default, for CI) runs each audit's check, which stops at its
+first witness; --depth full also runs each audit's severity step, where it has one: a
+search for the worst case it can certify (a maximizing float-witness search up to millions
+of records, a grid of epsilon and delta down to 1e-20), reported as the worst value against
+the claim, its ratio to the claim and its excess, with its witness replayed through the
+library like a violation's (a worst case the library does not reproduce is 'undecided',
+never certified). It never changes a verdict; its time is shown beside the audit's.
+
 Versions: each suite states the versions it was checked on; another installed version is
 named in one line of the report ('note: ...'; version_note in JSON). A version outside the
 range the suite applies to is refused unless --any-version.
@@ -71,6 +79,7 @@ examples:
   exactdp audit diffprivlib
   exactdp audit opendp --only opendp/variance/sum-of-squared-deviations --json
   exactdp audit opendp --list
+  exactdp audit diffprivlib --depth full
   exactdp audit --list
   exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format junit --output audit.xml
   exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format sarif"""
@@ -166,6 +175,7 @@ def run(args) -> int:
         return _list(args.library, fmt == "json")
     if args.library is None:
         raise InvalidArgument("give the library to audit (exactdp audit LIBRARY), or --list")
+    depth = runner.check_depth(args.depth)
     # everything that can be refused is refused before the first audit runs
     version = runner.installed_version(args.library)  # an unknown name, a broken plug-in, a missing library
     if not args.any_version:
@@ -183,6 +193,8 @@ def run(args) -> int:
     to_terminal = args.output is not None or fmt == "text"  # the text streams to stdout
     if to_terminal and note:
         print(f"note: {note}", flush=True)
+    if to_terminal and depth != "quick":
+        print(f"depth: {depth}", flush=True)
     total = [0]
 
     def progress(result) -> None:
@@ -195,7 +207,7 @@ def run(args) -> int:
 
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     results = runner.run_audits(args.library, args.only, time_limit=args.time_limit, progress=progress,
-                                any_version=True)
+                                any_version=True, depth=depth)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
@@ -207,7 +219,7 @@ def run(args) -> int:
     report = rep.Report(args.library, runner.distribution(args.library), version, tuple(results),
                         checked_on=runner.checked_on(args.library), supported=runner.supported(args.library),
                         version_note=note, started=started, seconds=time.perf_counter() - clock,
-                        plugin=plugin, status=status)
+                        plugin=plugin, status=status, depth=depth)
     if to_terminal:
         print(summary_line(args.library, results))
     if args.output is not None:
@@ -218,6 +230,10 @@ def run(args) -> int:
         sys.stdout.write(rep.render(report, fmt))
     if counts.get("error"):
         print(f"exactdp: {counts['error']} audit(s) could not run (see 'error' above)", file=sys.stderr)
+    failed = [r.id for r in results if r.severity is not None and r.severity.status == "error"]
+    if failed:
+        print(f"exactdp: the severity step of {len(failed)} audit(s) could not run ({', '.join(failed)}; "
+              f"see 'severity' above)", file=sys.stderr)
     return status
 
 
@@ -273,6 +289,7 @@ def _seconds(text: str) -> float:
 def register(subparsers) -> None:
     """Add ``exactdp audit`` to the ``exactdp`` command."""
     from exactdp.audits.report import FORMATS
+    from exactdp.audits.base import DEPTHS
     from exactdp.audits.runner import DEFAULT_TIME_LIMIT, suite_names
 
     p = subparsers.add_parser(
@@ -290,6 +307,9 @@ def register(subparsers) -> None:
                    help="the report's format: " + ", ".join(FORMATS) + " (default text)")
     p.add_argument("--output", metavar="PATH", default=None,
                    help="write the report to PATH (the terminal shows the text as it runs)")
+    p.add_argument("--depth", default="quick", metavar="{" + ",".join(DEPTHS) + "}",
+                   help="quick: each audit stops at its first witness (default); full: also each "
+                        "audit's severity step, the worst case it certifies, replayed")
     p.add_argument("--any-version", action="store_true",
                    help="run a suite on a library version outside the range it applies to "
                         "(the report notes the version)")
