@@ -71,7 +71,7 @@ def test_help_has_examples():
      "max_k"),
     (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "5"], "exactly one"),
     (["--mechanism", "discrete-laplace", "--param", "scale=nan", "--k", "5", "--delta", "1e-6"], "scale"),
-    (["--mechanism", "laplace", "--param", "scale=1", "--k", "5", "--delta", "1e-6"], "not one the"),
+    (["--mechanism", "staircase", "--param", "scale=1", "--k", "5", "--delta", "1e-6"], "not one the"),
     (["--k", "5", "--delta", "1e-6"], "give --mechanism"),
     (["--mechanism", "discrete-laplace", "--param", "scale", "--k", "5", "--delta", "1e-6"], "KEY=VALUE"),
     (["--mechanism", "discrete-laplace", "--param", "scale=10", "--k", "5", "--delta", "1e-6",

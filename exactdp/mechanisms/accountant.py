@@ -74,7 +74,7 @@ __all__ = [
     "AccountResult", "AccountCheck", "account",
 ]
 
-MECHANISMS = ("discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian",
+MECHANISMS = ("discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "laplace",
               "exponential", "permute-and-flip", "report-noisy-max")
 """The names :func:`account` composes (the same names and parameters as ``exactdp privacy``)."""
 
@@ -129,7 +129,8 @@ class _Component:
     variance: Fraction | float = 0.0  # variance of n (in units), for the budget estimate only
     mu2: Fraction | None = None  # Gaussian: (sensitivity / sigma)**2
     pure_epsilon: Any = None  # Fraction, a (_Unit, int) pair, or None for infinite
-    model: Any = None  # "subsampled": the PoissonGaussian whose certified pairs are composed
+    model: Any = None  # the model whose certified grid pairs are composed (a PoissonGaussian,
+    # PoissonLaplace or PoissonFinite): "subsampled" always, others when a list mixes them
     times: int = 1  # compositions of this mechanism in each round (its own count)
     note: str = ""  # what the result must say about this component's scope
 
@@ -149,12 +150,15 @@ def _integer_param(value, name: str, least: int) -> int:
 
 
 def _discrete_laplace(params: dict) -> _Component:
-    check_parameter_names("discrete-laplace", params, ("scale", "sensitivity"), ("scale",))
+    check_parameter_names("discrete-laplace", params, ("scale", "sensitivity", "sampling", "rate"), ("scale",))
     t = positive(params["scale"], "scale")
     d = _integer_param(params.get("sensitivity", 1), "sensitivity", 0)
     shown_params = {"scale": show_exact(t), "sensitivity": str(d)}
+    q = _rate(params, "discrete-laplace")
     if d == 0:
         return _Component("discrete-laplace", shown_params, "null", pure_epsilon=Fraction(0))
+    if q is not None and q < 1:
+        return _finite_subsampled("discrete-laplace", shown_params, q, (t, d), Fraction(d) / t)
 
     def masses(iv):
         q = iv.exp(-1 / exact_interval(t))
@@ -166,12 +170,64 @@ def _discrete_laplace(params: dict) -> _Component:
     qf = math.exp(-1 / float(t)) if t > Fraction(1, 700) else 0.0
     var = 4 * d * d * qf / (1 + qf) ** 2 + 1.0  # a rough variance of n, for the budget
     return _Component("discrete-laplace", shown_params, "lattice", _Unit(1 / t), top=d, stride=2,
-                      masses=masses, slots=d + 1, variance=var, pure_epsilon=Fraction(d) / t)
+                      masses=masses, slots=d + 1, variance=var, pure_epsilon=Fraction(d) / t,
+                      model=_finite_model(Fraction(1), "discrete-laplace", (t, d)))
+
+
+def _rate(params: dict, name: str) -> Fraction | None:
+    """The Poisson sampling rate from ``sampling=poisson rate=Q``; None without sampling; rate 1
+    is returned as 1 (every record in every batch: the mechanism itself)."""
+    sampling = params.get("sampling")
+    if sampling is None:
+        if "rate" in params:
+            raise InvalidArgument(f"rate={shown(params['rate'])} goes with sampling=poisson; pass "
+                                  f"sampling=poisson rate=Q for a Poisson-subsampled {name}")
+        return None
+    if sampling != "poisson":
+        raise InvalidArgument(
+            f"sampling={shown(sampling)} is not one the accountant composes; use sampling=poisson with "
+            f"rate=Q (each record in a batch independently with probability Q, add/remove neighbours); "
+            f"sampling without replacement is not supported yet")
+    if "rate" not in params:
+        raise InvalidArgument("sampling=poisson needs rate=Q, the probability that a record is in a batch, "
+                              "e.g. rate=0.01")
+    q = to_exact(params["rate"], "rate")
+    if not 0 < q <= 1:
+        raise InvalidArgument(f"rate={shown(params['rate'])} is outside (0, 1]; it is the probability "
+                              f"that a record is in a batch, e.g. rate=0.01")
+    return q
+
+
+def _finite_model(q: Fraction, base: str, args: tuple):
+    from exactdp.mechanisms.profiles import PoissonFinite
+
+    return PoissonFinite(q, base, args)
+
+
+def _amplified(q: Fraction, eps):
+    """``log(1 - q + q e^eps)``, the subsampled mechanism's pure epsilon (the remove direction's
+    largest loss, at least the add direction's ``-log(1 - q + q e^-eps)``), as ``iv -> interval``;
+    ``eps`` a rational or ``iv -> interval``."""
+
+    def enclosure(iv):
+        e = iv.exp(exact_interval(eps)) if isinstance(eps, Fraction) else iv.exp(eps(iv))
+        return iv.log(1 - exact_interval(q) + exact_interval(q) * e)
+
+    return enclosure
+
+
+def _finite_subsampled(name: str, shown_params: dict, q: Fraction, args: tuple, pure) -> _Component:
+    """A randomized response or discrete Laplace on a Poisson subsample of rate ``q``: its
+    add/remove pairs on the certified grid (``q < 1``; at ``q = 1`` the exact lattice is used)."""
+    shown_params = {**shown_params, "sampling": "poisson", "rate": show_exact(q)}
+    return _Component(name, shown_params, "subsampled", model=_finite_model(q, name, args),
+                      pure_epsilon=_amplified(q, pure))
 
 
 def _randomized_response(params: dict) -> _Component:
-    check_parameter_names("randomized-response", params, ("p", "epsilon", "k_values"))
+    check_parameter_names("randomized-response", params, ("p", "epsilon", "k_values", "sampling", "rate"))
     k = _integer_param(params.get("k_values", 2), "k_values", 2)
+    rate = _rate(params, "randomized-response")
     if ("p" in params) == ("epsilon" in params):
         raise InvalidArgument("randomized-response takes p=... or epsilon=..., exactly one")
     if "p" in params:
@@ -184,6 +240,10 @@ def _randomized_response(params: dict) -> _Component:
         o = (1 - p) / (k - 1)
         if p == o:
             return _Component("randomized-response", shown_params, "null", pure_epsilon=Fraction(0))
+        args = (None, p, k)
+        if rate is not None and rate < 1:
+            return _finite_subsampled("randomized-response", shown_params, rate, args,
+                                      lambda iv: iv.log(exact_interval(p / o)))
         unit = _Unit(p / o, is_log=True)
         exact = [p, o] if k == 2 else [p, (k - 2) * o, o]
 
@@ -195,6 +255,9 @@ def _randomized_response(params: dict) -> _Component:
         shown_params = {"epsilon": show_exact(eps), "k_values": str(k)}
         if eps == 0:
             return _Component("randomized-response", shown_params, "null", pure_epsilon=Fraction(0))
+        args = (eps, None, k)
+        if rate is not None and rate < 1:
+            return _finite_subsampled("randomized-response", shown_params, rate, args, eps)
         unit = _Unit(eps)
 
         def masses(iv):
@@ -206,7 +269,7 @@ def _randomized_response(params: dict) -> _Component:
     pure = (unit, 1) if unit.is_log else unit.value
     return _Component("randomized-response", shown_params, "lattice", unit, top=1, stride=stride,
                       masses=masses, slots=2 if k == 2 else 3, variance=1.0,
-                      pure_epsilon=pure)
+                      pure_epsilon=pure, model=_finite_model(Fraction(1), "randomized-response", args))
 
 
 def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
@@ -289,6 +352,24 @@ def _gaussian(params: dict) -> _Component:
     return _Component("gaussian", shown_params, "subsampled", model=PoissonGaussian(q, d / s))
 
 
+def _laplace(params: dict) -> _Component:
+    """The continuous Laplace mechanism (scale ``b``, sensitivity ``Delta``), alone or
+    Poisson-subsampled: always on the certified grid (its loss takes a continuum of values)."""
+    from exactdp.mechanisms.profiles import PoissonLaplace
+
+    check_parameter_names("laplace", params, ("scale", "sensitivity", "sampling", "rate"), ("scale",))
+    b = positive(params["scale"], "scale")
+    d = positive(params.get("sensitivity", 1), "sensitivity")
+    shown_params = {"scale": show_exact(b), "sensitivity": show_exact(d)}
+    q = _rate(params, "laplace")
+    if q is None or q == 1:
+        return _Component("laplace", shown_params, "subsampled", model=PoissonLaplace(Fraction(1), d / b),
+                          pure_epsilon=d / b)
+    shown_params.update(sampling="poisson", rate=show_exact(q))
+    return _Component("laplace", shown_params, "subsampled", model=PoissonLaplace(q, d / b),
+                      pure_epsilon=_amplified(q, d / b))
+
+
 def _selection(name: str):
     """The exponential mechanism, permute-and-flip or report-noisy-max, through its worst-case
     pure epsilon: an eps-DP mechanism is dominated by randomized response with epsilon eps
@@ -330,6 +411,7 @@ _BUILDERS = {
     "randomized-response": _randomized_response,
     "gaussian": _gaussian,
     "discrete-gaussian": _discrete_gaussian,
+    "laplace": _laplace,
     "exponential": _selection("exponential"),
     "permute-and-flip": _selection("permute-and-flip"),
     "report-noisy-max": _selection("report-noisy-max"),
@@ -804,20 +886,17 @@ def _common(components: list) -> tuple[str, _Unit | None, list]:
     if not live:
         return "null", None, []
     kinds = {c.kind for c in live}
-    if "subsampled" in kinds:
-        if not kinds <= {"subsampled", "gaussian"}:
+    if "subsampled" in kinds or kinds == {"gaussian", "lattice"}:
+        # one certified grid for all: every component needs its grid model
+        lost = [c for c in live if c.model is None]
+        if lost:
             raise InvalidArgument(
-                "a list holding a subsampled gaussian (sampling=poisson) composes it with gaussians "
-                "(subsampled or not) only, so far; account for the lattice mechanisms (discrete-laplace, "
-                "randomized-response, discrete-gaussian) apart and compose the results' (epsilon, delta) "
-                "with exactdp compose")
+                f"a list holding a subsampled mechanism, the laplace mechanism or a gaussian beside lattice "
+                f"mechanisms is composed on one certified loss grid, which {lost[0].name} does not have yet; "
+                f"account for {lost[0].name} apart and compose the results' (epsilon, delta) with exactdp compose")
         return "subsampled", None, [(c, 1) for c in live]
     if kinds == {"gaussian"}:
         return "gaussian", None, []
-    if "gaussian" in kinds:
-        raise InvalidArgument(
-            "a list mixing gaussian with lattice mechanisms (discrete-laplace, randomized-response, "
-            "discrete-gaussian) is not supported yet; account for them separately")
     logs = {c.unit for c in live if c.unit.is_log}
     if logs:
         if len(logs) > 1 or len(logs) != len({c.unit for c in live}):
@@ -948,6 +1027,8 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
             return math.inf, math.inf
         if isinstance(c.pure_epsilon, Fraction):
             total += c.pure_epsilon * c.times
+        elif callable(c.pure_epsilon):  # an enclosure iv -> interval (a subsampled mechanism's)
+            log_terms[c.pure_epsilon] = log_terms.get(c.pure_epsilon, 0) + c.times
         else:
             unit, n = c.pure_epsilon
             log_terms[unit] = log_terms.get(unit, 0) + n * c.times
@@ -959,7 +1040,7 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
         def fn(iv):
             s = exact_interval(total)
             for unit, n in log_terms.items():
-                s = s + unit.interval(iv) * (n * k)
+                s = s + (unit(iv) if callable(unit) else unit.interval(iv)) * (n * k)
             return s
         lo, hi = interval_to_fractions(enclose(fn, prec=prec))
         if hi - lo <= width * hi or prec >= _GAUSS_MAX_PREC:
@@ -1171,6 +1252,9 @@ def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int)
         width = max(hi - lo + 1 for lo, hi in (grid_points(model, d, h, tail_bits) for d in ("remove", "add")))
         one += width - 1  # one step of each
         span += times * (width - 1)  # the full support of one round
+        if hasattr(model, "variance_bound"):  # a bounded loss: its largest square
+            var += times * model.variance_bound()
+            continue
         q, mu2 = float(model.q), float(model.mu) ** 2
         bound = mu2 * (1 + mu2 / 4)
         if q < 1:
@@ -1228,7 +1312,9 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
             held = max(len(lat.w) for lat in composed.values())
             cache[("grid", m)] = bits, ev, held
         notes = (f"Poisson subsampling, add/remove neighbours: the larger of the remove and add "
-                 f"directions; certified pairs above and below on the loss grid 2**-{m}")
+                 f"directions; certified pairs above and below on the loss grid 2**-{m}"
+                 if any(model.q < 1 for model, _ in parts) else
+                 f"certified pairs above and below on the loss grid 2**-{m}")
         if quantity == "delta":
             lo, hi = ev(given)
             best = result(lo, hi, hi - lo <= w * hi, bits, held, notes)
@@ -1245,8 +1331,10 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
         if best.width_met:
             return best
         # the grid's error falls as h**2: skip to the grid the width asks for (at least the next)
+        # (as h for a pair with atoms in its loss, such as a finite pair: grid_order 1)
         ratio = best.relative_width() / w if best.relative_width() != math.inf else 4
-        m += max(1, math.ceil(math.log2(max(float(ratio), 1.0)) / 2))
+        order = min(getattr(model, "grid_order", 2) for model, _ in parts)
+        m += max(1, math.ceil(math.log2(max(float(ratio), 1.0)) / order))
     return best
 
 

@@ -119,14 +119,18 @@ class _Profile:
         arb = self.arb
         with _precision(self.ctx, prec):
             self.q = arb(model.q.numerator) / model.q.denominator
-            self.mu = arb(model.mu.numerator) / model.mu.denominator
             self.keep = 1 - self.q  # 1 - q
             self.hb = arb(h.numerator) / h.denominator
+            if isinstance(model, PoissonGaussian):
+                self.mu = arb(model.mu.numerator) / model.mu.denominator
 
     def point(self, n: int):
-        """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``."""
+        """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)`` (balls; other models than the Gaussian
+        give their own, :mod:`exactdp.mechanisms.profiles`)."""
         arb = self.arb
         with _precision(self.ctx, self.prec):
+            if not isinstance(self.model, PoissonGaussian):
+                return self.model.point(self, n)
             loss = self.hb * n
             a = loss.exp()
             q, mu, keep = self.q, self.mu, self.keep
@@ -175,10 +179,13 @@ class _precision:
         self.ctx.prec = self.saved
 
 
-def grid_points(model: PoissonGaussian, direction: str, h: Fraction, tail_bits: int) -> tuple[int, int]:
+def grid_points(model, direction: str, h: Fraction, tail_bits: int) -> tuple[int, int]:
     """The grid indices ``n_lo..n_hi`` (losses ``n h``) that hold all but ``2**-tail_bits`` of
     each tail. The choice is a matter of accuracy only: the pairs are valid for any range (the
     upper pair gives what lies beyond an infinite loss, the lower pair drops it)."""
+    if not isinstance(model, PoissonGaussian):
+        lo, hi = model.loss_range(direction)  # floats: the bounded losses' least and largest
+        return math.floor(lo / float(h)) - 1, math.ceil(hi / float(h)) + 1
     q, mu = float(model.q), float(model.mu)
     t = math.sqrt(2 * tail_bits * math.log(2)) + 1  # P[Z > t] <= 2**-tail_bits
     keep = 1 - q
@@ -211,7 +218,8 @@ def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, tail_bits: int |
                                   bits + 16 if tail_bits is None else tail_bits)
         except _Uncertified as e:
             where = e.args[0]
-    raise Undecided(f"the subsampled Gaussian's pairs at the grid 2**-{m} could not be certified convex "
+    what = "the subsampled Gaussian's" if isinstance(model, PoissonGaussian) else f"the {model.label}'s"
+    raise Undecided(f"{what} pairs at the grid 2**-{m} could not be certified convex "
                     f"near the loss {where}/2**{m} at {bits + 576} bits; try another rate or sigma")
 
 

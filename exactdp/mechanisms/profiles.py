@@ -1,0 +1,232 @@
+"""Hockey-stick profiles of further dominating pairs, for the certified grid accountant.
+
+:mod:`exactdp.mechanisms.subsampling` turns any pair whose profile
+
+    H(a) = sup_S P(S) - a Q(S) = P[L > log a] - a Q[L > log a]
+
+and right slope ``-Q[L > log a]`` can be enclosed in Arb balls at the grid points
+``a_n = e^(n h)`` into a certified pair above and a pair below on the loss lattice ``n h``
+(``proofs/accountant-profile.md``). This module gives those balls for
+
+* :class:`PoissonLaplace`: the continuous Laplace mechanism (scale ``b``, sensitivity
+  ``Delta``, ``eps = Delta / b``), Poisson-subsampled at rate ``q`` (``q = 1``: the plain
+  mechanism). Its base pair is ``P0 = Lap(0, 1)`` against ``P1 = Lap(eps, 1)`` (in units of
+  ``b``), with the likelihood ratio ``lambda(u) = p1/p0 = e^(|u| - |u - eps|)``
+  nondecreasing in ``u``: ``e^-eps`` for ``u <= 0``, ``e^(2u - eps)`` between, ``e^eps``
+  for ``u >= eps``;
+* :class:`PoissonFinite`: randomized response and the discrete Laplace mechanism,
+  Poisson-subsampled: base pairs with finitely many likelihood-ratio classes
+  ``(p1_c, p0_c)``, so ``H(a) = sum_c (P_c - a Q_c)_+`` is a finite sum.
+
+For both, under add/remove neighbours, the tight dominating pairs of the subsampled
+mechanism are (Zhu, Dong and Wang 2022, Prop. 30) remove: ``(q P1 + (1 - q) P0, P0)`` and
+add: ``(P0, q P1 + (1 - q) P0)``. Every loss is bounded (these mechanisms are pure DP), so
+the grid covers the whole support and no tail is cut.
+
+A comparison that decides a branch (which set ``S`` attains the sup) is used only when
+certified; where a ball straddles a boundary, every branch it may be in is evaluated and
+their balls are joined (each contains the true value on its side of the boundary, and
+``H`` is continuous).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.subsampling import _Uncertified
+
+__all__ = ["PoissonLaplace", "PoissonFinite"]
+
+
+def _check_rate(q: Fraction) -> None:
+    if not 0 < q <= 1:
+        raise InvalidArgument(f"rate={q} is outside (0, 1]; the sampling rate is the probability that a "
+                              f"record is in a batch")
+
+
+def _ball(arb, x: Fraction):
+    return arb(x.numerator) / x.denominator
+
+
+def _join(results: list) -> tuple:
+    """Component-wise union of ``(a, H, Qt)`` triples (``a`` is the same in each)."""
+    out = list(results[0])
+    for r in results[1:]:
+        out[1] = out[1].union(r[1])
+        out[2] = out[2].union(r[2])
+    return tuple(out)
+
+
+def _cases(x, lo, hi, below, middle, above) -> tuple:
+    """``below()`` where ``x <= lo``, ``above()`` where ``x >= hi``, ``middle(x)`` between; every
+    branch the ball ``x`` may fall in is evaluated and the balls joined."""
+    found = []
+    if not bool(x > lo):
+        found.append(below())
+    if not bool(x <= lo) and not bool(x >= hi):
+        found.append(middle())
+    if not bool(x < hi):
+        found.append(above())
+    return _join(found)
+
+
+def _float_losses(q: float, ratios: list) -> tuple[float, float]:
+    """The least and largest of ``log(1 - q + q r)`` over the base ratios ``r`` (floats: only the
+    grid's range is chosen with them)."""
+    vals = [math.log1p(q * (r - 1)) if r < 1e300 else math.log(q) + math.log(r) for r in ratios]
+    return min(vals), max(vals)
+
+
+@dataclass(frozen=True)
+class PoissonLaplace:
+    """The Laplace mechanism with ``eps = sensitivity / scale`` on a Poisson subsample of rate
+    ``q`` (``0 < q <= 1``)."""
+
+    q: Fraction
+    eps: Fraction
+    label = "Laplace mechanism"
+    grid_order = 1  # the loss has atoms (at the ends): the grid's error falls as h near them
+
+    def __post_init__(self):
+        _check_rate(self.q)
+        if self.eps <= 0:
+            raise InvalidArgument(f"sensitivity/scale={self.eps} is not positive")
+
+    def loss_range(self, direction: str) -> tuple[float, float]:
+        e = float(self.eps)
+        lo, hi = _float_losses(float(self.q), [math.exp(-e), math.exp(min(e, 700.0))])
+        return (lo, hi) if direction == "remove" else (-hi, -lo)
+
+    def variance_bound(self) -> float:
+        lo, hi = self.loss_range("remove")
+        return max(lo * lo, hi * hi)
+
+    def point(self, prof, n: int) -> tuple:
+        """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``, in the remove or add direction."""
+        arb = prof.arb
+        a = (prof.hb * n).exp()
+        q, keep = prof.q, prof.keep
+        eps = _ball(arb, self.eps)
+        lo, hi = (-eps).exp(), eps.exp()
+        one, zero = arb(1), arb(0)
+
+        def all_():
+            return a, 1 - a, one
+
+        def none():
+            return a, zero, zero
+
+        if prof.direction == "remove":
+            # P = q P1 + keep P0, Q = P0; L = log(keep + q lambda(u)) > log a iff lambda(u) > c
+            gap = a - keep
+            if bool(gap <= 0):  # c <= 0: every output
+                return all_()
+            if not bool(gap > 0):
+                raise _Uncertified(n)
+            c = gap / q
+
+            def middle():  # S = {u > u0}, lambda(u0) = c
+                u0 = (c.log() + eps) / 2
+                qs = (-u0).exp() / 2  # P0[u > u0]
+                p1 = 1 - (u0 - eps).exp() / 2  # P1[u > u0]
+                ps = keep * qs + q * p1
+                return a, ps - a * qs, qs
+
+            return _cases(c, lo, hi, all_, middle, none)
+        # add: P = P0, Q = q P1 + keep P0; L = -log(keep + q lambda(u)) > log a iff lambda(u) < c
+        gap = 1 / a - keep
+        if bool(gap <= 0):  # c <= 0: no output
+            return none()
+        if not bool(gap > 0):
+            raise _Uncertified(n)
+        c = gap / q
+
+        def middle_add():  # S = {u < u1}, lambda(u1) = c
+            u1 = (c.log() + eps) / 2
+            ps = 1 - (-u1).exp() / 2  # P0[u < u1]
+            p1 = (u1 - eps).exp() / 2  # P1[u < u1]
+            qs = keep * ps + q * p1
+            return a, ps - a * qs, qs
+
+        return _cases(c, lo, hi, none, middle_add, all_)
+
+
+@dataclass(frozen=True)
+class PoissonFinite:
+    """A base pair with finitely many likelihood-ratio classes, on a Poisson subsample of rate
+    ``q``: ``base`` is ``"randomized-response"`` with ``args = (epsilon or None, p or None,
+    k_values)`` or ``"discrete-laplace"`` with ``args = (scale, sensitivity)``."""
+
+    q: Fraction
+    base: str
+    args: tuple
+    grid_order = 1  # H is piecewise linear: the grid's error falls as h at its kinks
+
+    def __post_init__(self):
+        _check_rate(self.q)
+        if self.base not in ("randomized-response", "discrete-laplace"):
+            raise InvalidArgument(f"base={self.base!r} is not randomized-response or discrete-laplace")
+
+    @property
+    def label(self) -> str:
+        return f"subsampled {self.base}" if self.q < 1 else self.base
+
+    def classes(self, arb) -> list:
+        """The base pair's classes ``(p1_c, p0_c)`` as balls (``P1`` the neighbour's output)."""
+        if self.base == "randomized-response":
+            eps, p, k = self.args
+            if p is not None:
+                o = (1 - p) / (k - 1)
+                hi, lo = _ball(arb, p), _ball(arb, o)
+            else:
+                e = _ball(arb, eps).exp()
+                lo = 1 / (e + (k - 1))
+                hi = e * lo
+            out = [(lo, hi), (hi, lo)]  # the true value of the first input, of the second
+            if k > 2:
+                out.append(((k - 2) * lo, (k - 2) * lo))  # the other k - 2 outputs
+            return out
+        t, d = self.args
+        r = (-1 / _ball(arb, t)).exp()
+        s = 1 + r
+        out = [(r**d / s, 1 / s)]  # z <= 0
+        out += [((1 - r) / s * r ** (d - z), (1 - r) / s * r**z) for z in range(1, d)]
+        out.append((1 / s, r**d / s))  # z >= d
+        return out
+
+    def _ratios(self) -> list:
+        if self.base == "randomized-response":
+            eps, p, k = self.args
+            e = float(p / ((1 - p) / (k - 1))) if p is not None else math.exp(min(float(eps), 700.0))
+            return [1 / e, e]
+        t, d = self.args
+        e = math.exp(min(d / float(t), 700.0))
+        return [1 / e, e]
+
+    def loss_range(self, direction: str) -> tuple[float, float]:
+        lo, hi = _float_losses(float(self.q), self._ratios())
+        return (lo, hi) if direction == "remove" else (-hi, -lo)
+
+    def variance_bound(self) -> float:
+        lo, hi = self.loss_range("remove")
+        return max(lo * lo, hi * hi)
+
+    def point(self, prof, n: int) -> tuple:
+        """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``: the finite sum over the classes."""
+        arb = prof.arb
+        a = (prof.hb * n).exp()
+        q, keep = prof.q, prof.keep
+        hv, qt = arb(0), arb(0)
+        for p1, p0 in self.classes(arb):
+            mix = q * p1 + keep * p0
+            pc, qc = (mix, p0) if prof.direction == "remove" else (p0, mix)
+            d = pc - a * qc
+            if bool(d > 0):
+                hv, qt = hv + d, qt + qc
+            elif not bool(d <= 0):  # undecided: (d)_+ and the class's Q-mass may or may not count
+                hv = hv + arb(0).union(d)
+                qt = qt + arb(0).union(qc)
+        return a, hv, qt
