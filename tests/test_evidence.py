@@ -10,7 +10,8 @@ import pytest
 from exactdp import IntegerRange, Multisets, verify_claim
 from exactdp.checkers.float_witness import FloatVerdict, search_float_witness
 from exactdp.checkers.privacy import check_mechanism
-from exactdp.checkers.privacy_claims import StatementResult, privacy_claims
+from exactdp.checkers.privacy_claims import StatementResult
+from exactdp.registry.privacy import privacy_claims
 from exactdp.checkers.results import Evidence, Verdict, evidence_note, verdict_counts
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.mechanisms.typical import true_epsilon

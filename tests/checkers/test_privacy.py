@@ -169,7 +169,7 @@ def test_privacy_command_json_and_exit_codes(capsys):
 # -- built-in privacy claims (exactdp verify) ----------------------------------------------
 
 def test_every_builtin_privacy_claim_meets_its_expectation():
-    from exactdp.checkers.privacy_claims import privacy_claims
+    from exactdp.registry.privacy import privacy_claims
 
     claims = {c.id: c for c in privacy_claims()}
     results = {k: c.check() for k, c in claims.items()}
@@ -216,7 +216,7 @@ def test_zcdp_rho_claims():
 
 
 def test_statement_claims_of_seeds_001_and_004():
-    from exactdp.checkers.privacy_claims import privacy_claims
+    from exactdp.registry.privacy import privacy_claims
 
     claims = {c.id: c for c in privacy_claims()}
     sampler = claims["s004/sensitivity-sampler"].check()
