@@ -76,6 +76,14 @@ def run_notebook(path: Path, figures: Path) -> tuple[dict, list]:
     return namespace, shown
 
 
+def _corrections_as_expected(ns: dict, out: str, ids: int) -> None:
+    """The notebook's cell of built-in claims ran each one and found what it expects."""
+    corrections, seed_claims = ns["corrections"], ns["seed_claims"]
+    assert len(corrections) == ids
+    assert all(seed_claims[id_].meets_expectation(r) for id_, r in corrections.items())
+    assert all(f" {id_}: " in out for id_ in corrections)
+
+
 # -- what each notebook must have shown ------------------------------------------------
 
 def check_explore_catalogue(out: str, ns: dict, shown: list, figures: Path) -> None:
@@ -99,6 +107,9 @@ def check_seed003(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert grid["count", "bounded"].y == (0, 0, 0, 0)
     assert ns["agree"] == ns["checked"] > 100 and ns["below"] > 0
     assert "2.833333333333333" in out and "17/6" in out
+    _corrections_as_expected(ns, out, 3)
+    assert ns["corrections"]["s003/limitations/count-bounded"].data["bounded"] == "0"
+    assert "adding records only gives 2" in out and "removing only gives 6" in out
 
 
 def check_seed000(out: str, ns: dict, shown: list, figures: Path) -> None:
@@ -113,6 +124,8 @@ def check_seed000(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert (figures / "seed000-clip-sweep.png").is_file()
     assert ns["float_gap"] == 0 and "0.30000000000000004" in out
     assert shown[-1] == Fraction(3602879701896397, 36028797018963968)  # from_float(0.1)
+    _corrections_as_expected(ns, out, 10)
+    assert ns["corrections"]["s000/average/post-processing-budget"].data["budget"] == "1"
 
 
 def check_seed001(out: str, ns: dict, shown: list, figures: Path) -> None:
@@ -128,6 +141,9 @@ def check_seed001(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert ns["checks"]["s001/private-join/docstring-swapped"].published_verdict.value == "violated"
     assert all(c.ok for c in ns["checks"].values())
     assert "formula 8 vs exact 10" in out
+    _corrections_as_expected(ns, out, 3)
+    assert "the Gaussian's (L2) sensitivity is 2*sqrt(3) and the Laplace's (L1) is 6" in out
+    assert ns["corrections"]["s001/add-rows-with-id/truncation"].data["max_rows_per_id"]["4"] == 4
 
 
 def check_seed002(out: str, ns: dict, shown: list, figures: Path) -> None:
@@ -142,6 +158,9 @@ def check_seed002(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert fig["count", "L, U, N"].y == (0, 0, 0, 0)
     assert (figures / "seed002-table-d-in.png").is_file()
     assert "s002/quantile-score/formula/substitute       violated" in out
+    _corrections_as_expected(ns, out, 8)
+    assert "gives (-3/2, 0, -3/2) but the Python -|#(x <= c) - alpha n| gives (-3/2, -3/2, -3/2)" in out
+    assert ns["corrections"]["s002/bounded/edits-vs-add-remove"].data["witness"]["symmetric"] == 2
 
 
 def check_floatsum(out: str, ns: dict, shown: list, figures: Path) -> None:
@@ -172,6 +191,19 @@ def check_privacy(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert [ns["errors"].labels()[0]] == ["E[Delta f]"] and "0.6051" in out
 
 
+def check_seed004(out: str, ns: dict, shown: list, figures: Path) -> None:
+    import sympy
+
+    assert ns["mixture"].variance == Fraction(877, 8) and ns["mixture"].sigma == sympy.sqrt(1754) / 4
+    assert "E[Delta f]             in [11.99, 12.00] cm" in out
+    assert "E[Delta f] + sigma     true epsilon = [13.35, 13.36] x epsilon" in out
+    assert "E[Delta f] + 2 sigma   true epsilon = [9.109, 9.110] x epsilon" in out
+    assert (ns["plans"]["shfl"].m, ns["plans"]["diffpriv"].m) == (1325, 1305)
+    assert ns["printed_output"].verdict == "plausible" and ns["printed_mean"].verdict == "plausible"
+    assert "P(X <= 47.38) in [0.7128, 0.7129]" in out
+    _corrections_as_expected(ns, out, 10)
+
+
 def check_audit(out: str, ns: dict, shown: list, figures: Path) -> None:
     from exactdp.audits import suite
 
@@ -191,6 +223,7 @@ CHECKS = {
     "seed000-clipping.md": check_seed000,
     "seed001-joins.md": check_seed001,
     "seed002-table.md": check_seed002,
+    "seed004-sensitivity-sampler.md": check_seed004,
     "float-sums.md": check_floatsum,
     "privacy-accountant.md": check_privacy,
     "audit-libraries.md": check_audit,
