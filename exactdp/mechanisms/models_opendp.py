@@ -89,7 +89,7 @@ class OpenDPBoundedGeometric:
     def __post_init__(self) -> None:
         if not isinstance(self.p, Fraction) or not 0 < self.p < 1:
             raise InvalidArgument(f"p={self.p!r}: expected a Fraction in (0, 1) (OpenDP's p at "
-                                  f"its exact binary value, e.g. geometric_p(scale).tight)")
+                                  f"its exact binary value, e.g. geometric_p(scale).upper)")
         for name in ("lower", "upper"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int):
@@ -99,7 +99,8 @@ class OpenDPBoundedGeometric:
         if self.upper - self.lower > 10_000:
             from exactdp.errors import TooLarge
             raise TooLarge(f"bounds ({self.lower}, {self.upper}) span {self.upper - self.lower} "
-                           f"values; the enumeration covers at most 10,000: narrow the bounds")
+                           f"values; the enumeration covers at most 10,000: narrow the bounds",
+                           estimate=self.upper - self.lower, budget=10_000)
 
     def distribution(self, x: int) -> dict[int, Fraction]:
         """``P(output = y)`` for input ``x`` (any integer: OpenDP clamps it first)."""

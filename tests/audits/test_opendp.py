@@ -238,6 +238,12 @@ EXPECTED_016 = {
     "opendp/resize/insert-delete-to-symmetric": ("holds-on-grid", "bit-exact-grid", True),
     "opendp/resize/insert-delete-ordered": ("violated", "statistical", False),
     "opendp/mean/float": ("holds-empirical-model", "empirical-model", False),
+    "opendp/variance/variance": ("violated", "bit-exact", False),
+    "opendp/variance/variance-ddof0": ("violated", "bit-exact", False),
+    "opendp/variance/variance-sequential": ("violated", "bit-exact", False),
+    "opendp/geometric/bounded": ("holds-on-grid", "bit-exact-grid", False),
+    # recip(scale) rounded to nearest: decided by dashu's last bit, which exactdp does not model
+    "opendp/geometric/bounded-recip-rounding": ("undecided", None, False),
 }
 
 
@@ -254,7 +260,7 @@ def test_cli_runs_the_suite_with_json(suite_json):
     assert {r["id"] for r in results} == set(EXPECTED_016)
     for r in results:
         assert r["library"] == "opendp" and r["version"] == VERSION
-        assert r["verdict"] not in ("error", "undecided"), r
+        assert r["verdict"] != "error" and (r["verdict"] != "undecided" or r["expected"] == "undecided"), r
         if r["verdict"] == "violated":
             assert r["replay"] == "confirmed" and r["witness"], r
         else:
