@@ -13,7 +13,7 @@ from exactdp import ChangeDistance, IntegerRange, Multisets, SubMultisets, Symme
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.floatformat import FLOAT32, FLOAT64, FloatFormat, format_named
 from exactdp.strategies import datasets, float_records, neighbouring_pairs
-from exactdp.strategies._impl import sparse_counts
+from exactdp.spaces.pairs import sparse_counts
 
 FEW = settings(max_examples=60, deadline=None, database=None)
 

@@ -89,7 +89,7 @@ def test_runs_draw_every_size_in_range(lo, hi):
 
     from exactdp import IntegerRange, Multisets
     from exactdp.strategies import datasets
-    from exactdp.strategies._impl import RUNS_FROM
+    from exactdp.spaces.pairs import RUNS_FROM
 
     assert lo > RUNS_FROM
     space = Multisets(IntegerRange(-3, 10**6), sizes=(lo, hi))

@@ -288,7 +288,7 @@ def search_claim(
         )
     searched = space.with_sizes(lo, space.max_size)
     try:  # built before any work: refuses a space with no pairs
-        from exactdp.strategies._impl import index_pairs
+        from exactdp.spaces.pairs import index_pairs
     except ImportError:  # pragma: no cover - hypothesis is installed with the test extra
         raise InvalidArgument(
             "search_claim needs Hypothesis; install it with pip install 'exactdp[hypothesis]'"
