@@ -140,6 +140,7 @@ def results():
 
 EXPECTED = {
     "diffprivlib/tools/sum/float-rounding": "violated",
+    "diffprivlib/tools/nansum/nan-as-zero": "violated",
     "diffprivlib/tools/sum/integer-clamped": "holds-on-grid",
     "diffprivlib/tools/count_nonzero": "holds-on-grid",
     "diffprivlib/tools/mean/float-rounding": "violated",
@@ -156,6 +157,8 @@ EXPECTED = {
     "diffprivlib/mechanisms/gaussian/sigma": "holds-ideal-noise",
     "diffprivlib/mechanisms/gaussian/sigma-formula": "violated",
     "diffprivlib/mechanisms/gaussian-analytic/sigma": "violated",
+    "diffprivlib/mechanisms/gaussian-discrete/scale": "violated",
+    "diffprivlib/mechanisms/laplace/float-precision": "violated",
     "diffprivlib/mechanisms/binary/sampler": "violated",
     "diffprivlib/mechanisms/exponential/sampler": "violated",
     "diffprivlib/mechanisms/geometric/sampler-tail": "violated",
@@ -181,7 +184,8 @@ def test_suite_module_constants_and_corpus():
     assert (S.DISTRIBUTION, S.EXTRA) == ("diffprivlib", "diffprivlib")
     corpus = {a.id: a for a in S.audits() if a.corpus}
     assert set(corpus) == {"diffprivlib/models/linear-regression/diagonal-sensitivity",
-                           "diffprivlib/models/labels-from-data"}
+                           "diffprivlib/models/labels-from-data", "diffprivlib/mechanisms/laplace/float-precision"}
+    assert corpus["diffprivlib/mechanisms/laplace/float-precision"].source.endswith("/issues/94")
     assert corpus["diffprivlib/models/linear-regression/diagonal-sensitivity"].source.endswith("/issues/105")
     assert corpus["diffprivlib/models/labels-from-data"].source.endswith("/issues/106")
     assert all(a.library == "diffprivlib" and a.id.startswith("diffprivlib/") for a in S.audits())
@@ -352,6 +356,7 @@ def test_cli_json():
         "diffprivlib/mechanisms/laplace-bounded-domain/effective-epsilon": "ideal-noise",
         "diffprivlib/mechanisms/gaussian/sigma": "ideal-noise",
         "diffprivlib/mechanisms/gaussian-analytic/sigma": "ideal-noise",
+        "diffprivlib/mechanisms/gaussian-discrete/scale": "ideal-noise",
     }
     assert {r["id"]: r["tight"] for r in out if r["tight"]} == {
         "diffprivlib/tools/sum/integer-clamped": True, "diffprivlib/tools/count_nonzero": True,
@@ -408,7 +413,7 @@ def test_missing_library_cli_exits_2_naming_the_extra(monkeypatch, capsys):
 def test_adapter_and_suite_import_without_the_library():
     code = ("import sys; sys.modules['diffprivlib'] = None\n"
             "import exactdp.adapters.diffprivlib as A, exactdp.audits.suite_diffprivlib as S\n"
-            "assert len(S.audits()) == 24\n"
+            "assert len(S.audits()) == 27\n"
             "try:\n    S.audits()[0].check()\nexcept ImportError as e:\n    print(type(e).__name__, e)\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert p.returncode == 0, p.stderr
