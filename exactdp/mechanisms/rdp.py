@@ -32,8 +32,9 @@ Thm. 21; the bound dp_accounting and Opacus use)
 ``eps = rdp + log((alpha - 1)/alpha) - (log delta + log alpha)/(alpha - 1)``, or
 ``method="mironov"`` (Mironov 2017, Prop. 3) ``eps = rdp + log(1/delta)/(alpha - 1)``.
 These are sound upper bounds on the tight ``epsilon(delta)``, not the truth (``account``
-encloses that). ``RdpResult.rho`` is the zCDP parameter where the RDP curve is exactly
-``alpha rho`` (Gaussians and discrete Gaussians), else None.
+encloses that). ``RdpResult.rho`` is the exact zCDP parameter (the least ``rho`` with RDP at
+most ``alpha rho`` at every order) of compositions of Gaussians and discrete Gaussians, else
+None.
 
 >>> r = rdp("gaussian", 10, params={"sigma": 2}, orders=[2, 8])
 >>> r.lower, r.upper
@@ -227,7 +228,7 @@ class _Part:
     params: dict
     times: int
     at: object  # at(alpha) -> (lo, hi) Fractions: the RDP of one step at alpha
-    rho: Fraction | None = None  # the RDP is exactly alpha * rho (zCDP), when it is
+    rho: Fraction | None = None  # the least rho with RDP <= alpha * rho at every order, when exact
     integer_only: str = ""  # why only integer orders are computed, if so
     upper_only: bool = False
     note: str = ""
@@ -291,9 +292,9 @@ def _discrete_laplace_at(t: Fraction, d: int):
             up = (_ball(arb, b * d / t)).exp()  # e^((alpha - 1) d / t), the loss d/t
             s = up + (-inv_t * d).exp() / up  # x <= 0 and x >= d
             if d > 1:  # 0 < x < d: mass (1 - r)/(1 + r) r^z at the loss (d - 2z)/t
-                step = _ball(arb, (2 * alpha - 1) / t)  # rho = e^(-step) = r e^(-2(alpha-1)/t)
-                rho = (-step).exp()
-                geo = rho * (-(-step * (d - 1)).expm1()) / (-(-step).expm1())  # sum_{z=1}^{d-1} rho^z
+                step = _ball(arb, (2 * alpha - 1) / t)  # ratio = e^(-step) = r e^(-2(alpha-1)/t)
+                ratio = (-step).exp()
+                geo = ratio * (-(-step * (d - 1)).expm1()) / (-(-step).expm1())  # sum_{z=1}^{d-1} ratio^z
                 s += (-(-inv_t).expm1()) * up * geo
             return s / (1 + r)
 
@@ -424,9 +425,9 @@ def _order_text(a: Fraction) -> str:
 @dataclass(frozen=True)
 class RdpConversion:
     """An ``(epsilon, delta)`` guarantee converted from an RDP curve: the mechanisms are
-    ``(epsilon_upper, delta)``-DP. ``[epsilon_lower, epsilon_upper]`` encloses the conversion's
-    value ``max(0, bound(alpha))`` at the best ``order`` (the order whose certified upper end
-    is least); ``per_order`` holds ``(alpha, lower, upper)`` at every order. A sound upper
+    ``(epsilon_upper, delta)``-DP. ``[epsilon_lower, epsilon_upper]`` encloses the least value
+    of the bound ``max(0, bound(alpha))`` over the orders; ``order`` is the order whose
+    certified upper end is least; ``per_order`` holds ``(alpha, lower, upper)`` at every order. A sound upper
     bound on the tight ``epsilon(delta)``, not the truth: :func:`account` encloses that."""
 
     delta: Fraction
@@ -453,8 +454,8 @@ class RdpConversion:
 class RdpResult:
     """Certified RDP of ``mechanisms`` composed ``k`` times: at ``orders[i]`` the divergence
     (maximised over both directions) lies in ``[lower[i], upper[i]]`` (exact Fractions, the
-    lower end rounded down, the upper up). ``rho`` is the zCDP parameter where the curve is
-    exactly ``alpha rho``, else None. With ``upper_only``, some mechanism is represented by a
+    lower end rounded down, the upper up). ``rho`` is the exact zCDP parameter of Gaussians and
+    discrete Gaussians, else None. With ``upper_only``, some mechanism is represented by a
     pair that dominates it: the upper ends bound its RDP, the lower ends only that pair's."""
 
     mechanisms: tuple
@@ -512,7 +513,8 @@ class RdpResult:
         for a, lo, hi in zip(self.orders, self.lower, self.upper):
             lines.append(f"  order {_order_text(a):>6}: [{_down(lo)}, {_up(hi)}]")
         if self.rho is not None:
-            lines.append(f"  zCDP: rho = {show_exact(self.rho)} exactly (the RDP is alpha * rho at every order)")
+            lines.append(f"  zCDP: rho = {show_exact(self.rho)} exactly (the least rho with RDP <= alpha * rho "
+                         f"at every order)")
         if self.notes:
             lines.append(f"  {self.notes}")
         return "\n".join(lines)

@@ -17,7 +17,7 @@ from exactdp.cli import main
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
 from exactdp.mechanisms.accountant import account
 from exactdp.mechanisms.curve import PrivacyCurve
-from exactdp.mechanisms.rdp import DEFAULT_ORDERS, _subsampled_at, parse_orders, rdp
+from exactdp.mechanisms.rdp import DEFAULT_ORDERS, _shorten, _subsampled_at, parse_orders, rdp
 from exactdp.mechanisms.zcdp import cks_epsilon_at
 
 DPSGD = {"sigma": 1, "sampling": "poisson", "rate": "0.01"}
@@ -260,6 +260,14 @@ def test_property_subsampled_enclosure_contains_a_60_digit_value(q, sigma, alpha
 def test_property_discrete_laplace_contains_a_60_digit_value(t, d, alpha):
     r = rdp("discrete-laplace", 1, params={"scale": t, "sensitivity": d}, orders=[alpha])
     assert inside(r.lower[0], discrete_laplace_reference(t, d, alpha), r.upper[0])
+
+
+@settings(max_examples=500, deadline=None)
+@given(x=st.fractions(max_denominator=2**200) | st.integers(-(2**300), 2**300).map(Fraction))
+def test_property_shorten_rounds_outward(x):
+    down, up = _shorten(x, up=False), _shorten(x, up=True)
+    assert down <= x <= up
+    assert up - down <= abs(x) / 2**94
 
 
 # --- the object, the command line, JSON ------------------------------------------------------
