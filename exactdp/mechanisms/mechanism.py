@@ -12,9 +12,13 @@ A mechanism with an infinite output set (discrete Laplace, the continuous Laplac
 Gaussian) overrides both with closed forms instead of :meth:`distribution`.
 
 Every model registers a constructor under its CLI name (``randomized-response``,
-``exponential``, ...) with :func:`register`; :func:`make_mechanism` builds one from
-``name`` and exact keyword parameters (strings such as ``"3/4"`` are read exactly, floats
-refused).
+``exponential``, ...) with :func:`register`, where the model is defined;
+:func:`make_mechanism` builds one from ``name`` and exact keyword parameters (strings such
+as ``"3/4"`` are read exactly, floats refused).
+
+This module imports no model (they import it): the package :mod:`exactdp.mechanisms`
+imports every model module, and Python runs the package before any of its modules, so
+the registry is full whenever :func:`make_mechanism` can be called.
 """
 
 from __future__ import annotations
@@ -134,13 +138,11 @@ def register(name: str, help_text: str) -> Callable:
 
 def mechanism_names() -> dict[str, str]:
     """Every registered name with its one-line description of parameters."""
-    _load_models()
     return {k: v[1] for k, v in sorted(_REGISTRY.items())}
 
 
 def make_mechanism(name: str, **params: Any) -> Mechanism:
     """Build the mechanism registered as ``name`` with exact keyword parameters."""
-    _load_models()
     if name not in _REGISTRY:
         raise InvalidArgument(
             f"mechanism={name!r} is not known; use one of {', '.join(sorted(_REGISTRY))}"
@@ -205,10 +207,6 @@ def parse_params(items: list[str] | None) -> dict[str, str]:
             raise InvalidArgument(f"--param {key} given twice")
         out[key] = value.strip()
     return out
-
-
-def _load_models() -> None:
-    import exactdp.mechanisms.models  # noqa: F401  (registers the built-in models)
 
 
 Output = Hashable
