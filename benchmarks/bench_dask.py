@@ -16,8 +16,9 @@ import sys
 import time
 
 from exactdp import IntegerRange, Multisets
-from exactdp.checkers import _dask
-from exactdp.checkers.sensitivity import _setup, sensitivity
+from exactdp.checkers.sensitivity import sensitivity
+from exactdp.engine import partitions as _dask
+from exactdp.engine.plan import make_plan as _setup
 
 WORKERS = 2
 
@@ -48,11 +49,11 @@ def part_a(client) -> None:
 SLICE = """
 import resource, sys
 from exactdp import IntegerRange, Multisets
-from exactdp.checkers import _dask, _engine
+from exactdp.engine import partitions as _dask
 from exactdp.queries import parse_query
 space = Multisets(IntegerRange(0, {m}), sizes=(0, {n}))
 query = parse_query("mean")
-codec = _dask._codec(query, space, space, {n} + 2)
+codec = _dask.codec(query, space, space, {n} + 2)
 moves = __import__("exactdp.spaces.metrics", fromlist=["x"]).as_metric(None).moves({m} + 1, 1)
 spec = dict(query=query, space=space, ambient=space, base=codec.base,
             deltas=codec.deltas(moves, True), halve=True, policy="exclude")

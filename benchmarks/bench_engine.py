@@ -295,7 +295,7 @@ def memory_child(spec: str) -> None:
     n = space.count()
     table_cur = table_peak = None
     try:  # the value table alone (internal API; skipped if it changes)
-        from exactdp.checkers import _engine
+        from exactdp.engine import tables as _engine
 
         tracemalloc.start()
         table = _engine.Table(Q.mean, space, space, d_in, "exclude")

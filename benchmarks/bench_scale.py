@@ -10,7 +10,7 @@ The baseline is the engine at ``--baseline-commit`` (default ``54e4e7f``, the co
 before issue 12), unpacked with ``git archive`` into a temporary folder and run in
 child processes, like the new engine, so both pay the same start-up. Parts:
 
-A. the table phase: the per-dataset path (``_engine.INCREMENTAL = False``: one
+A. the table phase: the per-dataset path (``engine.tables.INCREMENTAL = False``: one
    ``prepare`` call per dataset and a ``Fraction`` scaling pass, the code of the baseline)
    against the incremental one, in one process; the tables are asserted identical;
 B. end to end at ``d_in = 1``: exact pairs per second on one core, baseline against new,
@@ -61,25 +61,21 @@ SCAN_CHILD = r"""
 import importlib, json, sys, time
 sys.path.insert(0, {root!r})
 from exactdp import IntegerRange, Multisets, SymmetricDistance
-from exactdp.checkers import _engine
-from exactdp._progress import Progress
+from exactdp.engine import plan as P
 from exactdp.queries.builtin import parse_query
-S = importlib.import_module("exactdp.checkers.sensitivity")
 spec = json.loads({spec!r})
 space = Multisets(IntegerRange(0, spec["top"]), sizes=(1, spec["n"]))
 t = time.perf_counter()
-setup = S._setup(parse_query(spec["query"]), space, SymmetricDistance(), [1], "standard", "error",
-                 None, None, False, False)
+setup = P.make_plan(parse_query(spec["query"]), space, SymmetricDistance(), [1], "standard",
+                    "error", None, None, False, False)
 table_s = time.perf_counter() - t
-sources = _engine.source_keys(setup.table, space)
-nb = _engine.build_neighbours(setup.plans[1], setup.table, setup.metric, 1, False, True)
 best, raws = {{1: 1e9, 2: 1e9}}, {{}}
 for rep in range(spec["reps"]):
     for w in (1, 2):
         t = time.perf_counter()
-        raw = _engine.run(setup.table, sources, nb, "error", Progress("", 1, False), workers=w)
+        raw = P.compute(setup, 1, False, workers=w)  # the table is shared; w=2: partitions
         best[w] = min(best[w], time.perf_counter() - t)
-        raws[w] = (str(raw.best), raw.x_key, raw.x_prime_key, raw.pairs)
+        raws[w] = (str(raw.value), str(raw.witness), raw.pairs)
 print(json.dumps({{"table": table_s, "one": best[1], "two": best[2], "pairs": raw.pairs,
                   "same": raws[1] == raws[2]}}))
 """
@@ -149,7 +145,7 @@ def unpack(commit: str) -> str:
 def part_a(out, n: int) -> None:
     sys.path.insert(0, ROOT)
     from exactdp import IntegerRange, Multisets
-    from exactdp.checkers import _engine
+    from exactdp.engine import tables as _engine
     from exactdp import queries as Q
 
     space = Multisets(IntegerRange(0, 7), sizes=(1, n))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from exactdp import IntegerRange, Multisets, sensitivity, sensitivity_curve, verify_claim
-from exactdp.checkers import _engine
+from exactdp.engine import plan as _engine
 from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.queries import sum_
 

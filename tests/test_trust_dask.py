@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from exactdp import IntegerRange, Multisets, sensitivity
-from exactdp.checkers import _dask
+from exactdp.engine import cluster as _dask
 from exactdp.errors import InvalidArgument
 
 SPACE = Multisets(IntegerRange(0, 3), sizes=(0, 2))

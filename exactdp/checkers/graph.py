@@ -45,7 +45,8 @@ from exactdp._progress import Progress
 from exactdp.checkers.results import (
     ClaimResult, Evidence, SensitivityResult, Verdict, evidence_note, format_value,
 )
-from exactdp.checkers.sensitivity import bind_claim, judge
+from exactdp.checkers.judging import bind_claim, judge
+from exactdp.engine.edits import CAP, best_pair, edit_bound, neighbour_pairs
 from exactdp.errors import ClaimViolated, InvalidArgument, SpaceMismatch, UndefinedQuery
 from exactdp.numeric.exact import to_exact
 from exactdp.queries.base import UNDEFINED, Query, check_result, sqrt_value
@@ -60,7 +61,7 @@ __all__ = [
     "is_graph_space",
 ]
 
-_CAP = 10**30
+_CAP = CAP
 
 
 # -- queries ---------------------------------------------------------------------------
@@ -215,53 +216,6 @@ def as_relation(relation: object, space: object) -> Any:
     return relation
 
 
-def _edit_bound(space: Any, relation: Any, d_in: int) -> int:
-    """An upper bound on the datasets a BFS of depth ``d_in`` reaches from one source."""
-    if isinstance(space, Sequences):
-        largest = space.max_size + relation.size_step * max(d_in - 1, 0)
-    else:
-        largest = space.max_units
-    e = relation.max_edits(space, largest)
-    total, step = 0, 1
-    for _ in range(d_in):
-        step *= max(e, 1)
-        total += step
-        if total > _CAP:
-            return total
-    return total
-
-
-def neighbour_pairs(space: Any, relation: Any, d_in: int, exact_k: bool, keys: list,
-                    index: dict) -> Iterator[tuple[int, int, int]]:
-    """``(i, j, distance)`` for every pair of the space with ``i < j`` and distance at
-    most ``d_in`` (exactly ``d_in`` with ``exact_k``), by BFS over the relation's edits."""
-    lo = space.min_size if isinstance(space, Sequences) else space.min_units
-    hi = space.max_size if isinstance(space, Sequences) else space.max_units
-    step = relation.size_step
-    for i, x in enumerate(keys):
-        seen = {x: 0}
-        frontier = [x]
-        for level in range(1, d_in + 1):
-            left = d_in - level
-            nxt = []
-            for y in frontier:
-                for z in relation.edits(y, space):
-                    if z in seen:
-                        continue
-                    size = space.size_of(z)
-                    if step and (size < lo - left * step or size > hi + left * step):
-                        continue  # too far outside the space to come back
-                    seen[z] = level
-                    nxt.append(z)
-            frontier = nxt
-        for z, level in seen.items():
-            if level == 0 or (exact_k and level != d_in):
-                continue
-            j = index.get(z)
-            if j is not None and j > i:
-                yield i, j, level
-
-
 # -- results ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -353,7 +307,7 @@ def _build(query, space, relation, d_in, exact_k, undefined, max_datasets, max_p
     n = space.count_capped(cap)
     refuse_above(n, max_datasets, what=f"datasets in {space.describe()}", option="max_datasets",
                  hint=space.budget_hint())
-    per = _edit_bound(space, relation, d_in)
+    per = edit_bound(space, relation, d_in)
     candidates = n * per
     refuse_above(candidates, max_pairs,
                  what=f"neighbour candidates (datasets x edit paths of length <= {d_in}, "
@@ -413,32 +367,18 @@ def graph_sensitivity(
     relation, d_in, exact_k, t = _build(query, space, relation, d_in, exact_k, undefined,
                                         max_datasets, max_pairs)
     q = t.query
-    best: Fraction | None = None
-    best_pair: tuple[int, int, int] | None = None
-    pairs = 0
     bar = Progress(q.name, len(t.keys), progress)
     try:
-        last = -1
-        for i, j, level in neighbour_pairs(space, relation, d_in, exact_k, t.keys, t.index):
-            if i != last:
-                last = i
-                bar.update(i, pairs)
-            a, b = t.values[i], t.values[j]
-            if a is None or b is None:
-                continue
-            pairs += 1
-            g = _gap(q, a, b)
-            if best is None or g > best or (g == best and best_pair is not None and best_pair[0] == i
-                                            and j < best_pair[1]):
-                best, best_pair = g, (i, j, level)
+        best, best_pair_at, pairs = best_pair(space, relation, d_in, exact_k, t.keys, t.index,
+                                              t.values, lambda a, b: _gap(q, a, b), bar)
     finally:
         bar.close()
     scope = GraphScope(space, relation, d_in, exact_k, len(t.keys), pairs, t.excluded)
-    if best_pair is None:
+    if best_pair_at is None:
         empty = Fraction(0)
         return SensitivityResult(q, _final(q, empty), None, scope)  # type: ignore[arg-type]
     value = _final(q, best)
-    i, j, level = best_pair
+    i, j, level = best_pair_at
     x, y = t.keys[i], t.keys[j]
     witness = GraphWitness(space.public(x), space.public(y), t.values[i], t.values[j], value,
                            space.show(x), space.show(y), level, relation.name)
@@ -553,7 +493,7 @@ def verify_conversion(space: Sequences, source: object, target: object, d_in: in
     n = space.count_capped(max_datasets if max_datasets is not None else _CAP)
     refuse_above(n, max_datasets, what=f"datasets in {space.describe()}", option="max_datasets",
                  hint=space.budget_hint())
-    refuse_above(n * _edit_bound(space, src, d_in), max_pairs,
+    refuse_above(n * edit_bound(space, src, d_in), max_pairs,
                  what=f"neighbour candidates for {src.name} <= {d_in}", option="max_pairs",
                  hint=f"use a smaller d_in or {space.budget_hint()}")
     keys = list(space)

@@ -30,9 +30,11 @@ import sympy
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budget, refuse_above
 from exactdp._progress import Progress
-from exactdp.checkers import _engine
 from exactdp.checkers.results import Evidence, Scope, Verdict, evidence_note, format_value, qualify
-from exactdp.checkers.sensitivity import _setup
+from exactdp.engine.neighbours import build_neighbours
+from exactdp.engine.plan import STANDARD, make_plan as _setup
+from exactdp.engine.scan import RawPairs, run_pairs
+from exactdp.engine.tables import source_keys
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms.distribution import INFINITY, shown
 from exactdp.mechanisms.mechanism import Mechanism
@@ -320,15 +322,15 @@ def check_mechanism(
                 f"here takes rational query values (use the variance)"
             )
         table = setup.table
-        sources = _engine.source_keys(table, setup.space)
+        sources = source_keys(table, setup.space)
         plan = setup.plans[d_in]
-        raw = _engine.RawPairs({}, 0, 0)
+        raw = RawPairs({}, 0, 0)
         if plan is not None:
-            nb = _engine.build_neighbours(plan, table, setup.metric, setup.effective[d_in],
-                                          setup.exact_k, setup.scope == _engine.STANDARD)
+            nb = build_neighbours(plan, table, setup.metric, setup.effective[d_in],
+                                  setup.exact_k, setup.scope == STANDARD)
             bar = Progress(f"{setup.query.name}, d_in={d_in}", len(sources), progress)
             try:
-                raw = _engine.run_pairs(table, sources, nb, setup.policy, bar)
+                raw = run_pairs(table, sources, nb, setup.policy, bar)
             finally:
                 bar.close()
         refuse_above(len(raw.pairs), max_value_pairs, what="distinct pairs of query values",

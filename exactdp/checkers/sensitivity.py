@@ -38,12 +38,12 @@ from exactdp._budget import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, check_budget, refuse_above, show_count,
 )
 from exactdp._progress import Progress
-from exactdp.checkers import _engine
-from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Verdict, Witness, format_value
-from exactdp.errors import ClaimViolated, InvalidArgument, Undecided
-from exactdp.numeric.exact import format_dataset, to_exact
-from exactdp.queries.base import Query, sqrt_value
-from exactdp.queries.builtin import parse_query
+from exactdp.checkers.judging import CLAIM_PARAMETERS, bind_claim, judge
+from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Witness, format_value
+from exactdp.engine import plan as _plan
+from exactdp.errors import ClaimViolated, InvalidArgument
+from exactdp.numeric.exact import format_dataset
+from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.spaces.sequences import Sequences
@@ -57,184 +57,27 @@ __all__ = [
 ]
 
 
-SCOPES = (_engine.STANDARD, _engine.RELEASE_CENTRED)
+SCOPES = _plan.SCOPES
+
+_query = _plan.as_query  # kept for the checkers that import it from here
+_setup = _plan.make_plan
 
 
-# -- argument handling ---------------------------------------------------------------
-
-def _query(query: Query | str) -> Query:
-    if isinstance(query, Query):
-        return query
-    if isinstance(query, str):
-        return parse_query(query)
-    raise InvalidArgument(
-        f"query={query!r} is not a Query; pass one from exactdp.queries or a name such as 'mean'"
-    )
-
-
-def _scope(scope: str) -> str:
-    aliases = {"release-centered": _engine.RELEASE_CENTRED, "release_centred": _engine.RELEASE_CENTRED}
-    scope = aliases.get(scope, scope)
-    if scope not in SCOPES:
-        raise InvalidArgument(
-            f"scope={scope!r} is not a scope; use 'standard' (both datasets in the space) or "
-            f"'release-centred' (x in the space, x' any neighbour)"
-        )
-    return scope
-
-
-def _ambient(space: DatasetSpace, metric: Metric, d_max: int, scope: str) -> DatasetSpace:
-    if scope == _engine.STANDARD:
-        return space
-    shift = metric.size_shift(d_max)
-    if shift == 0:
-        return space
-    return space.with_sizes(max(0, space.min_size - shift), space.max_size + shift)
-
-
-@dataclass
-class _Setup:
-    query: Query
-    space: DatasetSpace
-    metric: Metric
-    scope: str
-    policy: Any
-    exact_k: bool
-    table: _engine.Table
-    plans: dict  # d_in -> NeighbourPlan, or None when no pair can exist at that d_in
-    effective: dict  # d_in -> the d_in actually enumerated (a smaller one relates the same pairs)
-
-
-def _effective_d_in(space: DatasetSpace, metric: Metric, d_in: int, exact_k: bool, scope: str) -> int:
-    """The smallest ``d_in`` relating the same pairs: every two datasets of the space are
-    within the metric's diameter (only in the standard scope, where both lie in the space)."""
-    if scope != _engine.STANDARD or exact_k:
-        return d_in
-    return min(d_in, metric.diameter(space.max_size))
-
-
-def _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs, exact_k,
-           progress, local_at=None, build: bool = True) -> _Setup:
-    """Validate, then check every budget from counts alone, then build the value table.
-
-    ``local_at``: the sorted value indices of the one ``x`` of a local sensitivity.
-    ``build=False``: no table (the Dask engine builds slices of it on its workers).
-    """
-    query = _query(query)
-    space = as_space(space)
-    metric = as_metric(metric)
-    scope = _scope(scope)
-    exact_k = check_flag(exact_k, "exact_k")
-    max_datasets = check_budget(max_datasets, "max_datasets")
-    max_pairs = check_budget(max_pairs, "max_pairs")
-    d_list = [check_d_in(d) for d in d_list]
-    if exact_k and 0 in d_list:
-        raise InvalidArgument("d_in=0 with exact_k=True has no pairs; use d_in >= 1")
-    policy = _engine.validate_policy(undefined)
-    if query.output == "vector" and policy not in ("error", "exclude"):
-        raise InvalidArgument(
-            f"undefined={undefined!r}: a stated value is for scalar queries; use 'exclude'"
-        )
-    if query.output == "sqrt" and isinstance(policy, Fraction) and policy < 0:
-        raise InvalidArgument(f"undefined={undefined!r} is negative; a standard deviation is >= 0")
-    effective = {d: _effective_d_in(space, metric, d, exact_k, scope) for d in d_list}
-    d_max = max(effective.values())
-    ambient = _ambient(space, metric, d_max, scope)
-    cap = max_datasets if max_datasets is not None else 10**30
-    n_table = ambient.count_capped(cap)
-    refuse_above(
-        n_table, max_datasets, what=f"datasets in {ambient.describe()}", option="max_datasets",
-        hint=f"shrink the universe ({show_count(space.universe.size)} values) or the sizes "
-             f"({space.sizes_text()})",
-    )
-    if local_at is not None:
-        n_sources, by_size = 1, {len(local_at): 1}
-    else:
-        n_sources = n_table if ambient is space else space.count_capped(cap)
-        by_size = None
-        if space.universe.size > _engine.DENSE_MAX_VALUES:
-            by_size = {n: space.count_of_size(n) for n in range(space.min_size, space.max_size + 1)}
-    if local_at is None and scope == _engine.STANDARD:
-        _engine.refuse_undefined_sizes(query, space, policy)
-    what = f"{query.name} on {space.describe()}"
-    plans = {}
-    for d in d_list:
-        e = effective[d]
-        if exact_k and scope == _engine.STANDARD and e > metric.diameter(space.max_size):
-            plans[d] = None  # exactly e apart: farther than any two datasets of the space
-            continue
-        plans[d] = _engine.plan_neighbours(space, ambient, metric, e, exact_k, n_sources,
-                                           n_table, max_pairs, what, by_size)
-    if not build:
-        return _Setup(query, space, metric, scope, policy, exact_k, None, plans, effective)
-    bar = Progress(f"{query.name}", n_table, progress)
-    try:
-        table = _engine.make_table(query, space, ambient, d_max, policy, bar)
-    finally:
-        bar.close()
-    return _Setup(query, space, metric, scope, policy, exact_k, table, plans, effective)
-
-
-def _final_value(query: Query, raw: _engine.RawResult, scale: int):
-    if query.output == "scalar":
-        return Fraction(raw.best, scale)
-    from exactdp.numeric.decide import to_fraction_if_rational, to_sympy  # SymPy: only here
-
-    if query.output == "sqrt":
-        a, b = raw.best
-        return to_fraction_if_rational(
-            to_sympy(sqrt_value(Fraction(a, scale))) - to_sympy(sqrt_value(Fraction(b, scale)))
-        )
-    if query.norm == "L2":
-        return to_fraction_if_rational(to_sympy(sqrt_value(Fraction(raw.best, scale * scale))))
-    return Fraction(raw.best, scale)
-
-
-def _witness(setup: _Setup, raw: _engine.RawResult, value) -> Witness | None:
-    if raw.x_key is None:
-        return None
-    table, query = setup.table, setup.query
-    scale = table.scale
-
-    def public(key):
-        v = table.values[key]
-        if query.output == "vector":
-            return tuple(Fraction(c, scale) for c in v)
-        return query.public_value(Fraction(v, scale))
-
-    return Witness(table.dataset(raw.x_key), table.dataset(raw.x_prime_key), public(raw.x_key),
-                   public(raw.x_prime_key), value)
-
-
-def _compute(setup: _Setup, d_in: int, progress, local_at=None, workers: int = 1) -> SensitivityResult:
-    table = setup.table
-    plan = setup.plans[d_in]
-    d_eff = setup.effective[d_in]
-    if local_at is not None:
-        sources = [table.key_of_indices(local_at)]
-        halve = False
-    else:
-        sources = _engine.source_keys(table, setup.space)
-        halve = setup.scope == _engine.STANDARD
-    if plan is None:
-        empty = (0, 0) if setup.query.output == "sqrt" else 0
-        raw = _engine.RawResult(empty, None, None, 0, 0)
-    else:
-        neighbours = _engine.build_neighbours(plan, table, setup.metric, d_eff, setup.exact_k, halve)
-        bar = Progress(f"{setup.query.name}, d_in={d_in}", len(sources), progress)
-        try:
-            raw = _engine.run(table, sources, neighbours, setup.policy, bar, workers=workers)
-        finally:
-            bar.close()
-    value = _final_value(setup.query, raw, table.scale)
+def _result(plan: _plan.Plan, d_in: int, answer: _plan.Answer) -> SensitivityResult:
+    """A verdict-ready result from the engine's answer."""
+    witness = None if answer.witness is None else Witness(*answer.witness, answer.value)
+    d_eff = answer.d_in_effective
     scope = Scope(
-        space=setup.space, metric=setup.metric, d_in=d_in, exact_k=setup.exact_k, scope=setup.scope,
-        datasets=setup.space.count() if local_at is None else 1, pairs=raw.pairs,
-        excluded=raw.excluded,
-        local_at=None if local_at is None else table.dataset(table.key_of_indices(local_at)),
+        space=plan.space, metric=plan.metric, d_in=d_in, exact_k=plan.exact_k, scope=plan.scope,
+        datasets=plan.space.count() if plan.local_at is None else 1, pairs=answer.pairs,
+        excluded=answer.excluded, local_at=answer.local_at,
         d_in_effective=d_eff if d_eff != d_in else None,
     )
-    return SensitivityResult(setup.query, value, _witness(setup, raw, value), scope)
+    return SensitivityResult(plan.query, answer.value, witness, scope)
+
+
+def _compute(plan: _plan.Plan, d_in: int, progress, workers: int = 1) -> SensitivityResult:
+    return _result(plan, d_in, _plan.compute(plan, d_in, progress, workers))
 
 
 # -- public API ----------------------------------------------------------------------
@@ -266,9 +109,9 @@ def sensitivity(
     ``workers=1``). ``cluster`` runs the scan on Dask instead (the ``dask`` extra):
     ``"local"`` (an embedded LocalCluster of ``workers`` processes), a scheduler address
     such as ``"tcp://host:8786"``, or a ``distributed.Client``; the budgets are then per
-    worker (see :mod:`exactdp.checkers._dask`).
+    worker (see :mod:`exactdp.engine.backends`).
     """
-    workers = _engine.check_workers(workers)
+    workers = _plan.check_workers(workers)
     if cluster is not None:
         return sensitivity_curve(query, space, metric, (d_in,), exact_k=exact_k, scope=scope,
                                  undefined=undefined, max_pairs=max_pairs,
@@ -280,9 +123,9 @@ def sensitivity(
         return graph_sensitivity(query, space, metric, d_in, exact_k=exact_k, scope=scope,
                                  undefined=undefined, max_pairs=max_pairs,
                                  max_datasets=max_datasets, progress=progress)
-    setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, max_pairs,
-                   exact_k, progress)
-    return _compute(setup, d_in, progress, workers=workers)
+    plan = _plan.make_plan(query, space, metric, [d_in], scope, undefined, max_datasets,
+                           max_pairs, exact_k, progress, build=False)
+    return _compute(plan, d_in, progress, workers=workers)
 
 
 _LISTED_DATASET = 1000
@@ -323,9 +166,9 @@ def local_sensitivity(
             f"dataset={shown} is not in {space.describe()}; pick a dataset of the space "
             f"(its size and multiplicities must fit)"
         )
-    setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, None,
-                   exact_k, False, local_at=indices)
-    return _compute(setup, d_in, False, local_at=indices)
+    plan = _plan.make_plan(query, space, metric, [d_in], scope, undefined, max_datasets, None,
+                           exact_k, False, local_at=indices, build=False)
+    return _compute(plan, d_in, False)
 
 
 @dataclass(frozen=True)
@@ -430,7 +273,7 @@ def sensitivity_curve(
     cluster: object = None,
 ) -> SensitivityCurve:
     """:func:`sensitivity` for each ``d_in`` in ``d_ins``, sharing one value table."""
-    workers = _engine.check_workers(workers)
+    workers = _plan.check_workers(workers)
     if isinstance(d_ins, (str, bytes)) or not hasattr(d_ins, "__iter__"):
         raise InvalidArgument(f"d_ins={d_ins!r} is not a sequence of distances; pass e.g. (1, 2, 3)")
     if hasattr(d_ins, "__len__"):
@@ -443,12 +286,17 @@ def sensitivity_curve(
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
     if cluster is not None:  # the pair scan on Dask workers (the dask extra)
-        from exactdp.checkers import _dask
-
-        return SensitivityCurve(_dask.curve(
+        if isinstance(space, (Sequences, Units)):
+            raise InvalidArgument(
+                "the Dask engine enumerates multisets; sequences and privacy units use the "
+                "edit-graph engine, which runs in one process (drop --dask/--scheduler, or "
+                "cluster= in Python)"
+            )
+        plan, answers = _plan.curve_on_cluster(
             query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
             max_pairs=max_pairs, max_datasets=max_datasets, progress=progress,
-            workers=workers, cluster=cluster))
+            workers=workers, cluster=cluster)
+        return SensitivityCurve(tuple(_result(plan, d, a) for d, a in zip(d_list, answers)))
     if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
         from exactdp.checkers.graph import graph_sensitivity
 
@@ -457,18 +305,9 @@ def sensitivity_curve(
                               undefined=undefined, max_pairs=max_pairs,
                               max_datasets=max_datasets, progress=progress)
             for d in d_list))
-    setup = _setup(query, space, metric, d_list, scope, undefined, max_datasets, max_pairs,
-                   exact_k, progress)
-    return SensitivityCurve(tuple(_compute(setup, d, progress, workers=workers) for d in d_list))
-
-
-CLAIM_PARAMETERS = {
-    "L": "lower bound: the clip lower bound for a clipped query, else the universe's minimum",
-    "U": "upper bound: the clip upper bound for a clipped query, else the universe's maximum",
-    "N": "the dataset size, when every dataset of the space has the same size",
-    "d_in": "the bound on the dataset distance",
-    "k": "the same as d_in (seed 003 calls it the Hamming distance)",
-}
+    plan = _plan.make_plan(query, space, metric, d_list, scope, undefined, max_datasets,
+                           max_pairs, exact_k, progress, build=False)
+    return SensitivityCurve(tuple(_compute(plan, d, progress, workers=workers) for d in d_list))
 
 
 def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
@@ -482,50 +321,6 @@ def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, 
     if space.fixed_size is not None:
         params["N"] = Fraction(space.fixed_size)
     return params
-
-
-def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
-    """``(text, exact value)`` of a claim once ``params`` (see :func:`claim_parameters`)
-    are substituted. A claim is a number, a formula string (parsed safely) or a SymPy
-    expression in the parameter names."""
-    import sympy  # a claim is a formula: SymPy is imported when one is given
-
-    from exactdp.numeric.decide import to_fraction_if_rational
-    from exactdp.numeric.formula import parse_expression, substitute
-
-    if isinstance(claim, str):
-        try:
-            return claim, to_exact(claim, "claim")
-        except InvalidArgument:
-            pass  # not a plain number: a formula
-        expr = parse_expression(claim, sorted(set(params) | set(CLAIM_PARAMETERS)))
-    elif isinstance(claim, sympy.Basic):
-        expr = substitute(claim, {}, _finish=False)  # every number checked before it is printed
-    else:
-        value = to_exact(claim, "claim")
-        return format_value(value), value
-    text = claim if isinstance(claim, str) else str(claim)
-    unbound = sorted(s.name for s in expr.free_symbols if s.name not in params)
-    if "N" in unbound:
-        raise InvalidArgument(
-            f"claim={text!r} uses N, but the datasets of this space have different sizes; "
-            f"N is defined only when every dataset has the same size"
-        )
-    if unbound:
-        raise InvalidArgument(
-            f"claim={text!r} has symbols {unbound} that are not parameters of this check "
-            f"({', '.join(params)})"
-        )
-    if isinstance(claim, str):
-        # the text read again with the values, not substituted into its simplified form
-        # (where 0/L and L/L are 0 and 1 even at L = 0): every node built as written
-        value = parse_expression(claim, params)
-    else:
-        # through the parser's size guards: 10**(10**U) at U = 9 is refused, never built
-        value = substitute(expr, params, text=text, _finish=False)
-    if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not value.is_real:
-        raise InvalidArgument(f"claim={text!r} is not a real number here ({value})")
-    return text, to_fraction_if_rational(value)
 
 
 def verify_claim(
@@ -547,27 +342,11 @@ def verify_claim(
 
         options.pop("workers", None)  # one process: the graph engine has no pool yet
         return verify_graph_claim(claim, query, space, metric, d_in, **options)
-    query = _query(query)
+    query = _plan.as_query(query)
     params = claim_parameters(query, as_space(space), check_d_in(d_in))
     text, value = bind_claim(claim, params)  # a bad claim is refused before any enumeration
     result = sensitivity(query, space, metric, d_in, **options)
     return judge(text, value, result, params)
-
-
-def judge(text: str, value: Any, result: SensitivityResult, params: dict | None = None) -> ClaimResult:
-    """The verdict on a claimed value against a computed sensitivity (``VACUOUS`` when
-    no neighbouring pair was examined: a maximum over nothing confirms nothing)."""
-    if result.scope.pairs == 0:
-        return ClaimResult(text, value, Verdict.VACUOUS, result, dict(params or {}))
-    from exactdp.numeric.decide import compare
-
-    try:
-        c = compare(value, result.value)
-    except Undecided:
-        verdict = Verdict.UNDECIDED
-    else:
-        verdict = Verdict.VIOLATED if c < 0 else Verdict.HOLDS_TIGHT if c == 0 else Verdict.HOLDS
-    return ClaimResult(text, value, verdict, result, dict(params or {}))
 
 
 def assert_claim(claim: object, query, space, metric=None, d_in: int = 1, **options) -> ClaimResult:

@@ -8,7 +8,7 @@ import json
 import sys
 
 from exactdp._budget import MAX_D_IN_ROWS
-from exactdp.checkers import _engine
+from exactdp.engine.plan import cores
 from exactdp.checkers.sensitivity import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, bind_claim, check_plot_target, claim_parameters,
     judge, local_sensitivity, sensitivity_curve,
@@ -100,7 +100,7 @@ def run(args, _collect: dict | None = None) -> int:
     else:
         curve = sensitivity_curve(query, space, metric, d_ins, max_pairs=args.max_pairs,
                                   max_datasets=args.max_datasets, progress=None,
-                                  workers=args.workers or _engine.cores(), cluster=cluster, **opts)
+                                  workers=args.workers or cores(), cluster=cluster, **opts)
         results = list(curve.results)
         if _collect is not None:
             _collect["curves"][f"{args.query} ({len(_collect['curves']) + 1})"

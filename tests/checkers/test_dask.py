@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exactdp import ExactSet, IntegerRange, Multisets, SubMultisets, sensitivity
-from exactdp.checkers import _dask, _pool
+from exactdp.engine import backends as _pool, cluster as _cluster, partitions as _dask
 from exactdp.checkers.sensitivity import sensitivity_curve
 from exactdp.errors import InvalidArgument, TooLarge, UndefinedQuery
 from exactdp.queries import parse_query
@@ -117,10 +117,10 @@ SLICE_CASES = [
 def test_incremental_slices_are_the_per_dataset_slices(client, monkeypatch, case, scope):
     """Every partition's result from the incremental slice (one prefix build per prefix)
     is the per-dataset slice's: scale, values, touched datasets, best pair, witness, size."""
-    from exactdp.checkers import _engine
+    from exactdp.engine import tables as _engine
 
     q, space, metric, d_in, policy = case
-    run_parts = _dask._run_parts
+    run_parts = _pool.partition_spec
     fill = _dask._fill_incremental
     checked, filled = [], []
 
@@ -131,7 +131,8 @@ def test_incremental_slices_are_the_per_dataset_slices(client, monkeypatch, case
 
     monkeypatch.setattr(_dask, "_fill_incremental", spy)
 
-    def checking(client, spec, prefixes, parts, *rest):
+    def checking(*args):
+        spec, prefixes, parts, codec = out = run_parts(*args)
         for a, b, halo, _ in parts:
             own = [prefixes[i][0] for i in range(a, b)]
             monkeypatch.setattr(_engine, "INCREMENTAL", False)
@@ -140,9 +141,9 @@ def test_incremental_slices_are_the_per_dataset_slices(client, monkeypatch, case
             new = _dask.scan_partition(spec, own, halo)
             assert new == old
             checked.append(bool(halo))
-        return run_parts(client, spec, prefixes, parts, *rest)
+        return out
 
-    monkeypatch.setattr(_dask, "_run_parts", checking)
+    monkeypatch.setattr(_pool, "partition_spec", checking)
     serial = sensitivity(q, space, metric, d_in, scope=scope, undefined=policy, max_pairs=None)
     same(serial, sensitivity(q, space, metric, d_in, scope=scope, undefined=policy,
                              max_pairs=None, cluster=client))
@@ -151,14 +152,14 @@ def test_incremental_slices_are_the_per_dataset_slices(client, monkeypatch, case
 
 
 def test_incremental_slice_fills_arrays(monkeypatch):
-    from exactdp.checkers import _incremental
+    from exactdp.engine import incremental as _incremental
 
     space = Multisets(IntegerRange(0, 5), sizes=(0, 4))
-    t = _dask._codec(Q_MEAN, space, space, 6)
+    t = _dask.codec(Q_MEAN, space, space, 6)
     src = _dask._fill_incremental(t, "exclude", [(0,), (1,)], [(2,)])
     assert t.sorted_keys is not None and len(src) == space.count() - _count_from(space, 2)
     monkeypatch.setattr(_incremental, "_NO_NUMPY", True)
-    t = _dask._codec(Q_MEAN, space, space, 6)
+    t = _dask.codec(Q_MEAN, space, space, 6)
     assert _dask._fill_incremental(t, "exclude", [(0,)], []) is None
 
 
@@ -220,7 +221,7 @@ def test_dead_scheduler_refused_quickly():
     start = time.monotonic()
     with pytest.raises(InvalidArgument, match="no Dask scheduler answered"):
         sensitivity("sum", Multisets(IntegerRange(0, 3), sizes=(0, 2)), cluster="tcp://127.0.0.1:9")
-    assert time.monotonic() - start < _dask.CONNECT_TIMEOUT + 5
+    assert time.monotonic() - start < _cluster.CONNECT_TIMEOUT + 5
 
 
 @pytest.mark.parametrize("bad", [42, "", ["local"]])
@@ -249,11 +250,11 @@ def test_partition_slice_over_the_per_worker_budget_refused(client, monkeypatch)
 
 
 def test_progress_counts_partitions(client, monkeypatch, capsys):
-    class Eager(_dask.Progress):
+    class Eager(_pool.Progress):
         def __init__(self, label, total, enabled=None):
             super().__init__(label, total, enabled, interval=0.0)
 
-    monkeypatch.setattr(_dask, "Progress", Eager)
+    monkeypatch.setattr(_pool, "Progress", Eager)
     sensitivity("sum", Multisets(IntegerRange(0, 9), sizes=(0, 5)), cluster=client, progress=True)
     err = capsys.readouterr().err
     assert " of " in err and "partitions" in err

@@ -7,7 +7,8 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from exactdp import IntegerRange, Multisets, SubMultisets, SymmetricDistance, ChangeDistance
-from exactdp.checkers._engine import Table, _cmp_sqrt_sums
+from exactdp.engine.scan import _cmp_sqrt_sums
+from exactdp.engine.tables import Table
 from exactdp.queries import mean
 
 ints = st.integers(min_value=0, max_value=10**30)

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from exactdp import ChangeDistance, ExactSet, IntegerRange, Multisets, SubMultisets, SymmetricDistance
 from exactdp import queries as Q
-from exactdp.checkers import _engine, _incremental, _pool
+from exactdp.engine import backends as _pool, incremental as _incremental, scan as _scan, tables as _engine
 from exactdp.checkers.sensitivity import sensitivity, sensitivity_curve
 from exactdp.errors import InvalidArgument
 
@@ -40,7 +40,7 @@ def per_dataset(monkeypatch):
     """Switch the engine back to the per-dataset table and the pure-Python scan."""
     def switch(on: bool):
         monkeypatch.setattr(_engine, "INCREMENTAL", not on)
-        monkeypatch.setattr(_engine, "VECTORISED", not on)
+        monkeypatch.setattr(_scan, "VECTORISED", not on)
     yield switch
 
 
@@ -157,8 +157,8 @@ def test_without_numpy_the_pure_python_paths_run(monkeypatch):
 def test_importing_the_engine_does_not_import_numpy():
     """NumPy is imported lazily, on the incremental and vectorised paths only (so
     ``exactdp --help`` does not load it)."""
-    code = ("import runpy, sys, exactdp, exactdp.checkers.sensitivity, exactdp.checkers._engine, "
-            "exactdp.checkers._pool, exactdp.checkers._incremental\n"
+    code = ("import runpy, sys, exactdp, exactdp.checkers.sensitivity, exactdp.engine.plan, "
+            "exactdp.engine.backends, exactdp.engine.incremental\n"
             "sys.argv = ['exactdp', 'sensitivity', '--help']\n"
             "try:\n    runpy.run_module('exactdp', run_name='__main__')\n"
             "except SystemExit:\n    pass\nprint('numpy' in sys.modules)")
@@ -246,7 +246,7 @@ def test_bad_workers_are_refused_in_one_line(workers):
 
 def test_a_failing_part_fails_the_run_with_the_workers_error(monkeypatch, pool_always):
     space = Multisets(IntegerRange(0, 5), sizes=(0, 5))
-    real = _engine.scan
+    real = _scan.scan
     first = []
 
     def scan(table, sources, neighbours, progress):
@@ -255,24 +255,27 @@ def test_a_failing_part_fails_the_run_with_the_workers_error(monkeypatch, pool_a
         return real(table, sources, neighbours, progress)
 
     first.append(int(_engine.source_keys(_engine.Table(Q.sum_, space, space, 1, "error"), space)[0]))
-    monkeypatch.setattr(_engine, "scan", scan)
+    monkeypatch.setattr(_scan, "scan", scan)
     with pytest.raises(RuntimeError, match="boom on the part starting at") as e:
         sensitivity(Q.sum_, space, workers=2)
     assert str(os.getpid()) not in str(e.value)  # raised on a worker
 
 
 def test_a_dying_worker_fails_the_run(monkeypatch, pool_always):
-    from concurrent.futures.process import BrokenProcessPool
-
+    """Issue 19: a worker that dies is retried on a fresh pool; dying again, the run is
+    refused in one line (InvalidArgument), never answered from fewer partitions."""
     space = Multisets(IntegerRange(0, 5), sizes=(0, 5))
     parent = os.getpid()
-    real = _engine.scan
+    real = _scan.scan
 
     def scan(table, sources, neighbours, progress):
         if os.getpid() != parent:
             os._exit(3)
         return real(table, sources, neighbours, progress)
 
-    monkeypatch.setattr(_engine, "scan", scan)
-    with pytest.raises(BrokenProcessPool):
+    monkeypatch.setattr(_scan, "scan", scan)
+    with pytest.raises(InvalidArgument, match=r"^a worker process died while computing \d+ "
+                                              r"partition\(s\) \(the process pool broke\), also when "
+                                              r"retried; nothing is reported") as e:
         sensitivity(Q.sum_, space, workers=2)
+    assert "\n" not in str(e.value)

@@ -209,7 +209,7 @@ def test_building_the_value_table_shows_progress(capsys, monkeypatch):
 def test_an_undefined_query_is_refused_before_the_table_is_built(monkeypatch):
     # median on sizes 0..8: the empty dataset is in the space; the refusal took 2.5 s of
     # table building (2.2 million datasets) and now comes from the sizes alone
-    from exactdp.checkers import _engine
+    from exactdp.engine import tables as _engine
     from exactdp.errors import UndefinedQuery
 
     def no_table(*args, **kwargs):

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from exactdp import IntegerRange, Multisets, SubMultisets, local_sensitivity, sensitivity
-from exactdp.checkers import _engine
+from exactdp.engine import tables as _engine
 from exactdp.queries import mean, median, std, sum_, variance
 from exactdp.queries.builtin import histogram
 
