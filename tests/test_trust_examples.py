@@ -221,6 +221,10 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
     "rate=0.01 --k 10 --delta 1e-6": (0, ("epsilon in [0.59215736389160156, 0.59261322021484375]",)),
     "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 "
     "--k 100 --delta 1e-6": (0, ("epsilon in [0.95389676094055175, 0.95437097549438477]",)),
+    "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 1000 "
+    "--delta 1e-6 --rdp 2..64": (0, (
+        "order      8: [0.89364390760603184, 0.89364390760603185]",
+        "epsilon at most 2.4366938030221433 at order 8", "(Mironov 2017), delta=0.000001: epsilon at most 2.867")),
     "exactdp account --mechanism randomized-response --param p=3/4 --k 10 --delta 1e-6 --check "
     "10.9": (1, ("check: VIOLATED: epsilon = 10.9 is below the certified lower bound 10.9861051224",)),
     "exactdp account --mechanism discrete-laplace --param scale=10 --mechanism discrete-gaussian "

@@ -58,7 +58,7 @@ from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.mechanisms._params import open_probability, shown
 from exactdp.mechanisms.accountant import DEFAULT_MAX_K, _check_k, _component
 from exactdp.numeric.exact import show_exact, to_exact
-from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+from exactdp.numeric.rounding import decimal_at_least, decimal_at_most, exact_decimal_context
 
 __all__ = ["rdp", "RdpResult", "RdpConversion", "parse_orders", "DEFAULT_ORDERS", "DEFAULT_MAX_ORDER",
            "MAX_ORDERS", "CONVERSIONS"]
@@ -418,6 +418,19 @@ def _text(d: Decimal) -> str:
     return text
 
 
+def _number(x: Fraction) -> str:
+    """``x`` as a decimal when it has a short exact one (``1e-06`` -> ``0.000001``), else ``p/q``."""
+    d = x.denominator
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    if d == 1 and len(str(x.denominator)) < 40 and len(str(x.numerator)) < 40:
+        # at most ~80 significant digits: exact in a 200-digit context (which traps rounding)
+        return _text(exact_decimal_context(200).divide(Decimal(x.numerator), Decimal(x.denominator)))
+    return show_exact(x)
+
+
 def _order_text(a: Fraction) -> str:
     return show_exact(a)
 
@@ -438,16 +451,16 @@ class RdpConversion:
     per_order: tuple
 
     def to_dict(self) -> dict:
-        return {"delta": show_exact(self.delta), "method": self.method, "order": _order_text(self.order),
+        return {"delta": _number(self.delta), "method": self.method, "order": _order_text(self.order),
                 "epsilon_lower": _down(self.epsilon_lower), "epsilon_upper": _up(self.epsilon_upper),
                 "scope": "a sound upper bound on epsilon(delta) converted from RDP, not the tight value"}
 
     def __str__(self) -> str:
         name = {"cks": "Canonne-Kamath-Steinke 2020", "mironov": "Mironov 2017"}[self.method]
-        return (f"  (epsilon, delta)-DP from RDP ({name}), delta={show_exact(self.delta)}: epsilon at most "
+        return (f"  (epsilon, delta)-DP from RDP ({name}), delta={_number(self.delta)}: epsilon at most "
                 f"{_up(self.epsilon_upper)} at order {_order_text(self.order)}  (a sound upper bound, not the "
-                f"tight epsilon(delta); the conversion's value there is in [{_down(self.epsilon_lower)}, "
-                f"{_up(self.epsilon_upper)}])")
+                f"tight epsilon(delta); the bound's least value over the orders is in "
+                f"[{_down(self.epsilon_lower)}, {_up(self.epsilon_upper)}])")
 
 
 @dataclass(frozen=True)
