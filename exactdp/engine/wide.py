@@ -232,8 +232,8 @@ def applies(query, space, ambient, metric, d_eff: int, exact_k: bool, scope_stan
     form = query.incremental(space.universe.values)
     if form is None or form.kind not in _KINDS:
         return None
-    if not scope_standard and policy == "exclude" and ambient.min_size < query.min_size:
-        return None  # which undefined neighbours a release-centred scan touches: move lists
+    if not scope_standard and policy in ("error", "exclude") and ambient.min_size < query.min_size:
+        return None  # undefined neighbours (refused or excluded one by one): the move lists
     return form
 
 
@@ -366,8 +366,7 @@ def run(plan: WidePlan, progress) -> tuple:
         if s < lo:
             continue
         if s < t.qmin and t.stated is None:
-            excluded += len(rows)  # undefined sources: the "exclude" policy
-            continue
+            continue  # undefined sources: the "exclude" policy (counted below)
         add = s + 1 <= amb.max_size
         remove = not t.halve and s - 1 >= amb.min_size and s >= 1
         if not add and not remove:
@@ -401,6 +400,8 @@ def run(plan: WidePlan, progress) -> tuple:
                     tied = [min(tied, key=lambda c: c[0])]
             done += len(idx)
             progress.update(done, pairs)
+    if t.stated is None:  # every undefined dataset of the space is some pair's x
+        excluded = sum(space.count_of_size(k) for k in range(lo, min(hi, t.qmin - 1) + 1))
     if best < 0 or not tied:
         return 0, None, None, pairs, excluded
     _, key, w = min(tied, key=lambda c: c[0])
