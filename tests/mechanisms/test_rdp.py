@@ -239,7 +239,7 @@ def test_conversion_clamps_at_zero():
 
 
 @settings(max_examples=200, deadline=None)
-@given(q=st.fractions(min_value=Fraction(1, 10**4), max_value=1, max_denominator=10**4),
+@given(q=st.fractions(min_value=Fraction(1, 10**4), max_value=Fraction(9999, 10**4), max_denominator=10**4),
        sigma=st.sampled_from([Fraction(1, 2), Fraction(4, 5), Fraction(1), Fraction(3, 2), Fraction(5)]),
        alpha=st.integers(2, 64), k=st.integers(1, 1000))
 def test_property_subsampled_enclosure_contains_a_60_digit_value(q, sigma, alpha, k):
