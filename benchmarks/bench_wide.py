@@ -1,0 +1,65 @@
+"""Wide universes end to end (issue 19, part 3): sum, add/remove, sizes 0..2, the CLI with
+--workers 1, before (a worktree of the start commit on PYTHONPATH) and after, in one run.
+
+    git worktree add /tmp/wide-before <start sha>
+    python benchmarks/bench_wide.py /tmp/wide-before [--quick]
+
+Pairs per second are the pairs the command reports over the child's CPU seconds (user +
+system: the machine is shared) and over wall seconds. Results: benchmarks/results-wide-<date>.txt.
+"""
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+CASES = [  # (universe, extra options); sizes 0..2
+    ("0..1023", []),
+    ("0..1100", []),
+    ("0..10000", ["--max-datasets", "100000000", "--max-pairs", "1000000000"]),
+    ("0..30000", ["--max-datasets", "1000000000", "--max-pairs", "10000000000"]),
+]
+
+
+def run(root: str, universe: str, extra: list) -> tuple:
+    env = dict(os.environ, PYTHONPATH=root)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "exactdp", "sensitivity", "--query", "sum",
+                        "--universe", universe, "--sizes", "0..2", "--workers", "1", *extra],
+                       capture_output=True, text=True, env=env, cwd=root)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    m = re.search(r"([\d,]+) unordered pairs examined", p.stdout)
+    pairs = int(m.group(1).replace(",", "")) if m else None
+    head = (p.stdout.splitlines() or p.stderr.splitlines() or [""])[0][:110]
+    return p.returncode, pairs, cpu, wall, head
+
+
+def main() -> None:
+    before_root = sys.argv[1]
+    quick = "--quick" in sys.argv
+    after_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lines = []
+    for label, root, cases in (("before", before_root, CASES[:2]),
+                               ("after", after_root, CASES[:3] if quick else CASES)):
+        for universe, extra in cases:
+            code, pairs, cpu, wall, head = run(root, universe, extra)
+            rate = f"{pairs / cpu:,.0f} pairs/CPU-s, {pairs / wall:,.0f} pairs/wall-s" if pairs else "-"
+            line = (f"{label:6} {{{universe}}} exit {code}: {pairs or 0:,} pairs, CPU {cpu:.2f} s, "
+                    f"wall {wall:.2f} s, {rate}\n         {head}")
+            print(line, flush=True)
+            lines.append(line)
+    out = os.path.join(after_root, "benchmarks", f"results-wide-{time.strftime('%Y-%m-%d')}.txt")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(f"# python benchmarks/bench_wide.py (before: {before_root}), "
+                f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores (shared)\n")
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
