@@ -77,6 +77,9 @@ MAX_ORDERS = 1_000
 CONVERSIONS = ("cks", "mironov")
 """The RDP -> (epsilon, delta) conversions of :meth:`RdpResult.epsilon`."""
 
+_SELECTION = ("exponential", "permute-and-flip", "report-noisy-max")
+"""Composed by ``account`` as randomized response with their worst-case pure epsilon."""
+
 _START_PREC = 128
 _MAX_PREC = 4096
 _TIGHT = Fraction(1, 2**64)  # relative width at which an enclosure is kept
@@ -388,7 +391,7 @@ def _part(comp, raw: dict) -> _Part:
             return _Part(name, shown_params, times, _randomized_response_at("p", to_exact(raw["p"], "p"), k))
         return _Part(name, shown_params, times,
                      _randomized_response_at("epsilon", to_exact(raw["epsilon"], "epsilon"), k))
-    if comp.note and comp.unit is not None and not comp.unit.is_log:
+    if name in _SELECTION and comp.unit is not None and not comp.unit.is_log:
         # a selection mechanism composed as randomized response with its worst-case epsilon
         eps = comp.unit.value
         return _Part(name, shown_params, times, _randomized_response_at("epsilon", eps, 2), upper_only=True,
