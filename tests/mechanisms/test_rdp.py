@@ -5,7 +5,6 @@ the conversions, the command line and bad input."""
 from __future__ import annotations
 
 import json
-import math
 from fractions import Fraction
 
 import mpmath
@@ -219,7 +218,7 @@ def test_cks_conversion_matches_dp_accounting_at_k_1000():
     theirs, order = rdp_accountant.compute_epsilon(floats, theirs_rdp, 1e-6)
     assert order == ours.order == 8
     assert abs(Fraction(theirs) - ours.epsilon_upper) < Fraction(1, 10**12)
-    assert str(ours.epsilon_upper)[:0] == "" and float(ours.epsilon_upper) == pytest.approx(2.4366938030221433, rel=1e-15)
+    assert float(ours.epsilon_upper) == pytest.approx(2.4366938030221433, rel=1e-15)
 
 
 def test_conversion_on_the_gaussian_agrees_with_the_zcdp_cks_bound():
