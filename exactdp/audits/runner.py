@@ -45,6 +45,7 @@ SUITES = {
     "smartnoise-sql": "exactdp.audits.suite_smartnoise",
     "python-dp": "exactdp.audits.suite_python_dp",
     "pipeline-dp": "exactdp.audits.suite_pipeline_dp",
+    "opacus": "exactdp.audits.suite_opacus",
 }
 """Library name (as typed after ``exactdp audit``) -> the module holding its suite."""
 

@@ -1,0 +1,118 @@
+"""The audit suite of Meta's Opacus (``exactdp audit opacus``): the epsilons of its privacy
+accountants for DP-SGD judged against exactdp's certified ones.
+
+Every audit drives one of Opacus's own accountants (``opacus.accountants``) through
+:mod:`exactdp.adapters.opacus` as its ``DPOptimizer`` does (``step(noise_multiplier=sigma,
+sample_rate=q)`` once per training step, then ``get_epsilon(delta)``) and reads the float it
+returns at its exact binary value. The truth is exactdp's certified enclosure of
+``epsilon(delta)`` of the Poisson-subsampled Gaussian composed ``k`` times (add/remove
+neighbours; :func:`~exactdp.mechanisms.accountant.account`), at the exact binary values of
+the floats Opacus was given, on the DP-SGD grid of the dp_accounting suite
+(:data:`~exactdp.audits.suite_dp_accounting.DP_SGD`; the enclosures are shared and cached).
+
+What Opacus documents, and how each number is judged:
+
+* ``RDPAccountant`` (Opacus's default): Renyi DP converted to ``(epsilon, delta)``, an upper
+  bound: ``violated`` below the certified lower end, holds at or above the upper end,
+  ``undecided`` inside;
+* ``PRVAccountant``: ``get_epsilon`` returns the upper end of its PRV enclosure ("return upper
+  bound as we want guarantee, not just estimate"), judged the same way. Its privacy random
+  variable is the *remove* direction of add/remove; exactdp's enclosure holds that direction's
+  epsilon too (its lower end comes from a pair below the remove pair), so a verdict applies to
+  Opacus's own pair;
+* ``GaussianAccountant`` (GDP): a central-limit approximation that Opacus itself warns "can
+  underestimate privacy expenditure": an estimate, reported beside the PRV numbers in that
+  audit's table (its error against the certified truth), never judged.
+
+Evidence: ``bit-exact-grid`` (the library's own numbers at exact values, the truth certified,
+on the grid the scope names); a violation is the library's number at its witness point,
+replayed (the accountant run again returns the same float), ``bit-exact``. The note of each
+audit is the table users cite. Opacus (and torch) is imported only inside the checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from exactdp.audits.base import Audit, Finding
+from exactdp.audits.suite_dp_accounting import DP_SGD, Point, grid_finding, grid_scope
+
+__all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "GRID", "audits"]
+
+DISTRIBUTION = "opacus"
+EXTRA = "opacus"
+CHECKED_ON = ("1.6.0",)
+"""The versions this suite was checked on (its expectations are pinned there)."""
+SUPPORTED = ">=1.4"
+"""The versions it applies to (``opacus.accountants`` with ``create_accountant`` and the PRV
+accountant's ``get_epsilon(delta, eps_error=..., delta_error=...)``)."""
+
+_SOURCE = "https://github.com/pytorch/opacus/tree/main/opacus/accountants"
+
+GRID = DP_SGD
+"""DP-SGD points (q, sigma, k, delta), shared with the dp_accounting and prv_accountant suites."""
+
+_RELATION = {
+    "rdp": "add/remove (the sampled Gaussian's RDP, Mironov, Talwar and Zhang 2019, bounds both "
+           "directions); exactdp's enclosure is of the larger of the remove and add directions",
+    "prv": "remove direction of add/remove (Opacus's PoissonSubsampledGaussianPRV); exactdp's "
+           "enclosure holds it",
+}
+
+_HOW = {
+    "rdp": "RDPAccountant(), step(noise_multiplier=sigma, sample_rate=q) k times, get_epsilon(delta) "
+           "(its DEFAULT_ALPHAS; Balle et al. 2020 Thm. 21 conversion)",
+    "prv": "PRVAccountant(), step(noise_multiplier=sigma, sample_rate=q) k times, get_epsilon(delta) "
+           "(eps_error=0.01, delta_error=delta/1000: its defaults; the upper end of its enclosure); "
+           "beside: GaussianAccountant(), the same steps, get_epsilon(delta, poisson=True) (a CLT "
+           "approximation, reported, not judged)",
+}
+
+
+def _A():
+    from exactdp.adapters import opacus as adapter
+
+    adapter.require()
+    return adapter
+
+
+def _check(accountant: str) -> Callable[[], Finding]:
+    def check() -> Finding:
+        from exactdp.audits.base import call_library
+        from exactdp.errors import LibraryCallFailed
+
+        A = _A()
+
+        def read(p: Point):
+            value = call_library(f"opacus {accountant.upper()} accountant at {p.label}",
+                                 A.epsilon, accountant, p.library_params(), p.k, p.delta)
+            if accountant != "prv":
+                return value
+            try:
+                gdp = call_library(f"opacus GDP accountant at {p.label}", A.gdp_epsilon,
+                                   p.library_params(), p.k, p.delta)
+            except LibraryCallFailed:
+                return value
+            return value, (("GDP (CLT approximation, not judged)", gdp),)
+
+        scope = grid_scope(GRID, _HOW[accountant], _RELATION[accountant])
+        return grid_finding(GRID, read, "upper", scope=scope,
+                            what=f"Opacus's {accountant.upper()} accountant's epsilon")
+    return check
+
+
+def audits() -> list[Audit]:
+    """Opacus's RDP and PRV accountants over the DP-SGD grid (GDP reported beside PRV)."""
+    component = {"rdp": "RDPAccountant.get_epsilon", "prv": "PRVAccountant.get_epsilon (GDP beside)"}
+    return [Audit(id=f"opacus/{acc}/dp-sgd", library="opacus", component=component[acc],
+                  claim="its epsilon(delta) of DP-SGD run k steps is an upper bound",
+                  check=_check(acc), versions=SUPPORTED, source=_SOURCE,
+                  expect=_EXPECT.get(f"{acc}/dp-sgd", {}))
+            for acc in ("rdp", "prv")]
+
+
+_EXPECT: dict[str, dict[str, str]] = {
+    "rdp/dp-sgd": {"==1.6.0": "holds-on-grid"},
+    "prv/dp-sgd": {"==1.6.0": "holds-on-grid"},
+}
+"""Audit id (after ``opacus/``) -> the verdict measured on Opacus 1.6.0 (2026-11-26)."""
