@@ -34,10 +34,12 @@ each --param applying to the --mechanism before it):
   randomized-response  p=P (truth probability) or epsilon=E, k_values=2
   gaussian             sigma=S, sensitivity=1; DP-SGD: sampling=poisson rate=Q (each record
                        in a batch with probability Q; add/remove neighbours, both directions)
+  laplace              scale=B, sensitivity=1 (the continuous Laplace mechanism)
   discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
 Every mechanism also takes times=T (default 1): its own count in each round, the list being
-composed --k times. Gaussians, subsampled or not, compose with each other on one certified
-grid; lattice mechanisms with each other exactly.
+composed --k times; gaussian, laplace, discrete-laplace and randomized-response also take
+sampling=poisson rate=Q. Lattice mechanisms compose with each other exactly; a list with a
+subsampled mechanism or laplace, or gaussians beside lattice mechanisms, on one certified grid.
 Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
 for 0.1, at its exact value: the parameter a library holds).
 
@@ -62,6 +64,7 @@ examples:
   exactdp account --mechanism discrete-gaussian --param sigma=10 --k 1000 --delta 1e-6 --width 1e-6 --json
   exactdp account --mechanism gaussian --param sigma=2 --k 50 --epsilon 1
   exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 10 --delta 1e-6
+  exactdp account --mechanism laplace --param scale=1 --param sampling=poisson --param rate=0.01 --k 1000 --delta 1e-6
   exactdp account --mechanism randomized-response --param p=3/4 --k 10 --delta 1e-6 --check 10.9
   exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 1000 --delta 1e-6 --rdp 2..64
   exactdp account --mechanism discrete-laplace --param scale=10 \\

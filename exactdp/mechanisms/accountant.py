@@ -40,8 +40,15 @@ weights ``(1 - e^{eps - l})_+`` are at most 1.)
 (the normal CDF of :mod:`exactdp.numeric.intervals`, as in
 :func:`exactdp.mechanisms.gaussian.delta_of_sigma`).
 
-A list mixing Gaussians with lattice mechanisms, or randomized responses with different
-``p`` (incommensurable losses ``log(p/o)``) is refused: not supported yet.
+**The certified grid** (the continuous Laplace mechanism; Poisson-subsampled Gaussian,
+Laplace, discrete Laplace and randomized response; lists mixing any of these, or Gaussians
+with lattice mechanisms): each pair's hockey-stick profile is enclosed at the grid points
+``e^(n h)`` and turned into a pair above and a pair below on the losses ``n h``
+(:mod:`exactdp.mechanisms.subsampling`, :mod:`exactdp.mechanisms.profiles`), composed as a
+lattice; ``h = 2**-m`` is refined until the width is met.
+
+A list holding the discrete Gaussian beside a grid mechanism, or randomized responses with
+different ``p`` (incommensurable losses ``log(p/o)``), is refused: not supported yet.
 
 >>> r = account("discrete-laplace", 1, delta=0, params={"scale": 10})
 >>> r.epsilon_lower, r.epsilon_upper
@@ -1066,11 +1073,14 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     A Poisson-subsampled Gaussian (DP-SGD) is ``("gaussian", {"sigma": ..., "sampling":
     "poisson", "rate": q})``: its add/remove dominating pairs are discretised on the loss grid
     ``2**-m`` into a pair above and a pair below the true one (see
-    :mod:`exactdp.mechanisms.subsampling`), ``m`` growing until the width is met.
+    :mod:`exactdp.mechanisms.subsampling`), ``m`` growing until the width is met. The same
+    ``sampling="poisson", rate=q`` subsamples ``laplace`` (the continuous Laplace mechanism,
+    ``scale``, ``sensitivity=1``; composed on the grid also without sampling),
+    ``discrete-laplace`` and ``randomized-response`` (:mod:`exactdp.mechanisms.profiles`).
 
     The working precision is doubled from 64 bits until ``upper - lower <= width * upper``
     (or ``max_bits``: then ``width_met`` is False and the enclosure, still sound, is wider).
-    ``width`` defaults to ``DEFAULT_WIDTH`` (``SUBSAMPLED_WIDTH`` for a subsampled Gaussian).
+    ``width`` defaults to ``DEFAULT_WIDTH`` (``SUBSAMPLED_WIDTH`` for anything on the grid).
     ``k`` above ``max_k`` or a lattice above ``max_slots`` points is refused before work
     (``"auto"``: ``DEFAULT_MAX_SLOTS``, or ``SUBSAMPLED_MAX_SLOTS`` for the grid of a
     subsampled Gaussian; ``None``: no limit).

@@ -38,7 +38,10 @@ of a pair of probability measures (its kinks are the losses, the slope increment
 dominated by) it in the Blackwell order, and composition preserves that order. So the
 ``k``-fold composition of the upper pair bounds ``delta`` from above and that of the lower
 pair from below, at every ``eps``. The proof, step by step, is
-``proofs/accountant-poisson-gaussian.md``.
+``proofs/accountant-poisson-gaussian.md``; the same construction serves any pair whose profile
+a model encloses (``point``, ``loss_range``: the Laplace mechanism, subsampled randomized
+response and discrete Laplace in :mod:`exactdp.mechanisms.profiles`,
+``proofs/accountant-profile.md``).
 
 Every probability here is an Arb ball; masses are handed on as ``[lo, hi]`` dyadic
 rationals. Nothing is rounded the unsafe way: a convexity that cannot be certified at the
