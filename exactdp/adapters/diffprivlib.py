@@ -193,7 +193,7 @@ def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:
     The call goes through :func:`~exactdp.audits.runner.call_library`: whatever the
     library raises becomes :class:`~exactdp.errors.LibraryCallFailed`.
     """
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     dpl = require()
     import numpy as np
@@ -365,7 +365,7 @@ def geometric_extremes(mech, value: int) -> tuple[int, int]:
     extremes come from the smallest nonzero ``|r|``: ``k = 2**52 - 1`` (lowest) and
     ``k = 2**52 + 1`` (highest). (``k = 2**52`` gives ``r = 0`` and the library raises.)
     """
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     half = _GRID // 2
     out = []
@@ -380,7 +380,7 @@ def laplace_scale(epsilon: float, delta: float, sensitivity: float) -> Fraction:
     computes ``scale = sensitivity / (epsilon - log(1 - delta))`` inside ``randomise`` and
     returns ``value - scale * L`` for a standard Laplace draw ``L``; with ``L`` spied to
     1 and ``value = 0`` the output is ``-scale``, exactly."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from diffprivlib.mechanisms import Laplace
@@ -428,7 +428,7 @@ def bounded_laplace_scale(epsilon: float, delta: float, sensitivity: float, lowe
     scale by a float bisection (``_find_scale``) the first time it is needed and reports
     ``effective_epsilon() = sensitivity / scale``. Returns ``(scale exactly, effective
     epsilon as the library's float)``."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from diffprivlib.mechanisms import LaplaceBoundedDomain
@@ -450,7 +450,7 @@ def array_of_runs(runs: Sequence[tuple[Any, int]]):
 
 def gaussian_analytic_sigma(epsilon: float, delta: float, sensitivity: float) -> Fraction:
     """The sigma diffprivlib's ``GaussianAnalytic`` computes (its ``_scale``), exactly."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from diffprivlib.mechanisms import GaussianAnalytic
@@ -464,7 +464,7 @@ def gaussian_discrete_scale(epsilon: float, delta: float, sensitivity: int) -> f
     """The scale (sigma) diffprivlib's ``GaussianDiscrete`` finds by its float bisection
     (``_scale``); its sampler draws from the discrete Gaussian with variance ``_scale ** 2``
     (a float)."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from diffprivlib.mechanisms import GaussianDiscrete
@@ -479,7 +479,7 @@ def laplace_output(epsilon: float, delta: float, sensitivity: float, value: floa
     """What diffprivlib's ``Laplace(epsilon, delta, sensitivity).randomise(value)`` returns
     when its four ``random()`` calls return ``k / 2**53`` for the ``draws`` ``k`` (0.6.6:
     ``value - scale * (log(1 - u1) cos(pi u2) + log(1 - u3) cos(pi u4))``)."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from diffprivlib.mechanisms import Laplace

@@ -117,7 +117,7 @@ def exact(value: object, what: str = "value") -> Fraction:
 
 def run(what: str, fn: Callable, *args, **kwargs):
     """Call OpenDP (``call_library``): its errors become ``LibraryCallFailed``."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
     return call_library(what, fn, *args, **kwargs)
 
 

@@ -97,7 +97,7 @@ def aggregate(rows: Sequence[tuple], metrics: Sequence[str], *, partitions: Sequ
     ``pipeline_dp.Metrics``: ``"COUNT"``, ``"SUM"``, ``"MEAN"``), public ``partitions`` and
     ``AggregateParams(**params)``, under :func:`spy`, NumPy's global generator seeded with
     ``seed``: ``({partition: {metric: exact noiseless value}}, spied calls)``."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     pdp = require()
     import numpy as np
@@ -134,7 +134,7 @@ def naive_budgets(total_epsilon: float, total_delta: float, n: int, kind: str = 
                   weights: Sequence[float] | None = None) -> list[tuple[float, float]]:
     """``(epsilon, delta)`` that ``NaiveBudgetAccountant(total_epsilon, total_delta)`` gives
     each of ``n`` mechanisms requested with ``request_budget`` (``weights``: one each)."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     pdp = require()
     from pipeline_dp.aggregate_params import MechanismType

@@ -71,7 +71,7 @@ def make(kind: str, **params):
     """``pydp.algorithms.laplacian.<kind>(**params)`` through
     :func:`~exactdp.audits.runner.call_library` (its errors become
     :class:`~exactdp.errors.LibraryCallFailed`)."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     if kind not in _KINDS:
@@ -158,7 +158,7 @@ def state(kind: str, values: Sequence, **params) -> dict[str, Any]:
     return its noiseless state as the library serialises it: ``{"sum": ...}`` for
     BoundedSum, ``{"count": ...}`` for Count, ``{"count": ..., "sum": ...}`` for
     BoundedMean (the sum of the normalised values ``clamp(x) - midpoint``, in floats)."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     alg = make(kind, **params)
     call_library(f"pydp {kind}.add_entries", alg.add_entries, list(values))
@@ -177,7 +177,7 @@ def state(kind: str, values: Sequence, **params) -> dict[str, Any]:
 
 def released(kind: str, values: Sequence, **params) -> Fraction:
     """What ``kind(epsilon=HUGE_EPSILON, **params).quick_result(values)`` releases, exactly."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     alg = make(kind, epsilon=HUGE_EPSILON, **params)
     return exact(call_library(f"pydp {kind}.quick_result", alg.quick_result, list(values)))
@@ -189,7 +189,7 @@ def released(kind: str, values: Sequence, **params) -> Fraction:
 def laplace_diversity(epsilon: float, sensitivity: float) -> Fraction:
     """pydp ``LaplaceMechanism(epsilon, sensitivity).diversity`` (C++: ``sensitivity /
     epsilon``, rounded to nearest), exactly."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from pydp.algorithms.numerical_mechanisms import LaplaceMechanism
@@ -201,7 +201,7 @@ def laplace_diversity(epsilon: float, sensitivity: float) -> Fraction:
 def gaussian_std(epsilon: float, delta: float, l2_sensitivity: float) -> Fraction:
     """pydp ``GaussianMechanism(epsilon, delta, l2_sensitivity).std`` (C++
     ``CalculateGaussianStddev``: a float bisection over Balle and Wang's delta), exactly."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     require()
     from pydp.algorithms.numerical_mechanisms import GaussianMechanism

@@ -169,7 +169,7 @@ def run_on_rows(transformation: Any, partitions: Sequence[Sequence[Any]], kind: 
     partition). Values are taken at their exact binary value (float64 or int64). A library
     exception becomes :class:`~exactdp.errors.LibraryCallFailed`.
     """
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     df = _frame(partitions, kind)
     out = call_library(what, transformation, df)
@@ -299,7 +299,7 @@ def sum_call_model(sum_transformation: Any, partitions: Sequence[Sequence[Any]],
     """What Tumult's ``Sum.__call__`` returns, exactly: each value clamped to the library's
     own float bounds (``lower.to_float(round_up=True)``; ``upper.to_float(round_up=False)``,
     or the lower one when ``lower == upper``), then :func:`spark_sum_model`."""
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     lo = call_library("Sum.lower.to_float", sum_transformation.lower.to_float, round_up=True)
     hi = lo if sum_transformation.lower == sum_transformation.upper else call_library(

@@ -39,7 +39,7 @@ from typing import Any, Callable, ClassVar
 from exactdp.checkers.results import Evidence, Verdict, qualify
 
 __all__ = ["Replay", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
-           "DEPTHS"]
+           "DEPTHS", "call_library"]
 
 DEPTHS = ("quick", "full")
 """How deep ``exactdp audit --depth`` goes: ``quick`` (the default, for CI) runs each audit's
@@ -326,6 +326,10 @@ class Audit:
     expect: dict[str, str] = field(default_factory=dict)
     corpus: bool = False  # a regression audit from the corpus of publicly reported bugs
     severity: Callable[[], Severity] | None = field(default=None, repr=False, compare=False)
+    # the installed version of the audited library, as ``() -> str``: set by the runner when it
+    # loads the suite (exactdp.audits.runner.suite), so this module imports neither the runner
+    # nor the registry (which import it)
+    installed: Callable[[], str] | None = field(default=None, repr=False, compare=False)
     kind: ClassVar[str] = "audit"  # its kind in the claim registry (exactdp.registry)
 
     @property
@@ -345,10 +349,14 @@ class Audit:
             return False
         version = getattr(result, "version", None)
         if version is None:
-            from exactdp.audits.runner import installed_version
-            from exactdp.registry.audits import suite_of
+            if self.installed is None:
+                from exactdp.errors import InvalidArgument
 
-            version = installed_version(suite_of(self))
+                raise InvalidArgument(
+                    f"audit {self.id!r} was not loaded from a suite, so the installed version of its "
+                    f"library is unknown; pass a result of run_one (it carries the version), or take "
+                    f"the audit from exactdp.audits.runner.suite(...)")
+            version = self.installed()
         expected = self.expected(version)
         if expected is None:
             return verdict not in (Verdict.VIOLATED.value, Verdict.UNDECIDED.value)
@@ -501,3 +509,25 @@ def version_applies(version: str, spec: str) -> bool:
         if not ok:
             return False
     return True
+
+
+def call_library(what: str, fn: Callable, *args, **kwargs):
+    """Call the audited library; anything it raises becomes :class:`LibraryCallFailed`.
+
+    The audit then reports an error that names the call, never a verdict. (Here, beside the
+    types the suites and adapters build on, so they need not import the runner that loads
+    them; :mod:`exactdp.audits.runner` re-exports it.)
+    """
+    from exactdp.errors import LibraryCallFailed
+
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # the library's own exception: keep it as the cause
+        variant = getattr(e, "variant", None)
+        kind = f"{type(e).__name__}{f' ({variant})' if variant else ''}"
+        raise LibraryCallFailed(f"{what} raised {kind}: {_first_line(e)}") from e
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:300] if text else ""

@@ -17,6 +17,7 @@ Suites of other packages are found through the entry-point group ``exactdp.audit
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import signal
@@ -29,7 +30,7 @@ from typing import Callable, Iterator
 
 from dataclasses import replace
 
-from exactdp.audits.base import DEPTHS, Audit, AuditResult, Severity, version_applies
+from exactdp.audits.base import DEPTHS, Audit, AuditResult, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
@@ -181,7 +182,9 @@ def require_supported(library: str, version: str) -> None:
 
 def suite(library: str) -> list[Audit]:
     """Every audit of ``library``'s suite (whatever the installed version)."""
-    audits = list(_suite_module(library).audits())
+    version = functools.partial(installed_version, library)  # how its audits learn the version
+    audits = [replace(a, installed=version) if isinstance(a, Audit) else a
+              for a in _suite_module(library).audits()]
     seen: set[str] = set()
     for a in audits:
         if a.id in seen:  # pragma: no cover - a suite-authoring error
@@ -317,23 +320,3 @@ def run_audits(library: str, only: list[str] | None = None, *,
         if progress is not None:
             progress(result)
     return results
-
-
-def call_library(what: str, fn: Callable, *args, **kwargs):
-    """Call the audited library; anything it raises becomes :class:`LibraryCallFailed`.
-
-    The audit then reports an error that names the call, never a verdict.
-    """
-    try:
-        return fn(*args, **kwargs)
-    except Exception as e:  # the library's own exception: keep it as the cause
-        variant = getattr(e, "variant", None)
-        kind = f"{type(e).__name__}{f' ({variant})' if variant else ''}"
-        raise LibraryCallFailed(f"{what} raised {kind}: {_first_line(e)}") from e
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0][:300] if text else ""
-
-

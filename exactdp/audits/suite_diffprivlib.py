@@ -266,7 +266,7 @@ def _check_histogram() -> Finding:
         with A.spy("GeometricTruncated") as log:
             import diffprivlib
 
-            from exactdp.audits.runner import call_library
+            from exactdp.audits.base import call_library
 
             call_library("diffprivlib.tools.histogram", diffprivlib.tools.histogram, data, bins=bins,
                          range=rng_, accountant=diffprivlib.BudgetAccountant())
@@ -359,7 +359,7 @@ def _check_clip() -> Finding:
     import numpy as np
     from diffprivlib.validation import clip_to_bounds
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     L, U = -1.5, 2.0
     grid = [-math.inf, -1e308, -1.5000000000000002, -1.5, -1.4999999999999998, 0.0, -0.0, 1.0,
@@ -488,7 +488,7 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
         A = _A()
         import diffprivlib.mechanisms as mechs
 
-        from exactdp.audits.runner import call_library
+        from exactdp.audits.base import call_library
         from exactdp.mechanisms.gaussian import check_sigma
 
         cls = getattr(mechs, cls_name)
@@ -560,7 +560,7 @@ def _gaussian_sigma(eps: float, dlt: float, sens: float) -> Fraction:
     A = _A()
     import diffprivlib.mechanisms as mechs
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     mech = call_library("diffprivlib Gaussian(...)", mechs.Gaussian, epsilon=eps, delta=dlt, sensitivity=sens)
     return A.exact(mech._scale)
@@ -700,7 +700,7 @@ def _check_exponential() -> Finding:
     A = _A()
     import diffprivlib.mechanisms as mechs
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     eps, sens = 1.0, 1.0
     worst = None
@@ -745,7 +745,7 @@ def _check_geometric() -> Finding:
     import numpy as np
     from diffprivlib.mechanisms import Geometric
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     eps, x, xp = 1.0, 0, 1
     mech = call_library("diffprivlib Geometric(...)", Geometric, epsilon=eps, sensitivity=1)
@@ -874,7 +874,7 @@ def _check_regression_diagonal() -> Finding:
     import numpy as np
     from diffprivlib.models import LinearRegression
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     def diag(col):
         X = np.array([[v] for v in col], dtype=float)
@@ -921,7 +921,7 @@ def _check_labels_from_data() -> Finding:
     import numpy as np
     from diffprivlib.models import GaussianNB, LogisticRegression
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     X = np.array([[0.2], [0.4], [0.6], [0.8]])
     makers = {

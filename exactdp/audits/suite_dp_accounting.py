@@ -215,7 +215,7 @@ def judge(point: Point, value, direction: str) -> tuple[Verdict, Any]:
 
 
 def _library_value(what: str, fn: Callable[[], Any]):
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     return call_library(what, fn)
 

@@ -60,7 +60,7 @@ def _check(family: str, eps_error: float, which: str) -> Callable[[], Finding]:
     """Judge the ``which`` (``"upper"`` or ``"lower"``) bound over ``family``'s grid; the two
     other numbers of the same call go beside it in the table."""
     def check() -> Finding:
-        from exactdp.audits.runner import call_library
+        from exactdp.audits.base import call_library
 
         A = _A()
         points = _FAMILIES[family]

@@ -93,7 +93,7 @@ def _sensitivity_check(query: str, meta_kw: dict, values: list, *, kind: str = "
 
     def check() -> Finding:
         sn = _adapter()
-        from exactdp.audits.runner import call_library
+        from exactdp.audits.base import call_library
         from exactdp.checkers.graph import graph_sensitivity, make_query
         from exactdp.spaces.units import AddRemoveID
 
@@ -149,7 +149,7 @@ def _sensitivity_check(query: str, meta_kw: dict, values: list, *, kind: str = "
 
 
 def _violation(sn, query, meta, meta_kw, col, keep, result, scope, note) -> Finding:
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     w = result.witness
     x, xp = _kept(w.x, keep), _kept(w.x_prime, keep)
@@ -192,7 +192,7 @@ def _range_override_check() -> Finding:
     """A column whose metadata sensitivity is ``upper - lower``: snsql's check accepts it
     as derived from the bounds (no warning), but one id adds up to max(|L|, |U|) per row."""
     sn = _adapter()
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     meta_kw = {"lower": 2.0, "upper": 10.0, "sensitivity": 8.0}
     reader = call_library("snsql.from_df(...)", sn.private_reader, [(0, 2.0)],

@@ -109,7 +109,7 @@ _NOISE_SCOPE = {
 def _check_noise(kind: str) -> Callable[[], Finding]:
     def check() -> Finding:
         tumult = _adapter()
-        from exactdp.audits.runner import call_library
+        from exactdp.audits.base import call_library
 
         worst = None  # (margin sign, case)
         tight = True
@@ -161,7 +161,7 @@ def _check_to_float() -> Finding:
     import sympy
     from tmlt.core.utils.exact_number import ExactNumber
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     values = [sympy.Rational(1, 3), sympy.Rational(-1, 3), sympy.Rational(10, 3), sympy.Rational(2, 7),
               sympy.Rational(10**20, 3), sympy.Rational(1, 3 * 10**20), sympy.Rational(1, 3 * 10**300),
@@ -369,7 +369,7 @@ def _check_add_unique_column() -> Finding:
 
     from tmlt.core.transformations.spark_transformations.id import AddUniqueColumn
 
-    from exactdp.audits.runner import call_library
+    from exactdp.audits.base import call_library
 
     t = AddUniqueColumn(tumult.float_domain(), "ID")
     claim = tumult.exact(t.stability_function(1))
