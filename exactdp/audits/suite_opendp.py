@@ -659,6 +659,225 @@ def _geometric_recip_rounding() -> Finding:
                    f"dashu's last bit: no verdict either way", od.toggles_note(flipped)))
 
 
+# -- make_laplace / make_gaussian on floats: the samplers modelled from OpenDP's Rust source ------
+
+_FLOAT_KS = (None, -1073, -1022, -52, -2, 0, 3)     # None: OpenDP's default k = -1074
+_FLOAT_D_INS = (2.0 ** -1074, 0.5, 1.0, 3.0)
+_FLOAT_SCALES = (1.0, 0.7)
+_FLOAT_DRAWS = 1000
+_FLOAT_DRAW_SETTING = (-2, 1.0, 2.0 ** 51)             # k, scale, x: 2**(53 + k), where floats collapse
+
+_FLOAT_SOURCE_NOTE = (
+    "sampler modelled from OpenDP's Rust source (measurements/noise/nature/float: "
+    "make_float_to_bigint with find_nearest_multiple_of_2k, ties up; integerize_scale; "
+    "then_deintegerize_vec with from_rational, dashu's correctly rounded RBig::to_f64, ties "
+    "to even; get_rounding_distance = 2**k - 2**-1074); the CKS20 integer sampler "
+    "(sample_discrete_laplace / sample_discrete_gaussian, exact rational arithmetic) is taken "
+    "as the exact discrete distribution, as OpenDP's design states, not modelled from its "
+    "code (OpenDP before 0.14.2 drew it with a biased dashu division, issue #2638); random "
+    "bytes taken as uniform")
+
+
+def _float_inputs(k: int) -> list[float]:
+    """Inputs where rounding to a multiple of 2**k matters most: the ties (i + 1/2) 2**k
+    near 0 and just below 2**(52 + k), 2**(53 + k) where floats collapse, the subnormals,
+    the largest floats; each with its two float neighbours on either side."""
+    import sys
+    K = Fraction(2) ** k
+    big = Fraction(sys.float_info.max)
+    exact = [Fraction(i * 2 + 1, 2) * K for i in (-2, -1, 0, 1, 2 ** 52 - 1, -(2 ** 52))]
+    exact += [K * 2 ** 52, K * 2 ** 53, -K * 2 ** 53, Fraction(2) ** -1074, Fraction(2) ** -1022]
+    bases = [float(q) for q in exact if abs(q) <= big and Fraction(float(q)) == q]
+    bases += [0.0, 0.3, 1.0, -1.0, 2.5, 1e308, sys.float_info.max, -sys.float_info.max]
+    out = set()
+    for b in bases:
+        for direction in (math.inf, -math.inf):
+            y = b
+            for _ in range(3):
+                if math.isfinite(y):
+                    out.add(y)
+                y = math.nextafter(y, direction)
+    return sorted(out)
+
+
+def _float_worst_pairs(k: int, d_ins) -> dict:
+    """For each d_in: the largest |c - c'| (rounded inputs, in units of 2**k) over the grid
+    inputs x, each paired with the floats nearest x + d_in (below it) and x - d_in (above
+    it). Rounding is monotone, so these two are x's worst partners among every float at
+    most d_in away."""
+    import sys
+
+    from exactdp.mechanisms.models_opendp import FloatDiscreteLaplace
+    from exactdp.numeric.rounding import float_at_least, float_at_most
+    big = Fraction(sys.float_info.max)
+    model = FloatDiscreteLaplace(k, Fraction(1))
+    xs = [(x, Fraction(x), model.round_input(x)) for x in _float_inputs(k)]
+    out = {}
+    for d_in in d_ins:
+        d = Fraction(d_in)
+        best = (-1, None, None)
+        for x, q, c in xs:
+            for end, rnd in ((q + d, float_at_most), (q - d, float_at_least)):
+                if abs(end) <= big:
+                    y = rnd(end)
+                    steps = abs(c - model.round_input(y))
+                    if steps > best[0]:
+                        best = (steps, x, y)
+        out[d_in] = best
+    return out
+
+
+def _pow2_txt(q: Fraction) -> str:
+    """``2**e`` for a power of two (the lattice's values), else the usual exact text."""
+    if q > 0 and q.numerator & (q.numerator - 1) == 0 and q.denominator & (q.denominator - 1) == 0:
+        return f"2**{q.numerator.bit_length() - q.denominator.bit_length()}"
+    return _txt(q)
+
+
+def _float_cases(kind: str):
+    """Each setting of the grid: OpenDP's claim, the exact loss of the worst pair found, and
+    whether the claim equals the formula read from OpenDP's source."""
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_opendp import MIN_K
+    from exactdp.numeric.rounding import float_at_least
+    dp = od.load()
+    make = dp.m.make_laplace if kind == "laplace" else dp.m.make_gaussian
+    rows = []
+    for k in _FLOAT_KS:
+        kk = MIN_K if k is None else k
+        pairs = _float_worst_pairs(kk, _FLOAT_D_INS)
+        K = Fraction(2) ** kk
+        for scale in _FLOAT_SCALES:
+            m = od.run(f"make_{kind}", make, dp.atom_domain(T=float, nan=False),
+                       dp.absolute_distance(T=float), scale=scale, k=k)
+            sc = od.exact(scale)
+            for d_in in _FLOAT_D_INS:
+                claim = od.claim_map(m, d_in)
+                steps, x, y = pairs[d_in]
+                charged = (Fraction(d_in) + K - Fraction(2) ** MIN_K) / sc
+                moved = steps * K / sc                   # |c - c'| / (scale * 2**-k)
+                truth = moved if kind == "laplace" else moved ** 2 / 2
+                formula = float_at_least(charged if kind == "laplace" else charged ** 2 / 2)
+                rows.append(dict(k=k, scale=scale, d_in=d_in, claim=claim, truth=truth, x=x,
+                                 x_prime=y, steps=steps, used=steps * K - Fraction(d_in),
+                                 allowance=K - Fraction(2) ** MIN_K,
+                                 formula=od.exact(formula) == claim))
+    return rows
+
+
+def _float_draws_match(kind: str) -> tuple[bool, str]:
+    """A consistency check of the model against OpenDP's own draws (not evidence), where
+    runs of integers collapse onto one float: every output is one the model can release,
+    and each float's frequency is within Hoeffding's t of its modelled probability (a
+    false alarm has probability below 1e-9)."""
+    from collections import Counter
+
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_opendp import FloatDiscreteGaussian, FloatDiscreteLaplace
+    dp = od.load()
+    k, scale, x = _FLOAT_DRAW_SETTING
+    make = dp.m.make_laplace if kind == "laplace" else dp.m.make_gaussian
+    m = od.run(f"make_{kind}", make, dp.atom_domain(T=float, nan=False),
+               dp.absolute_distance(T=float), scale=scale, k=k)
+    model = (FloatDiscreteLaplace if kind == "laplace" else FloatDiscreteGaussian)(k, od.exact(scale))
+    seen = Counter(od.run(f"make_{kind}", m, x) for _ in range(_FLOAT_DRAWS))
+    outside = sorted(y for y in seen if model.preimage(y) is None)
+    c = model.round_input(x)
+    window = sorted({model.output(n) for n in range(c - 40, c + 41)})
+    probs = {}
+    for y in window:
+        if kind == "laplace":
+            num, den = model.mass(x, y)
+            lo = hi = float(num.to_sympy().evalf(30) / den.to_sympy().evalf(30))
+        else:
+            lo, hi = map(float, model.mass_enclosure(x, y))
+        probs[y] = (lo, hi)
+    t = math.sqrt(math.log(2 * len(window) / 1e-9) / (2 * _FLOAT_DRAWS))
+    worst = max(max(seen[y] / _FLOAT_DRAWS - hi, lo - seen[y] / _FLOAT_DRAWS, 0.0)
+                for y, (lo, hi) in probs.items())
+    collapsed = sum(1 for y in window if model.preimage(y)[1] > model.preimage(y)[0])
+    return (not outside and worst <= t,
+            f"{_FLOAT_DRAWS} draws of OpenDP at k = {k}, scale = {scale!r}, x = 2**51 (= "
+            f"2**(53 + k): {collapsed} of the {len(window)} floats nearest x take several "
+            f"integers, ties to even): largest frequency gap {worst:.4f} (tolerance {t:.4f})"
+            f"{'; outputs the model cannot release: ' + str(outside) if outside else ''}")
+
+
+def _float_noise(kind: str) -> Finding:
+    from exactdp.adapters import opendp as od
+    with od.features("contrib") as flipped:
+        rows = _float_cases(kind)
+        ok, draws = _float_draws_match(kind)
+    note = _join(f"{_FLOAT_SOURCE_NOTE}; consistency check, not evidence: {draws}",
+                 od.toggles_note(flipped))
+    if not ok:
+        return Finding(f"{len(rows)} settings", "unknown", Verdict.UNDECIDED, evidence=None,
+                       note=_join("OpenDP's draws disagree with exactdp's model of its sampler: "
+                                  "no verdict", note))
+    verdicts, witness, replay = [], None, None
+    for r in rows:
+        if kind == "laplace":
+            v = _judge(r["claim"], r["truth"])
+        else:   # the integer rho bounds the float one from above, strictly when c != c'
+            v = Verdict.HOLDS if r["truth"] <= r["claim"] else Verdict.UNDECIDED
+        verdicts.append(v)
+        if v is Verdict.VIOLATED and witness is None:
+            witness = {"x": repr(r["x"]), "x_prime": repr(r["x_prime"]), "k": r["k"],
+                       "scale": r["scale"], "d_in": repr(r["d_in"]), "claim": str(r["claim"])}
+    verdict = _worst(verdicts)
+    if witness is not None:
+        # the claim is OpenDP's own map on the witness setting, read again
+        r = next(r for r, v in zip(rows, verdicts) if v is Verdict.VIOLATED)
+        dp = od.load()
+        with od.features("contrib"):
+            make = dp.m.make_laplace if kind == "laplace" else dp.m.make_gaussian
+            m = od.run(f"make_{kind}", make, dp.atom_domain(T=float, nan=False),
+                       dp.absolute_distance(T=float), scale=r["scale"], k=r["k"])
+            replay = Replay.of(od.claim_map(m, r["d_in"]) == r["claim"])
+    closest = max(rows, key=lambda r: r["truth"] / r["claim"])
+    tight = sum(r["truth"] == r["claim"] for r in rows)
+    full = max((r for r in rows if r["allowance"]), key=lambda r: r["used"] / r["allowance"])
+    what = "epsilon" if kind == "laplace" else "rho"
+
+    def k_text(k):
+        return "None (-1074)" if k is None else str(k)
+
+    def setting(r):
+        return f"k={k_text(r['k'])}, scale={r['scale']!r}, d_in={r['d_in']!r}"
+    mismatch = [setting(r) for r in rows if not r["formula"]]
+    truth_word = "=" if kind == "laplace" else "<="
+    truth = (f"every setting: {what} {truth_word} "
+             + ("|c - c'| / (scale 2**-k)" if kind == "laplace" else "(|c - c'| / (scale 2**-k))**2 / 2")
+             + f" of the worst pair found, c = x rounded to a multiple of 2**k, at most the claim; "
+             f"closest: {setting(closest)}: {_pow2_txt(closest['truth'])} against {_pow2_txt(closest['claim'])} "
+             f"(x={closest['x']!r}, x'={closest['x_prime']!r}); "
+             + (f"{tight} of {len(rows)} settings tight; " if kind == "laplace" else "")
+             + f"rounding added {_pow2_txt(full['used'])}, {float(full['used'] / full['allowance']):.4g} of "
+             f"OpenDP's allowance 2**k - 2**-1074, at "
+             f"{setting(full)}, x={full['x']!r}, x'={full['x_prime']!r}")
+    scope = (f"make_{kind}(atom_domain(T=float, nan=False), absolute_distance(T=float), scale, k) "
+             f"for k in {', '.join(k_text(k) for k in _FLOAT_KS)}; scale in "
+             f"{', '.join(map(repr, _FLOAT_SCALES))}; d_in in 2**-1074, 0.5, 1.0, 3.0; pairs of "
+             f"inputs at most d_in apart among the ties (i + 1/2) 2**k near 0 and below "
+             f"2**(52 + k), 2**(53 + k), subnormals and the largest floats (two float "
+             f"neighbours each), and each with the floats nearest x +- d_in; the float output "
+             f"is a function of the noisy integer, so its {what} is at most the discrete "
+             f"one between the rounded inputs"
+             + (", and equal to it (a float whose integers all lie beyond both inputs has "
+                "their likelihood ratio)" if kind == "laplace" else
+                " (strictly below: far integers share floats)"))
+    if mismatch:
+        note = _join(f"OpenDP's map differs from the formula read from its source in "
+                     f"{len(mismatch)} settings ({'; '.join(mismatch[:3])})", note)
+    claim = (f"{len(rows)} settings; map(d_in) = inf_cast("
+             + ("(d_in + 2**k - 2**-1074) / scale" if kind == "laplace"
+                else "((d_in + 2**k - 2**-1074) / scale)**2 / 2")
+             + f"){'' if mismatch else ' in every setting'}")
+    return Finding(claim, truth, verdict, witness, replay,
+                   evidence=Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID,
+                   scope=scope, note=note)
+
+
 # -- noisy max: which sampler, and its exact divergences -----------------------------------------
 
 _IDENTIFY_DRAWS = 10_000
@@ -1206,6 +1425,20 @@ def audits() -> list[Audit]:
           "recip(scale) rounds up", _geometric_recip_rounding, versions=">=0.12",
           source=_DOCS.replace("transformations", "measurements") + "make_geometric.html",
           expect={">=0.16": "undecided"}),
+        A("opendp/laplace/float", lib,
+          "make_laplace(atom_domain(T=float), AbsoluteDistance<f64>, scale, k) on a grid of k, scale and d_in",
+          "privacy map d_in -> (d_in + 2**k - 2**-1074) / scale bounds the pure epsilon of the "
+          "float outputs (input rounded to a multiple of 2**k, exact discrete Laplace, output "
+          "rounded to a float)", lambda: _float_noise("laplace"), versions=">=0.14.2",
+          source=_DOCS.replace("transformations", "measurements") + "make_laplace.html",
+          expect={">=0.16": "holds-on-grid"}),
+        A("opendp/gaussian/float", lib,
+          "make_gaussian(atom_domain(T=float), AbsoluteDistance<f64>, scale, k) on a grid of k, scale and d_in",
+          "privacy map d_in -> ((d_in + 2**k - 2**-1074) / scale)**2 / 2 bounds the zCDP rho of "
+          "the float outputs (input rounded to a multiple of 2**k, exact discrete Gaussian, "
+          "output rounded to a float)", lambda: _float_noise("gaussian"), versions=">=0.14.2",
+          source=_DOCS.replace("transformations", "measurements") + "make_gaussian.html",
+          expect={">=0.16": "holds-on-grid"}),
         A("opendp/composition/laplace", lib,
           "make_composition([make_laplace(scale=1.7), make_laplace(scale=0.7)]) on one integer",
           "privacy map 1 -> 1/1.7 + 1/0.7 (pure DP)", _composition, versions=">=0.14"),
