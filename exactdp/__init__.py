@@ -6,8 +6,7 @@ Fraction(2, 1)
 """
 
 from exactdp._lazy import exports_of, lazy_exports
-
-__version__ = "0.1.0.dev0"
+from exactdp._version import __version__
 
 _EXPORTS = exports_of({
     "exactdp.checkers.results": ("ClaimResult", "Scope", "SensitivityResult", "Verdict", "Witness"),

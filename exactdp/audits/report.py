@@ -50,7 +50,7 @@ _KEEP = 4000  # characters of one witness value shown in Markdown / HTML (JSON k
 
 
 def _exactdp_version() -> str:
-    from exactdp import __version__
+    from exactdp._version import __version__
 
     return __version__
 
