@@ -1,0 +1,148 @@
+"""The Opacus suite and adapter (``exactdp audit opacus``).
+
+Opacus needs torch, so it lives in an environment of its own (``.ci/opacus``,
+``docs/opacus-environment.md``). The tests at the top run everywhere (the adapter's argument
+checks, the suite listed without the library, the CLI's exit 2 naming the extra); the tests
+that run the library skip, giving the reason, where it is absent (numbers and verdicts pinned
+on Opacus 1.6.0). The certified enclosures are the dp_accounting suite's (cached there).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from exactdp.adapters import opacus as A
+from exactdp.audits import runner
+from exactdp.audits import suite_opacus as S
+from exactdp.errors import InvalidArgument, MissingDependency
+
+ROOT = Path(__file__).resolve().parents[2]
+HAS_OPACUS = importlib.util.find_spec("opacus") is not None
+SKIP_REASON = ("Opacus is not installed: it needs torch, so it has its own environment "
+               "(.ci/opacus, docs/opacus-environment.md)")
+needs_opacus = pytest.mark.skipif(not HAS_OPACUS, reason=SKIP_REASON)
+ON_160 = HAS_OPACUS and metadata.version("opacus") == "1.6.0"
+needs_160 = pytest.mark.skipif(not ON_160, reason=SKIP_REASON if not HAS_OPACUS
+                               else "numbers and verdicts pinned on Opacus 1.6.0")
+
+DPSGD = {"q": 0.01, "sigma": 1.0}
+
+
+# --- everywhere ---------------------------------------------------------------------------
+
+BAD_ADAPTER_CALLS = [
+    (lambda: A.rdp_epsilon({"q": 0.01}, 10, 1e-5), "expected exactly q"),
+    (lambda: A.rdp_epsilon({"q": 0.01, "sigma": 1}, 10, 1e-5), "sigma=1 is not a float"),
+    (lambda: A.prv_epsilon({"q": 1.5, "sigma": 1.0}, 10, 1e-5), r"q=1.5 is outside \(0, 1\]"),
+    (lambda: A.gdp_epsilon({"q": 0.01, "sigma": -1.0}, 10, 1e-5), "sigma=-1.0 is not positive"),
+    (lambda: A.rdp_epsilon(DPSGD, 0, 1e-5), "k=0 is not a whole number"),
+    (lambda: A.rdp_epsilon(DPSGD, True, 1e-5), "k=True is not a whole number"),
+    (lambda: A.epsilon("moments", DPSGD, 10, 1e-5), "accountant='moments': expected one of rdp, prv, gdp"),
+    (lambda: A.exact(False), "is a bool"),
+    (lambda: A.exact(float("nan")), "is NaN"),
+]
+
+
+@pytest.mark.parametrize("call, message", BAD_ADAPTER_CALLS)
+def test_adapter_refuses_bad_arguments(call, message):
+    with pytest.raises(InvalidArgument, match=message):
+        call()
+
+
+def test_exact_reads_the_float_exactly():
+    assert A.exact(0.1) == Fraction(3602879701896397, 36028797018963968)
+    assert A.exact(float("inf")) == float("inf")
+
+
+def test_missing_library_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "opacus", None)
+    monkeypatch.setitem(sys.modules, "opacus.accountants", None)
+    with pytest.raises(MissingDependency, match=r"it needs torch.*pip install 'exactdp\[opacus\]'") as info:
+        A.require()
+    assert (info.value.library, info.value.extra) == ("opacus", "opacus")
+
+
+def test_suite_is_registered_and_lists_without_the_library():
+    assert runner.SUITES["opacus"] == "exactdp.audits.suite_opacus"
+    audits = runner.suite("opacus")
+    assert [a.id for a in audits] == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd"]
+    assert {a.versions for a in audits} == {">=1.4"} and not any(a.corpus for a in audits)
+    assert runner.checked_on("opacus") == ("1.6.0",) and runner.distribution("opacus") == "opacus"
+    assert [p.label for p in S.GRID][0] == "q=0.01 sigma=1.0 k=1000 delta=1e-06"
+    assert all(a.expected("1.6.0") == "holds-on-grid" for a in audits)
+
+
+_HIDE = textwrap.dedent("""
+    import importlib.metadata as md, sys
+    _real = md.version
+    def _version(name):
+        if name.lower() == "opacus":
+            raise md.PackageNotFoundError(name)
+        return _real(name)
+    md.version = _version
+    sys.modules["opacus"] = None
+""")
+
+
+def test_audit_without_opacus_exits_2_naming_the_extra():
+    code = _HIDE + textwrap.dedent("""
+        from exactdp.cli import main
+        sys.exit(main(["audit", "opacus"]))
+    """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                          timeout=120, env=env, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "exactdp: error: opacus is not installed: install it with pip install 'exactdp[opacus]'"]
+
+
+# --- with Opacus --------------------------------------------------------------------------
+
+@needs_160
+def test_headline_numbers_read_exactly():
+    """q = 0.01, sigma = 1, k = 1000, delta = 1e-6: RDP 2.4367, PRV 2.1346 (upper bounds), GDP 1.8357
+    (the CLT approximation, 0.29 below the certified truth [2.1238, 2.1251])."""
+    got = {acc: A.epsilon(acc, DPSGD, 1000, 1e-6) for acc in A.ACCOUNTANTS}
+    assert got == {"rdp": Fraction(2.436693803022139), "prv": Fraction(2.1346440609594017),
+                   "gdp": Fraction(1.835708340984886)}
+    from exactdp.audits import suite_dp_accounting as G
+
+    enc = G.certified(S.GRID[0], G.SUBSAMPLED_WIDTH)
+    assert got["gdp"] < enc.epsilon_lower <= enc.epsilon_upper < got["prv"] < got["rdp"]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {r.id: r for r in runner.run_audits("opacus")}
+
+
+@needs_160
+def test_every_verdict_on_160(results):
+    assert list(results) == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd"]
+    for r in results.values():
+        assert r.verdict == "holds-on-grid" == r.expected, r.id
+        assert r.evidence == "bit-exact-grid" and r.version == "1.6.0" and r.library == "opacus"
+
+
+@needs_160
+def test_tables_report_each_error_and_gdp_beside(results):
+    rdp = results["opacus/rdp/dp-sgd"].note
+    assert ("q=0.00390625 sigma=0.8 k=100 delta=1e-06: 1.8925518549614133 vs [1.0080757141113281, "
+            "1.0087013244628907]: HOLDS, number - upper end = +0.884 (+0.876 relative)") in rdp
+    prv = results["opacus/prv/dp-sgd"]
+    assert ("q=0.01 sigma=1.0 k=1000 delta=1e-06: 2.1346440609594017 vs [2.12384033203125, 2.125030517578125]: "
+            "HOLDS, number - upper end = +0.00961 (+0.00452 relative); beside, GDP (CLT approximation, not "
+            "judged) 1.835708340984886: number - upper end = -0.289 (-0.136 relative)") in prv.note
+    # GDP 70% below the truth at q = 2^-8, sigma = 0.8, k = 100: reported, never a verdict
+    assert "beside, GDP (CLT approximation, not judged) 0.29535798254103546: number - upper end = -0.713" in prv.note
+    assert "remove direction of add/remove" in prv.scope and "GaussianAccountant()" in prv.scope
