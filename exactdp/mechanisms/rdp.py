@@ -569,6 +569,9 @@ def rdp(mechanisms, k: int = 1, *, params: dict | None = None, orders=None, max_
     k = _check_k(k, max_k)
     alphas = DEFAULT_ORDERS if orders is None else parse_orders(orders)
     if max_order is not None:
+        if isinstance(max_order, bool) or not isinstance(max_order, int) or max_order < 2:
+            raise InvalidArgument(f"max_order={max_order!r} is not a whole number >= 2 (or None: no limit); "
+                                  f"it is the largest Renyi order accepted, e.g. {DEFAULT_MAX_ORDER}")
         refuse_above(int(math.ceil(alphas[-1])), max_order, what="is the largest Renyi order asked",
                      option="max_order", hint="pass smaller orders")
     for a in alphas:

@@ -352,6 +352,8 @@ BAD = [
     (dict(mechanisms="gaussian", params={"sigma": 1}, orders=[2], k=0), InvalidArgument, "k=0 is not at least 1"),
     (dict(mechanisms="gaussian", params={"sigma": 1}, orders=[2], k=10**8), TooLarge, "max_k"),
     (dict(mechanisms=[], orders=[2]), InvalidArgument, "mechanisms=[] is empty"),
+    (dict(mechanisms="gaussian", params={"sigma": 1}, orders=[2], max_order=-5), InvalidArgument,
+     "max_order=-5 is not a whole number >= 2"),
 ]
 
 
