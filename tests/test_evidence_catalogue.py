@@ -23,7 +23,7 @@ from exactdp.symbolic import entries_seed000
 from exactdp.symbolic.catalogue import Entry, Truth, check_entry, describe_grid
 from exactdp.symbolic.symbols import L, U, d_in
 
-catalogue_module = importlib.import_module("exactdp.symbolic.catalogue")  # the name is also a function
+entry_module = importlib.import_module("exactdp.symbolic.entry")  # where check_entry compares
 
 S000 = {e.id: e for e in entries_seed000.entries()}
 
@@ -108,7 +108,7 @@ def test_undecided_stays_undecided_and_fails(monkeypatch):
     def undecided(a, b):
         raise Undecided("cannot tell")
 
-    monkeypatch.setattr(catalogue_module, "compare", undecided)
+    monkeypatch.setattr(entry_module, "compare", undecided)
     check = check_entry(_entry(U - L, d_in * sympy.Max(abs(L), abs(U))))
     assert (check.published_verdict, check.derived_verdict) == (Verdict.UNDECIDED, Verdict.UNDECIDED)
     assert (check.published_tight, check.derived_tight, check.ok) == (False, False, False)
@@ -120,7 +120,7 @@ def test_the_summary_counts_words_in_verdict_counts_order(monkeypatch):
     checks = [check_entry(S000[i]) for i in ("s000/clipped-sum/add-remove", "s000/clipped-sum/substitute",
                                                "s000/clip-sweep/sequential-composition")]
     checks.append(check_entry(_entry(None, d_in * sympy.Max(abs(L), abs(U)))))
-    monkeypatch.setattr(catalogue_module, "compare", lambda a, b: (_ for _ in ()).throw(Undecided("x")))
+    monkeypatch.setattr(entry_module, "compare", lambda a, b: (_ for _ in ()).throw(Undecided("x")))
     checks.append(check_entry(_entry(U - L, d_in * sympy.Max(abs(L), abs(U)))))
     assert summary(checks) == (
         "5 catalogue entries re-checked (29 parameter bindings; evidence: bit-exact-grid); "

@@ -27,7 +27,7 @@ from exactdp.relational.worst import (
     TablePair, id_worst_case, neighbour_pairs, private_join_worst_case, truncation_worst_case,
     worst_case,
 )
-from exactdp.symbolic.catalogue import Entry, Truth
+from exactdp.symbolic.entry import Entry, Truth
 from exactdp.symbolic.symbols import L, U
 from exactdp.symbolic.symbols import MEANINGS as _CANONICAL
 

@@ -33,7 +33,7 @@ from exactdp.checkers.sensitivity import sensitivity
 from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.queries import clipped, count, sum_, user_query
 from exactdp.spaces import ChangeDistance, ExactSet, IntegerRange, Multisets, SymmetricDistance
-from exactdp.symbolic.catalogue import Entry, Truth
+from exactdp.symbolic.entry import Entry, Truth
 from exactdp.symbolic.constructors import make_change_to_symmetric, make_clamp, make_count, make_sum
 from exactdp.symbolic.entries_seed002 import (
     additive_vector, count_vector, engine_truth, meanings, scalar_times_count,

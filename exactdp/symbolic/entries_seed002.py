@@ -31,7 +31,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import to_exact
 from exactdp.queries import Query, clipped, count, histogram, mean, sum_, variance
 from exactdp.spaces import ChangeDistance, ExactSet, IntegerRange, Multisets, SymmetricDistance
-from exactdp.symbolic.catalogue import Entry, Truth
+from exactdp.symbolic.entry import Entry, Truth
 from exactdp.symbolic.constructors import (
     make_change_to_symmetric, make_clamp, make_count, make_histogram, make_laplace, make_mean,
     make_quantile_score, make_sum, make_symmetric_to_change, make_variance, make_vector_sum,

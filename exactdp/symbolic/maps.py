@@ -543,7 +543,7 @@ class Transformation(_Map):
         attaining pair, scope). Records that the engine sees as labels (histogram bin
         sets, vector rows) are shown decoded in the witness."""
         from exactdp.checkers.sensitivity import sensitivity
-        from exactdp.symbolic.catalogue import Truth
+        from exactdp.symbolic.entry import Truth
 
         binding, (query, space, metric, options), decode = self._built(params)
         truth = Truth.from_result(sensitivity(query, space, metric, binding["d_in"], **options))
