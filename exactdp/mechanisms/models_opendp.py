@@ -254,7 +254,7 @@ class _FloatLattice:
         nearest, ties to even, beyond the largest float ``+-inf``."""
         q = n * _two_to(self.k)
         if abs(q) >= _OVERFLOW:
-            return math.copysign(math.inf, q)
+            return math.inf if q > 0 else -math.inf
         return float(q)   # int / int in CPython: correctly rounded, ties to even
 
     def preimage(self, y: float) -> tuple[int | None, int | None] | None:
@@ -345,9 +345,10 @@ class FloatDiscreteGaussian(_FloatLattice):
     def mass_enclosure(self, x: float, y: float, prec: int = 64) -> tuple[Fraction, Fraction] | None:
         """Exact ``(lo, hi)`` around ``P(output = y)`` for input ``x`` (``None`` when
         ``y`` is not an output). ``P(n) = exp(-(n-c)**2/(2 s**2)) / Z``; ``Z`` is enclosed
-        by Poisson summation, ``s sqrt(2 pi) <= Z <= s sqrt(2 pi) (1 + 2r/(1-r))`` with
-        ``r = exp(-2 pi**2 s**2)``; a run of up to 64 integers is summed term by term, a
-        longer one between its integrals ``int_a^(b+1) <= sum <= f(a) + int_a^b``."""
+        by Poisson summation, ``Z = s sqrt(2 pi) (1 + 2 sum_j r**(j**2))`` with
+        ``r = exp(-2 pi**2 s**2)`` and ``r <= sum_j r**(j**2) <= r/(1-r)``; a run of up to
+        64 integers is summed term by term, a longer one between its integrals
+        ``int_a^(b+1) <= sum <= f(a) + int_a^b``."""
         from exactdp.numeric.intervals import enclose, erfc, exact_interval, interval_to_fractions
 
         ab = self._offsets(x, y)
@@ -360,7 +361,7 @@ class FloatDiscreteGaussian(_FloatLattice):
             pi = iv.pi
             r = iv.exp(-2 * pi ** 2 * S ** 2)
             root = S * iv.sqrt(2 * pi)
-            Z = root * iv.mpf([1, 1]) + root * 2 * r / (1 - r) * iv.mpf([0, 1])
+            Z = root * (1 + 2 * r + 2 * r * r / (1 - r) * iv.mpf([0, 1]))   # sum_j r^(j^2) in [r, r/(1-r)]
 
             def f(m):
                 return iv.exp(-exact_interval(Fraction(m * m)) / (2 * S ** 2))
