@@ -149,7 +149,8 @@ def _edits() -> StatementResult:
 
 
 def _bounded_count() -> StatementResult:
-    from exactdp import ChangeDistance, SubMultisets, sensitivity
+    from exactdp.checkers.sensitivity import sensitivity
+    from exactdp.spaces import ChangeDistance, SubMultisets
     from exactdp.checkers.builtin import seed003_tables
     from exactdp.queries import count
 
@@ -178,7 +179,9 @@ def _list(values) -> str:
 
 
 def _group_privacy():
-    from exactdp import IntegerRange, Multisets, check_mechanism, make_mechanism
+    from exactdp.checkers.privacy import check_mechanism
+    from exactdp.mechanisms.mechanism import make_mechanism
+    from exactdp.spaces import IntegerRange, Multisets
 
     # the definition at Hamming distance k = 2: Laplace(1/eps) count, eps = 1, claim k * eps
     return check_mechanism(make_mechanism("laplace", scale=1), "count",
