@@ -24,7 +24,7 @@ CELL = re.compile(r"^```\{code-cell\} ipython3\n(.*?)^```$", re.S | re.M)
 NOTEBOOKS = sorted(p for p in DOCS.glob("*.md")  # MyST notebooks, not plain pages such as tumult-environment.md
                    if p.read_text(encoding="utf-8").startswith("---\njupytext:"))
 
-REQUIRES = {"audit-libraries.md": ("opendp", "diffprivlib")}
+REQUIRES = {"audit-libraries.md": ("opendp", "diffprivlib"), "accounting-dpsgd.md": ("matplotlib",)}
 """Notebooks that run only with optional libraries (the test is skipped, naming them)."""
 
 
@@ -217,6 +217,25 @@ def check_audit(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert all(r.version == ns["installed"][r.library] for r in results)
 
 
+def check_accounting_dpsgd(out: str, ns: dict, shown: list, figures: Path) -> None:
+    band = ns["band"]
+    assert list(band) == [100, 1000, 10_000] and all(r.width_met for r in band.values())
+    for line in ("k=   100: epsilon in [0.95068, 0.95874]", "k=  1000: epsilon in [2.11791, 2.12872]",
+                 "k= 10000: epsilon in [6.87256, 6.92325]"):
+        assert line in out
+    assert (figures / "accounting-dpsgd.png").is_file()
+    others = ns["others"]
+    if importlib.util.find_spec("dp_accounting") is not None:
+        assert others["dp_accounting RDP"][1000] == 2.4366938030221523 and "2.4367 above by 0.308" in out
+        assert all(Fraction(v) > band[k].epsilon_upper for k, v in others["dp_accounting RDP"].items())
+    if importlib.util.find_spec("prv_accountant") is not None:
+        assert all(Fraction(v) > band[k].epsilon_upper for k, v in others["prv_accountant upper (0.1)"].items())
+    if importlib.util.find_spec("opacus") is None:
+        assert "Opacus: not installed; its accountants are skipped" in out and not ns["opacus_installed"]
+    else:  # GDP, Opacus's CLT approximation, lies below the certified band at every k
+        assert all(Fraction(v) < band[k].epsilon_lower for k, v in others["Opacus GDP (approximation)"].items())
+
+
 CHECKS = {
     "explore-catalogue.md": check_explore_catalogue,
     "seed003-global-sensitivity.md": check_seed003,
@@ -227,6 +246,7 @@ CHECKS = {
     "float-sums.md": check_floatsum,
     "privacy-accountant.md": check_privacy,
     "audit-libraries.md": check_audit,
+    "accounting-dpsgd.md": check_accounting_dpsgd,
 }
 
 
