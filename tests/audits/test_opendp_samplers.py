@@ -196,9 +196,9 @@ def float_findings(contrib):
 
 
 @on_016
-def test_float_laplace_audit_holds_on_grid(float_findings):
+def test_float_laplace_audit_holds_on_ideal_noise(float_findings):
     f = float_findings["laplace"]
-    assert (f.verdict, f.evidence, f.replay, f.witness) == (Verdict.HOLDS_ON_GRID, Evidence.BIT_EXACT_GRID, None, None)
+    assert (f.verdict, f.evidence, f.replay, f.witness) == (Verdict.HOLDS_IDEAL_NOISE, Evidence.IDEAL_NOISE, None, None)
     assert f.claim == "56 settings; map(d_in) = inf_cast((d_in + 2**k - 2**-1074) / scale) in every setting"
     assert "6 of 56 settings tight" in f.truth
     assert ("rounding added 2**-1074, 1 of OpenDP's allowance 2**k - 2**-1074, at k=-1073, scale=1.0, "
@@ -208,9 +208,9 @@ def test_float_laplace_audit_holds_on_grid(float_findings):
 
 
 @on_016
-def test_float_gaussian_audit_holds_on_grid(float_findings):
+def test_float_gaussian_audit_holds_on_ideal_noise(float_findings):
     f = float_findings["gaussian"]
-    assert (f.verdict, f.evidence, f.replay) == (Verdict.HOLDS_ON_GRID, Evidence.BIT_EXACT_GRID, None)
+    assert (f.verdict, f.evidence, f.replay) == (Verdict.HOLDS_IDEAL_NOISE, Evidence.IDEAL_NOISE, None)
     assert f.claim.startswith("56 settings; map(d_in) = inf_cast(((d_in + 2**k - 2**-1074) / scale)**2 / 2)")
     assert "rho <= (|c - c'| / (scale 2**-k))**2 / 2" in f.truth and "tight" not in f.truth.split("; rounding")[0]
     assert "strictly below: far integers share floats" in f.scope
@@ -224,4 +224,4 @@ def test_float_audits_skip_before_the_sampler_fix():
     for audit_id in ("opendp/laplace/float", "opendp/gaussian/float"):
         assert audits[audit_id].versions == ">=0.14.2"
         assert not version_applies("0.14.1", audits[audit_id].versions)
-        assert audits[audit_id].expected("0.16.0") == "holds-on-grid"
+        assert audits[audit_id].expected("0.16.0") == "holds-ideal-noise"
