@@ -3,11 +3,12 @@
 The layer order is written once, in the ``layers`` block of DESIGN.md at the repository's
 root; this test reads that block and every module under ``exactdp/`` with ``ast`` (no
 module is imported). An import is any ``import``/``from ... import`` statement, at module
-level or inside a function or class (``TYPE_CHECKING`` blocks too), and any string
-constant that names a module of the package exactly (lazy-export tables, lists of suites
-loaded by name) and any string passed to ``importlib.import_module``/``__import__``. A
-string naming a *package* counts only in such a call: ``"exactdp"`` or ``"exactdp.audits"``
-elsewhere is a label (a program name, an entry-point group).
+level or inside a function or class (``TYPE_CHECKING`` blocks too); any string passed to
+``importlib.import_module``/``__import__``; and any other string constant that names a
+module of the package exactly (lazy-export tables, lists of suites loaded by name). A string
+naming a *package* counts only in an import call: ``"exactdp"`` or ``"exactdp.audits"``
+elsewhere is a label (a program name, an entry-point group). A module that does not exist
+counts as its nearest existing package (importing it would run that package first).
 """
 
 from __future__ import annotations
