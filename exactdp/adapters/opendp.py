@@ -31,6 +31,7 @@ Metrics, as exactdp enumerates them:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ __all__ = [
     "claim_map", "claim_epsilon", "run", "multiset_neighbours", "sized_neighbours",
     "ordered_neighbours", "sequence_pairs", "l1_neighbours", "Stability", "enumerate_stability",
     "replay_pair", "sum_model_matches", "ssd_model", "variance_model", "mean_model", "b_ary_tree_model",
+    "pairwise_one_change", "ssd_one_change", "variance_one_change", "popoviciu_upper",
     "absolute", "linf", "l1", "multiset_distance", "change_one_distance", "hamming",
     "insert_delete",
 ]
@@ -389,23 +391,90 @@ def variance_model(x: Sequence[float], bounds: tuple[float, float], ddof: int = 
     >>> variance_model([1.0, 2.0, 3.0], (0.0, 4.0))
     1.0
     """
-    import math
-
-    from exactdp.numeric.exact import from_float
-    from exactdp.numeric.rounding import float_at_least
     values = [float(v) for v in x]
     n = len(values)
+    _check_ddof(ddof, n)
+    return _scaled_variance(ssd_model(values, "opendp-pairwise"), bounds, n, ddof)
+
+
+def _check_ddof(ddof, n: int) -> None:
     if isinstance(ddof, bool) or not isinstance(ddof, int) or not 0 <= ddof < n:
         raise InvalidArgument(f"ddof={ddof!r} with n={n}: expected an integer with 0 <= ddof < n "
                               f"(OpenDP refuses size - ddof <= 0)")
+
+
+@functools.lru_cache(maxsize=256)
+def popoviciu_upper(bounds: tuple[float, float], n: int) -> float:
+    """OpenDP's bound on the sum of squared deviations of ``n`` values in ``bounds``:
+    ``(U - L)**2 / 4 * n``, each of its four steps rounded up (``inf_sub``, ``inf_powi``,
+    ``inf_div``, ``inf_mul``)."""
+    from exactdp.numeric.exact import from_float
+    from exactdp.numeric.rounding import float_at_least
     lo, hi = from_float(bounds[0]), from_float(bounds[1])
     width = float_at_least(hi - lo)
     square = float_at_least(from_float(width) ** 2)
     quarter = float_at_least(from_float(square) / 4)
-    upper = float_at_least(from_float(quarter) * n)
-    ssd = min(max(ssd_model(values, "opendp-pairwise"), 0.0), upper)
+    return float_at_least(from_float(quarter) * n)
+
+
+def _scaled_variance(ssd: float, bounds: tuple[float, float], n: int, ddof: int) -> float:
+    import math
+    ssd = min(max(ssd, 0.0), popoviciu_upper(bounds, n))
     out = ssd * (1.0 / (n - ddof))
     return math.copysign(1.7976931348623157e308, out) if math.isinf(out) else out
+
+
+def pairwise_one_change(first: float, rest: float, n: int) -> float:
+    """OpenDP's ``Pairwise<f64>`` sum of ``[first] + [rest] * (n - 1)`` in ``O(log n)`` float
+    additions: the same additions as ``float_sum_float(..., "opendp-pairwise")`` (the sum of
+    ``m`` copies of ``rest`` depends only on ``m``, and ``first`` only meets the left spine of
+    the split), so the same float.
+
+    >>> from exactdp.numeric.floatsum import float_sum_float
+    >>> pairwise_one_change(1.0, 2.0**-53, 3) == float_sum_float([1.0, 2.0**-53, 2.0**-53], "opendp-pairwise")
+    True
+    """
+    import math
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidArgument(f"n={n!r}: expected a positive integer (the dataset's size)")
+    first, rest = float(first), float(rest)
+    copies = {1: rest}
+
+    def repeated(m: int) -> float:          # the Pairwise sum of m copies of rest
+        s = copies.get(m)
+        if s is None:
+            s = copies[m] = repeated(m // 2) + repeated(m - m // 2)
+        return s
+
+    def spine(m: int) -> float:             # the Pairwise sum of [first] + [rest] * (m - 1)
+        return first if m == 1 else spine(m // 2) + repeated(m - m // 2)
+
+    out = spine(n)
+    if not math.isfinite(out):
+        from exactdp.numeric.floatformat import FloatOverflow
+        raise FloatOverflow(f"the Pairwise<f64> sum of {n} values overflowed float64 ({out!r})")
+    return out
+
+
+def ssd_one_change(first: float, rest: float, n: int) -> float:
+    """:func:`ssd_model` of ``[first] + [rest] * (n - 1)`` (``Pairwise<f64>``) in ``O(log n)``.
+
+    >>> ssd_one_change(3.0, 1.0, 3) == ssd_model([3.0, 1.0, 1.0])
+    True
+    """
+    mean = pairwise_one_change(first, rest, n) / n
+    return pairwise_one_change((first - mean) * (first - mean), (rest - mean) * (rest - mean), n)
+
+
+def variance_one_change(first: float, rest: float, n: int, bounds: tuple[float, float], ddof: int = 1) -> float:
+    """:func:`variance_model` of ``[first] + [rest] * (n - 1)`` in ``O(log n)`` (the datasets
+    of a severity scan: one value repeated, one record changed, up to ``n = 2**20`` and beyond).
+
+    >>> variance_one_change(3.0, 1.0, 3, (0.0, 4.0)) == variance_model([3.0, 1.0, 1.0], (0.0, 4.0))
+    True
+    """
+    _check_ddof(ddof, n)
+    return _scaled_variance(ssd_one_change(first, rest, n), bounds, n, ddof)
 
 
 def b_ary_tree_model(values: Sequence[int], T: str, leaf_count: int, branching_factor: int) -> list[int]:
