@@ -12,7 +12,10 @@ that prints JSON; exactdp runs here.
 DP-SGD cases (issue 17): the Poisson-subsampled Gaussian, add/remove neighbours, q = 0.01,
 sigma = 1, k = 1000 and 10000 (width 1e-3), and q = 2^-8, sigma = 0.8, k = 10^5 (width 1e-2),
 against dp_accounting's PLD (pessimistic and optimistic, intervals 1e-2..1e-4) and RDP, and
-prv_accountant (eps_error 0.01). ``--only DP-SGD`` runs only those.
+prv_accountant (eps_error 0.01), and Opacus's RDP, PRV and GDP accountants where importable
+(Opacus needs torch: give its environment as a second ``--other-python``, e.g.
+``--other-python /tmp/acct/bin/python --other-python /tmp/opacusvenv/bin/python``; each
+interpreter's numbers are merged). ``--only DP-SGD`` runs only those.
 
 Cases (the issue's targets): discrete Laplace P(z) ∝ exp(-0.1|z|) (scale t = 10,
 sensitivity 1) at delta = 1e-6, k = 100, 1000, 10000 (width 1e-9 relative); the discrete
@@ -55,6 +58,11 @@ CASES = [
     {"name": "DP-SGD q=2^-8 sigma=0.8", "mech": "gaussian",
      "params": {"sigma": "0.8", "sampling": "poisson", "rate": "1/256"}, "k": 100000, "delta": "1e-6",
      "width": "1e-2"},
+    # the continuous Laplace mechanism, alone and Poisson-subsampled (issue 17, part 1-2)
+    {"name": "laplace b=10", "mech": "laplace", "params": {"scale": 10}, "k": 100, "delta": "1e-6",
+     "width": "1e-3"},
+    {"name": "subsampled laplace q=0.01 b=1", "mech": "laplace",
+     "params": {"scale": 1, "sampling": "poisson", "rate": "0.01"}, "k": 1000, "delta": "1e-6", "width": "1e-3"},
 ]
 
 
@@ -62,6 +70,8 @@ CASES = [
 
 
 def _other(case: dict) -> dict:
+    if case["mech"] == "laplace":
+        return _other_laplace(case)
     if case["params"].get("sampling") == "poisson":
         return _other_dpsgd(case)
     out: dict = {}
@@ -146,12 +156,86 @@ def _other_dpsgd(case: dict) -> dict:
         out["prv_accountant"] = {"error": f"not installed ({e})"}
     except Exception as e:  # noqa: BLE001  (report whatever it raised)
         out["prv_accountant"] = {"error": f"{type(e).__name__}: {e}"}
+    out.update(_opacus_dpsgd(q, sigma, k, delta))
     return out
 
 
-def _others(case: dict, python: str | None) -> dict:
-    if python is None:
+def _opacus_dpsgd(q: float, sigma: float, k: int, delta: float) -> dict:
+    """Opacus's accountants as its DPOptimizer drives them (one step per training step, then
+    get_epsilon(delta) at their defaults): RDP and PRV (upper bounds), GDP (a CLT approximation)."""
+    import warnings
+
+    out: dict = {}
+    try:
+        from opacus.accountants import create_accountant
+    except ImportError as e:
+        return {"Opacus": {"error": f"not installed ({e})"}}
+    for name in ("rdp", "prv", "gdp"):
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                acc = create_accountant(mechanism=name)
+                for _ in range(k):
+                    acc.step(noise_multiplier=sigma, sample_rate=q)
+                eps = acc.get_epsilon(delta)
+            out[f"Opacus {name.upper()}" + (" (approx.)" if name == "gdp" else "")] = {
+                "epsilon": repr(float(eps)), "seconds": time.perf_counter() - t0}
+        except Exception as e:  # noqa: BLE001  (report whatever it raised)
+            out[f"Opacus {name.upper()}"] = {"error": f"{type(e).__name__}: {e}"}
+    return out
+
+
+def _other_laplace(case: dict) -> dict:
+    """dp_accounting's PLD (pessimistic and optimistic at two intervals) and RDP on the Laplace
+    mechanism, Poisson-subsampled or not, composed k times (prv_accountant has no subsampled
+    Laplace)."""
+    out: dict = {}
+    k, delta = case["k"], float(case["delta"])
+    scale = float(Fraction(str(case["params"]["scale"])))
+    q = float(Fraction(case["params"].get("rate", "1")))
+    try:
+        from dp_accounting import LaplaceDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+        from dp_accounting.pld import privacy_loss_distribution as pld
+        from dp_accounting.rdp import RdpAccountant
+
+        for interval in (1e-3, 1e-4):
+            for pessimistic in (True, False):
+                t0 = time.perf_counter()
+                p = pld.from_laplace_mechanism(scale, sampling_prob=q, pessimistic_estimate=pessimistic,
+                                               value_discretization_interval=interval)
+                eps = p.self_compose(k).get_epsilon_for_delta(delta)
+                key = f"dp_accounting PLD {'pessimistic' if pessimistic else 'optimistic'} {interval:g}"
+                out[key] = {"epsilon": repr(float(eps)), "seconds": time.perf_counter() - t0}
+        t0 = time.perf_counter()
+        event = LaplaceDpEvent(scale) if q == 1 else PoissonSampledDpEvent(q, LaplaceDpEvent(scale))
+        rdp = RdpAccountant()
+        try:
+            rdp.compose(SelfComposedDpEvent(event, k))
+            out["dp_accounting RDP"] = {"epsilon": repr(float(rdp.get_epsilon(delta))),
+                                        "seconds": time.perf_counter() - t0}
+        except Exception as e:  # noqa: BLE001  (an event it does not support)
+            out["dp_accounting RDP"] = {"error": f"{type(e).__name__}: {e}"}
+    except ImportError as e:
+        out["dp_accounting"] = {"error": f"not installed ({e})"}
+    return out
+
+
+def _others(case: dict, pythons: list[str] | None) -> dict:
+    """The other accountants' numbers, from each interpreter in turn (the first that has a
+    library gives its numbers; "not installed" only where none has it)."""
+    if not pythons:
         return _other(case)
+    merged: dict = {}
+    for python in pythons:
+        for name, v in _other_in(case, python).items():
+            if name not in merged or ("error" in merged[name] and "error" not in v):
+                merged[name] = v
+    return {name: v for name, v in merged.items()
+            if not ("error" in v and v["error"].startswith("not installed") and len(pythons) > 1)}
+
+
+def _other_in(case: dict, python: str) -> dict:
     proc = subprocess.run([python, __file__, "--child", json.dumps(case)], capture_output=True, text=True,
                           timeout=1200)
     if proc.returncode:
@@ -198,7 +282,8 @@ def _machine() -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--other-python", help="interpreter with dp_accounting / prv_accountant installed")
+    ap.add_argument("--other-python", action="append",
+                    help="interpreter with dp_accounting / prv_accountant (or Opacus) installed; repeatable")
     ap.add_argument("--repeat", type=int, default=3, help="exactdp runs per case (best time reported)")
     ap.add_argument("--only", help="run only the cases whose name contains this text")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -208,11 +293,11 @@ def main(argv=None) -> int:
         return 0
     print(f"machine: {_machine()}")
     print(f"date: {time.strftime('%Y-%m-%d')}")
-    if args.other_python:
-        ver = subprocess.run([args.other_python, "-c", "import importlib.metadata as m; print("
-                              "'dp_accounting', m.version('dp_accounting'), 'prv_accountant', "
-                              "m.version('prv_accountant'))"], capture_output=True, text=True)
-        print(f"others in {args.other_python}: {ver.stdout.strip() or ver.stderr.strip()}")
+    for python in args.other_python or ():
+        ver = subprocess.run([python, "-c", "import importlib.metadata as m\nfor d in ('dp_accounting', "
+                              "'prv_accountant', 'opacus', 'torch'):\n    try: print(d, m.version(d), end=' ')\n"
+                              "    except m.PackageNotFoundError: pass"], capture_output=True, text=True)
+        print(f"others in {python}: {ver.stdout.strip() or ver.stderr.strip()}")
     for case in [c for c in CASES if args.only is None or args.only in c["name"]]:
         r, secs = _exactdp(case, args.repeat)
         lo, hi = r.decimal_bounds()
