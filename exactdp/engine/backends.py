@@ -259,7 +259,9 @@ def _partitioned(plan, d_in: int, progress, workers: int, client, per_worker):
             from exactdp.engine.cluster import check_picklable
 
             check_picklable(spec)
-            spec_f = client.scatter([spec], broadcast=True)[0]  # one object, not one per task
+            # one object, not one per task; a fresh key (hash=False): an identical spec of the
+            # previous d_in may still be being released under the hashed key
+            spec_f = client.scatter([spec], broadcast=True, hash=False)[0]
             results = _client_map(client, _parts.scan_partition,
                                   [(spec_f, own, halo) for own, halo in args], bar, counted)
         else:
