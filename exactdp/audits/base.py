@@ -369,6 +369,25 @@ class Audit:
                 return verdict
         return None
 
+    @classmethod
+    def factory(cls, library: str, prefix: str = "", *,
+                wrap: Callable[[Callable[[], Finding]], Callable[[], Finding]] | None = None,
+                **defaults: Any) -> Callable[..., "Audit"]:
+        """How a suite builds its audits: ``a = Audit.factory("diffprivlib", "diffprivlib/",
+        versions=">=0.6,<0.7")``, then ``a(id, component, claim, check, **kw)`` is the
+        :class:`Audit` of ``library`` with id ``prefix + id``, every keyword of ``defaults``
+        (a keyword given to ``a`` wins) and ``check`` passed through ``wrap`` when given.
+
+        >>> a = Audit.factory("lib", "lib/", versions=">=1")
+        >>> x = a("sum", "sum()", "sensitivity 1", lambda: None, source="s")
+        >>> (x.id, x.library, x.versions, x.source, a("n", "n()", "c", None, versions="").versions)
+        ('lib/sum', 'lib', '>=1', 's', '')
+        """
+        def make(id: str, component: str, claim: str, check: Callable[[], Finding], **kw: Any) -> "Audit":
+            return cls(id=prefix + id, library=library, component=component, claim=claim,
+                       check=check if wrap is None else wrap(check), **{**defaults, **kw})
+        return make
+
 
 @dataclass(frozen=True)
 class AuditResult:

@@ -1230,9 +1230,7 @@ def audits() -> list[Audit]:
     lib = "diffprivlib"
     v = ">=0.6,<0.7"
 
-    def a(id_, component, claim, check, **kw) -> Audit:
-        return Audit(id=f"diffprivlib/{id_}", library=lib, component=component, claim=claim,
-                     check=check, versions=kw.pop("versions", v), **kw)
+    a = Audit.factory(lib, "diffprivlib/", versions=v)
 
     tools = f"{_REPO}/blob/0.6.6/diffprivlib/tools/utils.py"
     mechs = f"{_REPO}/blob/0.6.6/diffprivlib/mechanisms"

@@ -392,9 +392,7 @@ def audits() -> list[Audit]:
     v = ">=0.6"
     out: list[Audit] = []
 
-    def a(id_, component, claim, check, **kw) -> Audit:
-        return Audit(id=f"dp-accounting/{id_}", library=lib, component=component, claim=claim, check=check,
-                     versions=kw.pop("versions", v), source=kw.pop("source", _SOURCE), **kw)
+    a = Audit.factory(lib, "dp-accounting/", versions=v, source=_SOURCE)
 
     family_text = {"dp-sgd": "DP-SGD run k steps", "gaussian": "the Gaussian composed k times",
                    "discrete-laplace": "the discrete Laplace composed k times",

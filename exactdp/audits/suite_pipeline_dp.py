@@ -220,9 +220,7 @@ def audits() -> list[Audit]:
     lib = "pipeline-dp"
     v = SUPPORTED
 
-    def a(id_, component, claim, check, **kw) -> Audit:
-        return Audit(id=f"pipeline-dp/{id_}", library=lib, component=component, claim=claim,
-                     check=check, versions=kw.pop("versions", v), **kw)
+    a = Audit.factory(lib, "pipeline-dp/", versions=v)
 
     comp = f"{_SRC}/dp_computations.py"
     return [

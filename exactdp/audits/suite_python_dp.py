@@ -258,9 +258,7 @@ def audits() -> list[Audit]:
     lib = "python-dp"
     v = ">=1.1,<1.2"
 
-    def a(id_, component, claim, check, **kw) -> Audit:
-        return Audit(id=f"python-dp/{id_}", library=lib, component=component, claim=claim,
-                     check=check, versions=kw.pop("versions", v), **kw)
+    a = Audit.factory(lib, "python-dp/", versions=v)
 
     return [
         a("bounded-sum/float-rounding", "BoundedSum (dtype='float')",
