@@ -96,7 +96,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     ``prefix``: only the datasets whose first ``len(prefix)`` counts are exactly these
     (the rows of the full build with that prefix, in the same order; none if no dataset
     of ``ambient`` has it). The values are then over the least common denominator of
-    those rows alone (the Dask engine's slices, :mod:`._dask`). ``progress``: a
+    those rows alone (the partitions' slices, :mod:`.partitions`). ``progress``: a
     :class:`~exactdp._progress.Progress` told of each level built."""
     if form is None or form.kind not in _KINDS:
         return None

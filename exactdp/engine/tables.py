@@ -83,7 +83,7 @@ class Table:
         self._fill(entries(), undefined, progress)
 
     def _adopt(self, built) -> None:
-        """Take the arrays of an incremental build (see :mod:`._incremental`)."""
+        """Take the arrays of an incremental build (see :mod:`.incremental`)."""
         np = built.np
         keys, ints, defined = built.keys, built.ints, built.defined
         self.scale = built.scale
