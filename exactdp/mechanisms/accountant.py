@@ -1132,7 +1132,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
         lo, hi = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)
         met = isinstance(hi, float) or hi - lo <= w * hi
         return result(lo, hi, met, 0, 0, "delta = 0: the sum of the pure epsilons")
-    if kind == "lattice" and quantity == "delta":
+    if kind in ("lattice", "subsampled") and quantity == "delta":
         top = _pure_epsilon_total([c for c in components if c.kind != "null"], k, w)[1]
         if not isinstance(top, float) and given >= top:  # no loss exceeds the sum of the pure epsilons
             return result(Fraction(0), Fraction(0), True, 0, 0,
@@ -1330,7 +1330,12 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
             best = result(lo, hi, hi - lo <= w * hi, bits, held, notes)
         else:
             found = _epsilon_step(ev, given, w, bracket, "lattice", None)
-            if found is None:
+            if found is None:  # delta(0) not certified above delta: 0 is still a lower end
+                upper = _upper_end_only(ev, given, w, "lattice", None)
+                if upper is not None and (best is None or upper[1] < best.upper):
+                    best = result(upper[0], upper[1], False, bits, held,
+                                  notes + f"; delta(0) could not be certified above delta={_approx(given)}, "
+                                          f"so the lower end is only the trivial 0; the upper end is certified")
                 best = best or result(Fraction(0), math.inf, False, bits, held, _not_bracketed(given, bits))
             else:
                 a, b, met, bracket = found

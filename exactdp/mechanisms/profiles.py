@@ -73,10 +73,16 @@ def _cases(x, lo, hi, below, middle, above) -> tuple:
     return _join(found)
 
 
-def _float_losses(q: float, ratios: list) -> tuple[float, float]:
-    """The least and largest of ``log(1 - q + q r)`` over the base ratios ``r`` (floats: only the
-    grid's range is chosen with them)."""
-    vals = [math.log1p(q * (r - 1)) if r < 1e300 else math.log(q) + math.log(r) for r in ratios]
+def _float_losses(q: float, logs: list) -> tuple[float, float]:
+    """The least and largest of ``log(1 - q + q e^x)`` over the base log-ratios ``x`` (floats:
+    only the grid's range is chosen with them), without overflow or ``log(0)``."""
+    vals = []
+    for x in logs:
+        if q == 1:
+            vals.append(x)
+            continue
+        a, b = math.log1p(-q), math.log(q) + x
+        vals.append(max(a, b) + math.log1p(math.exp(-abs(a - b))))
     return min(vals), max(vals)
 
 
@@ -99,7 +105,7 @@ class PoissonLaplace:
 
     def loss_range(self, direction: str) -> tuple[float, float]:
         e = float(self.eps)
-        lo, hi = _float_losses(float(self.q), [math.exp(-e), math.exp(min(e, 700.0))])
+        lo, hi = _float_losses(float(self.q), [-e, e])
         return (lo, hi) if direction == "remove" else (-hi, -lo)
 
     def variance_bound(self) -> float:
@@ -199,17 +205,17 @@ class PoissonFinite:
         out.append((1 / s, r**d / s))  # z >= d
         return out
 
-    def _ratios(self) -> list:
+    def _logs(self) -> list:
+        """The base pair's least and largest log-ratio (floats)."""
         if self.base == "randomized-response":
             eps, p, k = self.args
-            e = float(p / ((1 - p) / (k - 1))) if p is not None else math.exp(min(float(eps), 700.0))
-            return [1 / e, e]
+            e = math.log(p / ((1 - p) / (k - 1))) if p is not None else float(eps)
+            return [-e, e]
         t, d = self.args
-        e = math.exp(min(d / float(t), 700.0))
-        return [1 / e, e]
+        return [-d / float(t), d / float(t)]
 
     def loss_range(self, direction: str) -> tuple[float, float]:
-        lo, hi = _float_losses(float(self.q), self._ratios())
+        lo, hi = _float_losses(float(self.q), self._logs())
         return (lo, hi) if direction == "remove" else (-hi, -lo)
 
     def variance_bound(self) -> float:

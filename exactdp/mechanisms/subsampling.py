@@ -218,7 +218,7 @@ def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, tail_bits: int |
         try:
             store = ({} if cache is None else cache).setdefault(extra, {})
             return _lattice_pairs(model, m, bits, bits + extra, store,
-                                  bits + 16 if tail_bits is None else tail_bits)
+                                  bits + 16 if tail_bits is None else tail_bits, last=extra == 576)
         except _Uncertified as e:
             where = e.args[0]
     what = "the subsampled Gaussian's" if isinstance(model, PoissonGaussian) else f"the {model.label}'s"
@@ -226,7 +226,11 @@ def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, tail_bits: int |
                     f"near the loss {where}/2**{m} at {bits + 576} bits; try another rate or sigma")
 
 
-def _lattice_pairs(model: PoissonGaussian, m: int, bits: int, prec: int, cache: dict, tail_bits: int) -> dict:
+def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: int, last: bool = False) -> dict:
+    """The pairs at one precision; at the ``last`` one a lower pair that cannot be certified
+    (a grid too coarse for the loss's range: a subsampled Laplace at rate 1e-6 spans a few
+    grid cells) is the pair with no privacy loss, whose profile ``(1 - a)_+`` lies below every
+    profile: sound, and the grid is refined."""
     h = Fraction(1, 2**m)
     out = {}
     for direction in ("remove", "add"):
@@ -240,7 +244,12 @@ def _lattice_pairs(model: PoissonGaussian, m: int, bits: int, prec: int, cache: 
             pts.append(cache[key])
         out[direction] = _upper_pair(prof, lo, pts, bits)
         if direction == "remove":
-            out["lower"] = _lower_pair(prof, lo, pts, bits)
+            try:
+                out["lower"] = _lower_pair(prof, lo, pts, bits)
+            except _Uncertified:
+                if not last:
+                    raise
+                out["lower"] = LatticePair(0, [1 << bits], 0, bits)  # all mass at the loss 0
     return out
 
 

@@ -178,9 +178,12 @@ def test_laplace_pure_epsilon_is_k_times_sensitivity_over_scale():
     for k in (1, 7, 10):
         r = account("laplace", k, delta=0, params={"scale": "5/2", "sensitivity": 3})
         assert (r.epsilon_lower, r.epsilon_upper) == (Fraction(6 * k, 5), Fraction(6 * k, 5))
-    # at epsilon = k * eps the composed delta is 0: the enclosure holds it
+    # at epsilon = k * eps the composed delta is 0, decided exactly (this refined the grid to
+    # 2**-20 for 6 s, a relative width of 1 never met); just below it the grid gives a bound
     r = account("laplace", 4, epsilon=2, params={"scale": 2})
-    assert r.lower == 0 and r.upper < Fraction(1, 10**15)
+    assert (r.lower, r.upper) == (0, 0) and "delta = 0 exactly" in r.notes
+    r = account("laplace", 4, epsilon="1.9", params={"scale": 2}, width="1e-2")
+    assert 0 < r.lower and _inside(r, _laplace_delta(Fraction(1, 2), 4, Fraction(19, 10)))
 
 
 def test_laplace_epsilon_of_delta_at_one_step_brackets_the_root():
@@ -314,3 +317,39 @@ def test_cli_subsampled_laplace(capsys):
                      "--param", "rate=2", "--k", "10", "--epsilon", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "rate='2' is outside (0, 1]" in err and err.startswith("exactdp")
+
+
+# --- regressions ---------------------------------------------------------------------------------
+
+
+def test_a_large_epsilon_has_a_float_grid_range():
+    """log1p(e^-40 - 1) was a math domain error (1 - e^-40 rounds to 1): the range now comes
+    from log(1 - q + q e^x) computed in logs."""
+    from exactdp.mechanisms.profiles import PoissonFinite, PoissonLaplace
+
+    assert PoissonLaplace(Fraction(1), Fraction(40)).loss_range("remove") == (-40.0, 40.0)
+    lo, hi = PoissonLaplace(Fraction(1, 2), Fraction(800)).loss_range("add")
+    assert lo == pytest.approx(-(800 + math.log(0.5))) and hi == pytest.approx(-math.log(0.5))
+    assert PoissonFinite(Fraction(1), "discrete-laplace", (Fraction(1, 50), 1)).loss_range("remove") == (-50.0, 50.0)
+
+
+def test_an_uncertified_lower_pair_falls_back_to_the_pair_without_loss():
+    """Laplace eps = 10 at rate 1/1000 on the grid 2**-9: the lower hull's start kink cannot be
+    certified (the grid is refined from there); at the last precision the lower pair is the pair
+    with no loss (profile (1 - a)_+, below every profile), the upper pairs are kept."""
+    from exactdp.mechanisms.profiles import PoissonLaplace
+    from exactdp.mechanisms.subsampling import LatticePair, _lattice_pairs, _Uncertified
+
+    model = PoissonLaplace(Fraction(1, 1000), Fraction(10))
+    with pytest.raises(_Uncertified):
+        _lattice_pairs(model, 9, 64, 128, {}, 80)
+    pairs = _lattice_pairs(model, 9, 64, 128, {}, 80, last=True)
+    assert pairs["lower"] == LatticePair(0, [2**64], 0, 64) and pairs["remove"].top > 1500
+
+
+def test_a_rate_too_small_for_the_grid_still_certifies_an_upper_end():
+    """rate 1e-6: the loss spans a few cells of the finest grid; epsilon(1e-7) of 10 steps had the
+    enclosure [0, inf]; now [0, b], b certified (delta(0) is not certified above 1e-7)."""
+    r = account("laplace", 10, delta="1e-7", params={"scale": 1, "sampling": "poisson", "rate": "1e-6"})
+    assert r.lower == 0 and 0 < r.upper < Fraction(1, 10**4) and not r.width_met
+    assert "the lower end is only the trivial 0" in r.notes
