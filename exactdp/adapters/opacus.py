@@ -25,6 +25,11 @@ mechanism is DP-SGD: the Poisson-subsampled Gaussian of rate ``q`` and noise mul
   Long and Su 2020 (``mu = q sqrt(k (exp(1/sigma**2) - 1))``, then the mu-GDP dual). Opacus
   documents it as an approximation, not a bound: constructing it warns "GDP accounting is
   experimental and can underestimate privacy expenditure".
+
+:func:`noise_multiplier` calls ``opacus.accountants.utils.get_noise_multiplier``, which
+``PrivacyEngine.make_private_with_epsilon`` uses to pick sigma: "an appropriate sigma to
+ensure privacy budget of (target_epsilon, target_delta)" after the given steps, by bisection
+on the chosen accountant's epsilon.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import from_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "ACCOUNTANTS", "require", "exact", "rdp_epsilon", "prv_epsilon",
-           "gdp_epsilon", "epsilon"]
+           "gdp_epsilon", "epsilon", "noise_multiplier"]
 
 DISTRIBUTION = "opacus"
 EXTRA = "opacus"
@@ -131,3 +136,24 @@ def epsilon(accountant: str, params: dict, k: int, delta: float) -> Fraction | f
     if accountant not in ACCOUNTANTS:
         raise InvalidArgument(f"accountant={accountant!r}: expected one of {', '.join(ACCOUNTANTS)}")
     return {"rdp": rdp_epsilon, "prv": prv_epsilon, "gdp": gdp_epsilon}[accountant](params, k, delta)
+
+
+def noise_multiplier(accountant: str, target_epsilon: float, delta: float, q: float, k: int,
+                     epsilon_tolerance: float = 0.01) -> float:
+    """The float sigma ``get_noise_multiplier(target_epsilon=..., target_delta=delta,
+    sample_rate=q, steps=k, accountant=..., epsilon_tolerance=...)`` returns (Opacus's
+    ``make_private_with_epsilon`` noise), as the library returned it."""
+    if accountant not in ACCOUNTANTS:
+        raise InvalidArgument(f"accountant={accountant!r}: expected one of {', '.join(ACCOUNTANTS)}")
+    for name, v in (("target_epsilon", target_epsilon), ("delta", delta)):
+        if isinstance(v, bool) or not isinstance(v, float) or not v > 0:
+            raise InvalidArgument(f"{name}={v!r} is not a positive float; Opacus takes floats (pass e.g. 1.0)")
+    _check({"q": q, "sigma": 1.0}, k)
+    require()
+    from opacus.accountants.utils import get_noise_multiplier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sigma = get_noise_multiplier(target_epsilon=target_epsilon, target_delta=delta, sample_rate=q,
+                                     steps=k, accountant=accountant, epsilon_tolerance=epsilon_tolerance)
+    return float(sigma)

@@ -47,6 +47,9 @@ BAD_ADAPTER_CALLS = [
     (lambda: A.rdp_epsilon(DPSGD, 0, 1e-5), "k=0 is not a whole number"),
     (lambda: A.rdp_epsilon(DPSGD, True, 1e-5), "k=True is not a whole number"),
     (lambda: A.epsilon("moments", DPSGD, 10, 1e-5), "accountant='moments': expected one of rdp, prv, gdp"),
+    (lambda: A.noise_multiplier("rdp", 1, 1e-5, 0.01, 10), "target_epsilon=1 is not a positive float"),
+    (lambda: A.noise_multiplier("zcdp", 1.0, 1e-5, 0.01, 10), "accountant='zcdp'"),
+    (lambda: A.noise_multiplier("prv", 1.0, 1e-5, 0.0, 10), r"q=0.0 is outside \(0, 1\]"),
     (lambda: A.exact(False), "is a bool"),
     (lambda: A.exact(float("nan")), "is NaN"),
 ]
@@ -74,7 +77,8 @@ def test_missing_library_names_the_extra(monkeypatch):
 def test_suite_is_registered_and_lists_without_the_library():
     assert runner.SUITES["opacus"] == "exactdp.audits.suite_opacus"
     audits = runner.suite("opacus")
-    assert [a.id for a in audits] == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd"]
+    assert [a.id for a in audits] == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd", "opacus/noise-multiplier-rdp/dp-sgd",
+                                      "opacus/noise-multiplier-prv/dp-sgd"]
     assert {a.versions for a in audits} == {">=1.4"} and not any(a.corpus for a in audits)
     assert runner.checked_on("opacus") == ("1.6.0",) and runner.distribution("opacus") == "opacus"
     assert [p.label for p in S.GRID][0] == "q=0.01 sigma=1.0 k=1000 delta=1e-06"
@@ -128,7 +132,7 @@ def results():
 
 @needs_160
 def test_every_verdict_on_160(results):
-    assert list(results) == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd"]
+    assert list(results) == [a.id for a in runner.suite("opacus")] and len(results) == 4
     for r in results.values():
         assert r.verdict == "holds-on-grid" == r.expected, r.id
         assert r.evidence == "bit-exact-grid" and r.version == "1.6.0" and r.library == "opacus"
@@ -146,3 +150,17 @@ def test_tables_report_each_error_and_gdp_beside(results):
     # GDP 70% below the truth at q = 2^-8, sigma = 0.8, k = 100: reported, never a verdict
     assert "beside, GDP (CLT approximation, not judged) 0.29535798254103546: number - upper end = -0.713" in prv.note
     assert "remove direction of add/remove" in prv.scope and "GaussianAccountant()" in prv.scope
+
+
+@needs_160
+def test_noise_multiplier_sigmas_and_gdp_beside(results):
+    """get_noise_multiplier's sigmas (dyadic: its bisection from [0, 20]) keep the certified epsilon
+    below the target with RDP and PRV; with GDP (reported, not judged) the truth exceeds the target."""
+    assert [A.noise_multiplier(acc, 1.5, 1e-5, 0.1, 50) for acc in A.ACCOUNTANTS] == [2.333984375, 2.158203125, 1.953125]
+    prv = results["opacus/noise-multiplier-prv/dp-sgd"].note
+    assert ("q=0.1 sigma=2.158203125 k=50 delta=1e-05: 1.5 vs [1.4878221750259399, 1.4884319305419922]: HOLDS, "
+            "number - upper end = +0.0116") in prv
+    assert ("accountant='gdp' for epsilon 2.5 at q=0.05 k=200 delta=1e-05 returns sigma=1.337890625: certified "
+            "epsilon in [2.8118634223937988, 2.8131294250488282], the truth exceeds the target by at least 0.312") in prv
+    rdp = results["opacus/noise-multiplier-rdp/dp-sgd"].note
+    assert "q=0.05 sigma=1.54296875 k=200 delta=1e-05: 2.5 vs [2.24932861328125, 2.2514190673828125]: HOLDS" in rdp
