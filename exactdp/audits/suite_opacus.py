@@ -12,11 +12,12 @@ the floats Opacus was given, on the DP-SGD grid of the dp_accounting suite
 
 What Opacus documents, and how each number is judged:
 
-* ``RDPAccountant`` (Opacus's default): Renyi DP converted to ``(epsilon, delta)``, an upper
-  bound: ``violated`` below the certified lower end, holds at or above the upper end,
-  ``undecided`` inside;
-* ``PRVAccountant``: ``get_epsilon`` returns the upper end of its PRV enclosure ("return upper
-  bound as we want guarantee, not just estimate"), judged the same way. Its privacy random
+* ``RDPAccountant`` (``get_noise_multiplier``'s default): Renyi DP converted to
+  ``(epsilon, delta)``, an upper bound: ``violated`` below the certified lower end, holds at or
+  above the upper end, ``undecided`` inside;
+* ``PRVAccountant`` (``PrivacyEngine``'s default): ``get_epsilon`` returns the upper end of its
+  PRV enclosure ("return upper bound as we want guarantee, not just estimate"), judged the
+  same way. Its privacy random
   variable is the *remove* direction of add/remove; exactdp's enclosure holds that direction's
   epsilon too (its lower end comes from a pair below the remove pair), so a verdict applies to
   Opacus's own pair;
@@ -151,8 +152,10 @@ def _noise_check(accountant: str) -> Callable[[], Finding]:
                f"steps=k, accountant={accountant!r}) (epsilon_tolerance 0.01), the sigma it returns read exactly; "
                f"the number judged is the target epsilon, at that sigma (targets: "
                + "; ".join(f"epsilon {t[3]!r} at q={t[0]!r} k={t[1]} delta={t[2]!r}" for t in TARGETS) + ")")
-        finding = grid_finding(list(targets), read, "upper", scope=grid_scope(list(targets), how, _RELATION[accountant]),
-                               what=f"the target epsilon at the sigma get_noise_multiplier(accountant={accountant!r}) returned")
+        points = list(targets)
+        finding = grid_finding(points, read, "upper", scope=grid_scope(points, how, _RELATION[accountant]),
+                               what=f"the target epsilon at the sigma get_noise_multiplier(accountant="
+                                    f"{accountant!r}) returned")
         if accountant != "prv":
             return finding
         return replace(finding, note=finding.note + "\n  beside, not judged: " + "; ".join(_gdp_beside(sigma_for)))
