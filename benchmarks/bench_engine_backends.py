@@ -1,0 +1,162 @@
+"""Issue 19: the partitioned engine on its backends, before and after, in one run.
+
+    python benchmarks/bench_engine_backends.py [--top 7] [--max-size 22] [--before-dir DIR]
+
+The space is the issue's: ``mean``, add/remove, multisets of size ``1..max-size`` over
+``{0..top}``. ``--before-dir`` is a checkout of the commit before the engine package (e.g.
+``git worktree add /tmp/engine-before 8d68a72``); each side runs in its own Python process
+with ``PYTHONPATH`` pointing at its tree. Measured per side:
+
+* serial, ``workers=2`` and a 2-worker Dask LocalCluster (start excluded) wall times, and
+  the answer and witness (identical on every run, or the script says so);
+* work inflation: CPU seconds of all partitions (each run once in this process) over the
+  serial run's CPU seconds, for the partitions of 2 and of 16 workers;
+* serial fraction: the parent's work that no worker shares (plan, partition planning,
+  combining; before: the whole value table, built in the parent) over the serial time;
+* the speed-up Amdahl's law predicts at 16 workers from both: ``1 / (f + (1 - f) * I / 16)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+
+CHILD = r"""
+import json, logging, sys, time
+from exactdp import IntegerRange, Multisets
+from exactdp.queries import parse_query
+mode, top, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+space = Multisets(IntegerRange(0, top), sizes=(1, size))
+q = parse_query("mean")
+from exactdp.checkers.sensitivity import sensitivity
+def run(**kw):
+    t, c = time.perf_counter(), time.process_time()
+    r = sensitivity(q, space, max_pairs=None, max_datasets=None, **kw)
+    return time.perf_counter() - t, time.process_time() - c, (str(r.value), str(r.witness), r.scope.pairs)
+out = {"datasets": space.count()}
+best = {}
+for name, kw in (("serial", {}), ("pool2", {"workers": 2})):
+    times = []
+    for _ in range(2):
+        wall, cpu, ans = run(**kw)
+        times.append((wall, cpu))
+    best[name] = min(times)
+    out[name + "_answer"] = ans
+out["serial_s"], out["serial_cpu"] = best["serial"]
+out["pool2_s"] = best["pool2"][0]
+import distributed
+cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                   dashboard_address=":0", silence_logs=logging.ERROR)
+client = distributed.Client(cluster)
+times = []
+for _ in range(2):
+    wall, _, ans = run(cluster=client)
+    times.append(wall)
+out["dask2_s"], out["dask2_answer"] = min(times), ans
+client.close(); cluster.close()
+
+def partition_cpu(workers):
+    if mode == "before":
+        from exactdp.checkers import _dask, _engine
+        from exactdp.checkers.sensitivity import _setup, _ambient
+        t0 = time.perf_counter()
+        setup = _setup(q, space, None, [1], "standard", "error", None, None, False, False, build=False)
+        codec = _dask._codec(q, space, space, size + 2)
+        moves = setup.metric.moves(top + 1, 1, False)
+        kept = [mv for mv in moves if not ((len(mv[1]), mv[1]) < (len(mv[0]), mv[0]))]
+        spec = {"query": q, "space": space, "ambient": space, "base": codec.base,
+                "deltas": codec.deltas(moves, True), "halve": True, "policy": "error"}
+        j, prefixes, parts = _dask.plan_partitions(space, space, kept, space.count(), workers, None)
+        driver = time.perf_counter() - t0
+        cpu, rows = 0.0, 0
+        for a, b, halo, _ in parts:
+            c = time.process_time()
+            r = _dask.scan_partition(spec, [prefixes[i][0] for i in range(a, b)], halo)
+            cpu += time.process_time() - c
+            rows += r["size"]
+        return cpu, driver, len(parts), rows
+    from exactdp.engine import backends, plan as P
+    t0 = time.perf_counter()
+    pl = P.make_plan(q, space, None, [1], "standard", "error", None, None, False, False, build=False)
+    spec, prefixes, parts, codec = backends.partition_spec(pl, 1, workers, None)
+    driver = time.perf_counter() - t0
+    cpu, rows, results = 0.0, 0, []
+    for a, b, halo, _ in parts:
+        r = backends.timed_partition(spec, [prefixes[i][0] for i in range(a, b)], halo)
+        cpu += r["cpu"]
+        rows += r["size"]
+        results.append(r)
+    t0 = time.perf_counter()
+    backends.combine_partitions(pl, results, codec)
+    driver += time.perf_counter() - t0
+    return cpu, driver, len(parts), rows
+
+for w in (2, 16):
+    cpu, driver, n, rows = partition_cpu(w)
+    out[f"parts{w}"] = n
+    out[f"inflation{w}"] = cpu / out["serial_cpu"]
+    out[f"rows{w}"] = rows / space.count()
+    out[f"driver{w}_s"] = driver
+if mode == "before":  # the pool built the whole table in the parent: serial work
+    from exactdp.checkers.sensitivity import _setup
+    t0 = time.perf_counter()
+    _setup(q, space, None, [1], "standard", "error", None, None, False, False)
+    out["table_s"] = time.perf_counter() - t0
+print(json.dumps(out))
+"""
+
+
+def side(tree: str, mode: str, top: int, size: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=tree)
+    got = subprocess.run([sys.executable, "-c", CHILD, mode, str(top), str(size)], env=env,
+                         capture_output=True, text=True, cwd="/tmp")
+    if got.returncode:
+        raise SystemExit(f"{mode} failed:\n{got.stderr[-3000:]}")
+    return json.loads(got.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--top", type=int, default=7)
+    ap.add_argument("--max-size", type=int, default=22)
+    ap.add_argument("--before-dir", default="/tmp/engine-before")
+    a = ap.parse_args()
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    print(f"machine: {cpu}, {os.cpu_count()} cores visible, Python {platform.python_version()}")
+    print(f"space: mean, add/remove, multisets of size 1..{a.max_size} over {{0..{a.top}}}")
+    rows = {}
+    for mode, tree in (("before", a.before_dir), ("after", here)):
+        rows[mode] = r = side(tree, mode, a.top, a.max_size)
+        same = r["serial_answer"] == r["pool2_answer"] == r["dask2_answer"]
+        if mode == "before":
+            f = r["table_s"] / r["serial_s"]  # the pool's parent built the whole table
+        else:
+            f = r["driver16_s"] / r["serial_s"]
+        infl = r["inflation16"]
+        amdahl = 1 / (f + (1 - f) * infl / 16)
+        print(f"\n{mode}: {r['datasets']:,} datasets; answers identical on all backends: {same}")
+        print(f"  serial {r['serial_s']:.2f} s; workers=2 {r['pool2_s']:.2f} s "
+              f"({r['serial_s'] / r['pool2_s']:.2f}x); Dask LocalCluster(2) {r['dask2_s']:.2f} s "
+              f"({r['serial_s'] / r['dask2_s']:.2f}x)")
+        for w in (2, 16):
+            print(f"  partitions for {w:>2} workers: {r[f'parts{w}']:>3}, table rows built "
+                  f"{r[f'rows{w}']:.2f}x the space, work inflation {r[f'inflation{w}']:.2f}")
+        print(f"  serial fraction {f:.1%} ({'whole table in the parent' if mode == 'before' else 'plan, partition planning, combining'}); "
+              f"Amdahl at 16 workers: {amdahl:.1f}x")
+    print(f"\nanswers identical before and after: "
+          f"{rows['before']['serial_answer'] == rows['after']['serial_answer']}")
+    print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()
