@@ -219,6 +219,8 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
         "delta in [0.87643791334194721929937, 0.87643791334194721948234]",)),
     "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param "
     "rate=0.01 --k 10 --delta 1e-6": (0, ("epsilon in [0.59215736389160156, 0.59261322021484375]",)),
+    "exactdp account --mechanism laplace --param scale=1 --param sampling=poisson --param rate=0.01 "
+    "--k 100 --delta 1e-6": (0, ("epsilon in [0.38765845075249671, 0.3878990113735199]",)),
     "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 "
     "--k 100 --delta 1e-6": (0, ("epsilon in [0.95389676094055175, 0.95437097549438477]",)),
     "exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 1000 "

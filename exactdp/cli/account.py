@@ -64,7 +64,7 @@ examples:
   exactdp account --mechanism discrete-gaussian --param sigma=10 --k 1000 --delta 1e-6 --width 1e-6 --json
   exactdp account --mechanism gaussian --param sigma=2 --k 50 --epsilon 1
   exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 10 --delta 1e-6
-  exactdp account --mechanism laplace --param scale=1 --param sampling=poisson --param rate=0.01 --k 1000 --delta 1e-6
+  exactdp account --mechanism laplace --param scale=1 --param sampling=poisson --param rate=0.01 --k 100 --delta 1e-6
   exactdp account --mechanism randomized-response --param p=3/4 --k 10 --delta 1e-6 --check 10.9
   exactdp account --mechanism gaussian --param sigma=1 --param sampling=poisson --param rate=0.01 --k 1000 --delta 1e-6 --rdp 2..64
   exactdp account --mechanism discrete-laplace --param scale=10 \\
