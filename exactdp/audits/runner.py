@@ -67,7 +67,6 @@ def check_depth(depth: object) -> str:
 CHECKED = {
     "opendp": (("0.16.0",), ">=0.16"),
     "diffprivlib": (("0.6.6",), ">=0.6.6,<0.7"),
-    "tumult": (("0.20.0",), ">=0.20"),
     "dp-accounting": (("0.6.0",), ""),
     "prv-accountant": (("0.2.0",), ""),
 }
@@ -146,7 +145,7 @@ def version_note(library: str, version: str) -> str | None:
     >>> version_note("tumult", "0.20.0") is None
     True
     >>> version_note("tumult", "0.21.0")
-    "tmlt.core 0.21.0 is installed; the tumult suite was checked on 0.20.0 only: its verdicts on 0.21.0 are what the audits find there, not reviewed against that version's code"
+    "tmlt.core 0.21.0 is installed; the tumult suite was checked on 0.19.1, 0.20.0 only: its verdicts on 0.21.0 are what the audits find there, not reviewed against that version's code"
     """
     dist, checked = distribution(library), checked_on(library)
     if not checked:

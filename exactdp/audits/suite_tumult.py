@@ -11,6 +11,12 @@ before an audit relies on it. Every witness is replayed through the library.
 
 Tumult Core pins ``numpy<2`` (CPython < 3.13) and needs pyspark and Java: it runs in an
 environment of its own (``docs/tumult-environment.md``, ``.ci/tumult``).
+
+Versions: checked on tmlt.core 0.20.0 and on 0.19.1, the version tmlt.analytics 0.21.0 (the
+newest) pins (``tmlt-core<0.20,>=0.19.1``). Between the two, the code these audits run
+differs in types and in how the samplers call Arb (0.19.1 bundles its own bindings, 0.20.0
+uses python-flint), not in the claims, the noise parameters or Spark's sum; every audit
+gives the same verdict on both.
 """
 
 from __future__ import annotations
@@ -23,11 +29,16 @@ from exactdp.audits.base import Audit, Finding, Replay
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.numeric.exact import from_float
 
-__all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "audits"]
+__all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "CHECKED_ON", "SUPPORTED", "audits"]
 
 DISTRIBUTION = "tmlt.core"
 EXTRA = "tumult"
 LIBRARY = "tmlt.core"
+CHECKED_ON = ("0.19.1", "0.20.0")
+"""The tmlt.core versions the suite was run and reviewed on (0.19.1 beside tmlt.analytics 0.21.0)."""
+SUPPORTED = ">=0.19.1"
+"""The range the suite applies to (the ``tumult`` extra's); another version is refused
+unless ``--any-version``."""
 
 _SRC = "tmlt.core 0.20.0: tmlt/core/"
 _SUM_SRC = _SRC + "transformations/spark_transformations/agg.py (Sum.stability_function, Sum.__call__)"
@@ -425,8 +436,8 @@ def _check_add_unique_column() -> Finding:
                         "of the row and its rank) changes, and two IDs appear where one should")
 
 
-_REPRODUCED = ">=0.20,<0.21"
-"""The versions where the expected verdicts below were reproduced (tmlt.core 0.20.0)."""
+_REPRODUCED = ">=0.19.1,<0.21"
+"""The versions where the expected verdicts below were reproduced (tmlt.core 0.19.1 and 0.20.0)."""
 
 _EXPECTED = {
     "tumult/laplace/privacy-function": "holds-ideal-noise",

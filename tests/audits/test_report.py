@@ -437,18 +437,21 @@ def test_a_missing_report_is_not_left_behind_by_the_check(fake_suite, tmp_path):
 
 # -- versions of the built-in suites ---------------------------------------------------------
 
-def test_tumult_on_0_19_1_is_refused_and_noted():
-    # issue 18: the Tumult suite ran on tmlt.core 0.19.1 silently though checked on 0.20.0
-    assert runner.checked_on("tumult") == ("0.20.0",) and runner.supported("tumult") == ">=0.20"
-    assert runner.version_note("tumult", "0.19.1") == (
-        "tmlt.core 0.19.1 is installed; the tumult suite was checked on 0.20.0 only: its verdicts on 0.19.1 are "
-        "what the audits find there, not reviewed against that version's code")
-    with pytest.raises(InvalidArgument) as e:
-        runner.require_supported("tumult", "0.19.1")
-    assert str(e.value).startswith("tmlt.core 0.19.1 is installed, but the tumult suite applies to tmlt.core >=0.20 "
-                                   "(checked on 0.20.0): install a version in that range")
-    assert runner.version_note("tumult", "0.20.0") is None and runner.version_note("tumult", "0.20") is None
+def test_tumult_versions_checked_noted_and_refused():
+    # issue 18: the Tumult suite ran on tmlt.core 0.19.1 silently though checked on 0.20.0; it is
+    # now checked on 0.19.1 too (the version tmlt.analytics 0.21.0 pins), and says so
+    assert runner.checked_on("tumult") == ("0.19.1", "0.20.0") and runner.supported("tumult") == ">=0.19.1"
+    for version in ("0.19.1", "0.20.0", "0.20"):
+        assert runner.version_note("tumult", version) is None
+        runner.require_supported("tumult", version)
     assert runner.version_note("tumult", "0.20.0rc1") is not None
+    assert runner.version_note("tumult", "0.18.2") == (
+        "tmlt.core 0.18.2 is installed; the tumult suite was checked on 0.19.1, 0.20.0 only: its verdicts on "
+        "0.18.2 are what the audits find there, not reviewed against that version's code")
+    with pytest.raises(InvalidArgument) as e:
+        runner.require_supported("tumult", "0.18.2")
+    assert str(e.value).startswith("tmlt.core 0.18.2 is installed, but the tumult suite applies to tmlt.core >=0.19.1 "
+                                   "(checked on 0.19.1, 0.20.0): install a version in that range")
     runner.require_supported("tumult", "0.21.0")  # in the range: runs, with the note
 
 
