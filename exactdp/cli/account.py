@@ -37,8 +37,8 @@ each --param applying to the --mechanism before it):
   laplace              scale=B, sensitivity=1 (the continuous Laplace mechanism)
   discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
 Every mechanism also takes times=T (default 1): its own count in each round, the list being
-composed --k times; gaussian, laplace, discrete-laplace and randomized-response also take
-sampling=poisson rate=Q. Lattice mechanisms compose with each other exactly; a list with a
+composed --k times; every mechanism but the selection ones also takes sampling=poisson
+rate=Q. Lattice mechanisms compose with each other exactly; a list with a
 subsampled mechanism or laplace, or gaussians beside lattice mechanisms, on one certified grid.
 Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
 for 0.1, at its exact value: the parameter a library holds).

@@ -292,12 +292,18 @@ def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
 def _discrete_gaussian(params: dict) -> _Component:
     from exactdp.mechanisms.discrete import _tail_bound, _truncation_point
 
-    check_parameter_names("discrete-gaussian", params, ("sigma", "sigma_squared", "sensitivity"))
+    from exactdp.mechanisms.profiles import PoissonDiscreteGaussian
+
+    check_parameter_names("discrete-gaussian", params, ("sigma", "sigma_squared", "sensitivity", "sampling", "rate"))
     s2, shown_params = _sigma_squared(params, "discrete-gaussian")
     d = _integer_param(params.get("sensitivity", 1), "sensitivity", 0)
     shown_params["sensitivity"] = str(d)
+    q = _rate(params, "discrete-gaussian")
     if d == 0:
         return _Component("discrete-gaussian", shown_params, "null", pure_epsilon=Fraction(0))
+    if q is not None and q < 1:
+        return _Component("discrete-gaussian", {**shown_params, "sampling": "poisson", "rate": show_exact(q)},
+                          "subsampled", model=PoissonDiscreteGaussian(q, s2, d))
     c = 1 / (2 * s2)
 
     def cut(bits: int) -> int:
@@ -317,7 +323,8 @@ def _discrete_gaussian(params: dict) -> _Component:
     m64 = _truncation_point(0, s2, 64)
     return _Component("discrete-gaussian", shown_params, "lattice", _Unit(c), top=d * d + 2 * d * m64,
                       stride=2 * d, masses=masses, tail=tail, slots=2 * m64 + 1,
-                      variance=4 * d * d * s2, pure_epsilon=None)
+                      variance=4 * d * d * s2, pure_epsilon=None,
+                      model=PoissonDiscreteGaussian(Fraction(1), s2, d))
 
 
 def _plain_gaussian(shown_params: dict, mu: Fraction) -> _Component:

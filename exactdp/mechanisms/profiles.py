@@ -38,7 +38,7 @@ from fractions import Fraction
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.subsampling import _Uncertified
 
-__all__ = ["PoissonLaplace", "PoissonFinite"]
+__all__ = ["PoissonLaplace", "PoissonFinite", "PoissonDiscreteGaussian"]
 
 
 def _check_rate(q: Fraction) -> None:
@@ -228,7 +228,9 @@ class PoissonFinite:
         a = (prof.hb * n).exp()
         q, keep = prof.q, prof.keep
         hv, qt = arb(0), arb(0)
-        for p1, p0 in self.classes(arb):
+        if "_classes" not in prof.__dict__:  # once per profile (one precision)
+            prof._classes = self.classes(arb)
+        for p1, p0 in prof._classes:
             mix = q * p1 + keep * p0
             pc, qc = (mix, p0) if prof.direction == "remove" else (p0, mix)
             d = pc - a * qc
@@ -238,3 +240,74 @@ class PoissonFinite:
                 hv = hv + arb(0).union(d)
                 qt = qt + arb(0).union(qc)
         return a, hv, qt
+
+
+@dataclass(frozen=True)
+class PoissonDiscreteGaussian:
+    """The discrete Gaussian (``P0(z)`` proportional to ``e^(-z**2 / (2 s2))``, ``P1(z) = P0(z - d)``)
+    on a Poisson subsample of rate ``q``. Its likelihood ratio ``e^((2 d z - d**2) / (2 s2))``
+    takes a different value at every ``z``: the classes ``z = -M .. M + d`` are summed and the
+    rest, at most ``tail`` of either measure, adds ``[0, tail]`` to ``H`` and to the slope."""
+
+    q: Fraction
+    s2: Fraction
+    d: int
+    label = "discrete Gaussian"
+    grid_order = 2
+
+    def __post_init__(self):
+        _check_rate(self.q)
+        if self.s2 <= 0 or self.d < 1:
+            raise InvalidArgument(f"sigma_squared={self.s2} or sensitivity={self.d} is not positive")
+
+    def _cut(self, prec: int) -> int:
+        from exactdp.mechanisms.discrete import _truncation_point
+
+        return _truncation_point(0, self.s2, prec)
+
+    def loss_range(self, direction: str) -> tuple[float, float]:
+        m, c = self._cut(64), 1 / (2 * float(self.s2))
+        x = (2 * self.d * (m + self.d) - self.d**2) * c  # the largest log-ratio kept (and -x the least)
+        lo, hi = _float_losses(float(self.q), [-x, x])
+        return (lo, hi) if direction == "remove" else (-hi, -lo)
+
+    def variance_bound(self) -> float:
+        # the loss's variance is at most the base pair's, (d/sigma)**2 (1 + ...): use its square range
+        lo, hi = self.loss_range("remove")
+        return min(max(lo * lo, hi * hi), 4 * self.d**2 / float(self.s2) + 1)
+
+    def classes(self, arb, prec: int) -> tuple:
+        """``([(p1_z, p0_z) for z = -M .. M + d], tail)`` as balls: ``tail`` bounds the mass of
+        either measure outside those ``z``."""
+        m, d = self._cut(prec), self.d
+        c = 1 / _ball(arb, 2 * self.s2)
+        w = {z: (-(c * z * z)).exp() for z in range(-m - d, m + d + 1)}
+        k = m + 1  # sum_{z > m} e^(-c z^2) <= e^(-c k^2) / (1 - e^(-c (2k + 1))): ratios shrink
+        one_side = (-(c * k * k)).exp() / (1 - (-(c * (2 * k + 1))).exp())
+        kept = w[0] + 2 * sum((w[z] for z in range(1, m + 1)), arb(0))
+        norm = kept + arb(0).union(2 * one_side)  # the normalising constant: kept plus both tails
+        out = [(w[z - d] / norm, w[z] / norm) for z in range(-m, m + d + 1)]
+        # P0 outside [-m, m + d] (z < -m, z > m) and P1 outside it (z - d < -m - d, z - d > m):
+        # each at most two one-sided tails
+        tail = 2 * one_side / norm
+        return out, tail
+
+    def point(self, prof, n: int) -> tuple:
+        arb = prof.arb
+        a = (prof.hb * n).exp()
+        q, keep = prof.q, prof.keep
+        if "_classes" not in prof.__dict__:
+            prof._classes = self.classes(arb, prof.prec)
+        cls, tail = prof._classes
+        hv, qt = arb(0), arb(0)
+        for p1, p0 in cls:
+            mix = q * p1 + keep * p0
+            pc, qc = (mix, p0) if prof.direction == "remove" else (p0, mix)
+            dd = pc - a * qc
+            if bool(dd > 0):
+                hv, qt = hv + dd, qt + qc
+            elif not bool(dd <= 0):
+                hv = hv + arb(0).union(dd)
+                qt = qt + arb(0).union(qc)
+        between = arb(0).union(tail)  # the outputs left out: between 0 and their mass
+        return a, hv + between, qt + between

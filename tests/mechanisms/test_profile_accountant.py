@@ -370,3 +370,32 @@ def test_the_grid_pairs_of_a_finite_pair_at_rate_one_enclose_the_exact_lattice()
                             for ds in (("lower",), ("remove", "add"))])
     lo, hi = ev(e)
     assert lo <= exact.lower <= exact.upper <= hi and hi - lo < Fraction(1, 100) * hi
+
+
+# --- the subsampled discrete Gaussian ----------------------------------------------------------
+
+
+def _discrete_gaussian_delta(q, sigma, e, k):
+    """``max`` over add/remove of the hockey-stick sum of ``k`` steps (k <= 2), over ``-40 <= z <= 41``
+    (the rest is below 1e-80 at sigma = 2), the normalising constant summed over ``|z| <= 200``."""
+    with mpmath.workdps(50):
+        q, c, ee = _mp(q), 1 / (2 * _mp(sigma) ** 2), mpmath.exp(_mp(e))
+        zs = range(-40, 42)
+        norm = sum(mpmath.exp(-c * z * z) for z in range(-200, 201))
+        p0 = {z: mpmath.exp(-c * z * z) / norm for z in zs}
+        mix = {z: q * mpmath.exp(-c * (z - 1) ** 2) / norm + (1 - q) * p0[z] for z in zs}
+        best = mpmath.mpf(0)
+        for p, qq in ((mix, p0), (p0, mix)):
+            if k == 1:
+                v = sum(max(0, p[z] - ee * qq[z]) for z in zs)
+            else:
+                v = sum(max(0, p[z] * p[w] - ee * qq[z] * qq[w]) for z in zs for w in zs)
+            best = max(best, v)
+        return best
+
+
+@pytest.mark.parametrize("k, e", [(1, "0.05"), (2, "0.05")])
+def test_subsampled_discrete_gaussian_encloses_the_exact_sum(k, e):
+    r = account("discrete-gaussian", k, epsilon=e, params={"sigma": 2, "sampling": "poisson", "rate": "0.1"},
+                width="1e-2")
+    assert r.width_met and _inside(r, _discrete_gaussian_delta("0.1", 2, e, k))

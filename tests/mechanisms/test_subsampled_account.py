@@ -151,11 +151,10 @@ def test_a_composition_over_the_budget_is_refused_before_work():
         account("gaussian", 10**7, delta="1e-6", params=DPSGD)
 
 
-def test_a_subsampled_gaussian_with_a_discrete_gaussian_is_refused():
-    # (a discrete Laplace or randomized response beside it composes on the grid since issue 17:
-    # tests/mechanisms/test_profile_accountant.py)
-    with pytest.raises(InvalidArgument, match="which discrete-gaussian does not have yet"):
-        account([("gaussian", DPSGD), ("discrete-gaussian", {"sigma": 10})], 10, delta="1e-6")
+def test_a_subsampled_gaussian_with_a_lattice_mechanism_is_on_one_grid():
+    # refused before issue 17's profile accountant; references: tests/mechanisms/test_profile_accountant.py
+    r = account([("gaussian", DPSGD), ("randomized-response", {"epsilon": "1/2"})], 1, delta="1e-3", width="1e-2")
+    assert r.width_met and 0 < r.lower < r.upper and "loss grid" in r.notes
 
 
 def test_the_grid_pairs_of_a_plain_gaussian_enclose_balle_wang():
