@@ -47,8 +47,8 @@ with lattice mechanisms): each pair's hockey-stick profile is enclosed at the gr
 (:mod:`exactdp.mechanisms.subsampling`, :mod:`exactdp.mechanisms.profiles`), composed as a
 lattice; ``h = 2**-m`` is refined until the width is met.
 
-A list holding the discrete Gaussian beside a grid mechanism, or randomized responses with
-different ``p`` (incommensurable losses ``log(p/o)``), is refused: not supported yet.
+A list of lattice mechanisms alone with randomized responses of different ``p``
+(incommensurable losses ``log(p/o)``) is refused: not supported yet.
 
 >>> r = account("discrete-laplace", 1, delta=0, params={"scale": 10})
 >>> r.epsilon_lower, r.epsilon_upper
@@ -1083,7 +1083,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     :mod:`exactdp.mechanisms.subsampling`), ``m`` growing until the width is met. The same
     ``sampling="poisson", rate=q`` subsamples ``laplace`` (the continuous Laplace mechanism,
     ``scale``, ``sensitivity=1``; composed on the grid also without sampling),
-    ``discrete-laplace`` and ``randomized-response`` (:mod:`exactdp.mechanisms.profiles`).
+    ``discrete-laplace``, ``randomized-response`` and ``discrete-gaussian``
+    (:mod:`exactdp.mechanisms.profiles`).
 
     The working precision is doubled from 64 bits until ``upper - lower <= width * upper``
     (or ``max_bits``: then ``width_met`` is False and the enclosure, still sound, is wider).
