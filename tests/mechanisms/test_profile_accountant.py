@@ -399,3 +399,17 @@ def test_subsampled_discrete_gaussian_encloses_the_exact_sum(k, e):
     r = account("discrete-gaussian", k, epsilon=e, params={"sigma": 2, "sampling": "poisson", "rate": "0.1"},
                 width="1e-2")
     assert r.width_met and _inside(r, _discrete_gaussian_delta("0.1", 2, e, k))
+
+
+@pytest.mark.parametrize("name, params", [
+    ("discrete-laplace", {"scale": 2, "sampling": "poisson", "rate": "0.01"}),
+    ("randomized-response", {"epsilon": 1, "sampling": "poisson", "rate": "0.01"}),
+    ("discrete-gaussian", {"sigma": 2, "sampling": "poisson", "rate": "0.01"}),
+])
+def test_the_rdp_view_refuses_subsampled_mechanisms_it_does_not_subsample(name, params):
+    """rdp() printed the unsubsampled RDP (0.2273 at order 2 for the discrete Laplace) as the
+    certified [lower, upper] of the subsampled one, whose RDP is far smaller."""
+    from exactdp.mechanisms.rdp import rdp
+
+    with pytest.raises(InvalidArgument, match="has no Renyi DP computation yet"):
+        rdp(name, 1, params=params, orders=[2])
