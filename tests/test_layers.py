@@ -24,21 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "exactdp"
 DESIGN = ROOT / "DESIGN.md"
 
-# Circles among the engine files that are moving from ``exactdp/checkers/`` into
-# ``exactdp/engine/`` this session (issue 19, part 1; not this test's to remove). Each entry is
-# one strongly connected component of the import graph that still existed when the layer test
-# landed; a component inside an entry passes. The integrator empties this set once the engine
-# package lands; an entry that no longer holds a circle fails the test, so the set cannot
-# outlive its reason.
-PENDING_ENGINE_CYCLES: frozenset[frozenset[str]] = frozenset({
-    # engine/wide.py's fallback `from exactdp.checkers._engine import DENSE_MAX_VALUES` (for
-    # before the engine package was complete) imports the checkers package, whose lazy exports
-    # reach sensitivity.py, which plans through engine/plan.py, which imports engine/wide.py
-    frozenset({
-        "exactdp.checkers", "exactdp.checkers.search", "exactdp.checkers.sensitivity",
-        "exactdp.engine.backends", "exactdp.engine.plan", "exactdp.engine.wide",
-    }),
-})
+# Import circles tolerated for now: none. An entry names one strongly connected component
+# of the import graph (a component inside an entry passes); an entry that no longer holds a
+# circle fails the test, so the set cannot outlive its reason. (It held the engine's circles
+# while exactdp/engine/ was being split out of exactdp/checkers/, issue 19.)
+PENDING_ENGINE_CYCLES: frozenset[frozenset[str]] = frozenset()
 
 
 @dataclass(frozen=True)

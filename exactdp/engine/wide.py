@@ -299,10 +299,7 @@ def choose(query, space, ambient, metric, d_eff: int, exact_k: bool, scope: str,
 
 
 def _dense_max() -> int:
-    try:
-        from exactdp.engine.tables import DENSE_MAX_VALUES
-    except ImportError:  # pragma: no cover - before the engine package is complete
-        from exactdp.checkers._engine import DENSE_MAX_VALUES
+    from exactdp.engine.tables import DENSE_MAX_VALUES
     return DENSE_MAX_VALUES
 
 
