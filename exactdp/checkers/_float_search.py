@@ -13,8 +13,9 @@ docstring: :func:`cascade` (doubles the gap between the partial sums of ``x`` an
 in every binade: sequential sums), :func:`straddle` (one binade crossing with a few
 records; NumPy's 8 accumulators), :func:`filled_straddle` (the crossing at a large
 partial sum: compensated and pairwise sums), :func:`reorder` (large records first in
-one dataset, last in the other) and :func:`lanes` (NumPy's eight accumulators under
-reordering). Then :func:`climb`: seeded hill climbing on the exact difference from the
+one dataset, last in the other), :func:`lanes` (NumPy's eight accumulators under
+reordering) and :func:`halving` (ties in OpenDP's halving tree, ``opendp-pairwise``, under
+reordering; the other families assume no block structure and serve it as they are). Then :func:`climb`: seeded hill climbing on the exact difference from the
 five best constructions and from random starts, mixing random mutations, coordinate
 sweeps (:func:`sweep`) and a few downhill moves, until a violation or the end of the
 budget; with ``maximize`` the whole budget is spent and the largest difference kept.
@@ -414,6 +415,82 @@ def lanes(ctx: Context) -> Iterator[Candidate]:
                 break  # the tie is the construction; the value below it is for j = 1
 
 
+HALVING_DOWN = (0, 1, 0, 2, 0, 1, 2, 2)
+HALVING_UP = (2, 1, 2, 0, 2, 1, 0, 0)
+"""Eight offsets (in spacings ``u`` above a power of two ``B``) in two orders of one
+multiset: OpenDP's halving tree rounds the first to ``8B`` and the second to ``8B + 16u``
+(exact sum ``8B + 8u``); the largest spread over every order of every multiset of eight
+offsets below 8 (found by enumeration)."""
+
+
+MAX_HALVING_PATTERNS = 8
+"""Most copies of the eight-run pattern :func:`halving` builds (64 runs; longer runs
+reach the same spread per record at less cost)."""
+
+
+def halving(ctx: Context) -> Iterator[Slotted | Candidate]:
+    """Ties in OpenDP's halving tree (``opendp-pairwise``): along one path, and under
+    reordering.
+
+    Spine: ``2**h - k`` copies of a value ``v`` with an odd last mantissa bit (``U``, or
+    ``B + u``), then the ``k`` neighbouring records (``L`` in ``x``, ``U`` in ``x'``; or
+    nothing in ``x``). The copies add up exactly in both; along the rightmost path every
+    node of ``x`` meets a sum one odd spacing away from its sibling, a tie, rounded the
+    same way at every level, so ``x`` loses about one spacing of the total (``n u``) and
+    ``x'`` nothing. With bounds ``(2**52, 2**52 + 1)`` this is the largest difference over
+    every dataset of up to 16 records (enumerated).
+
+    Reordering (orders free):
+    ``Pairwise<T>`` splits at ``n // 2`` down to single values, so with ``n`` a power of
+    two every node adds two sums of ``2**l`` values. Take values ``B + r u`` (``B`` a power
+    of two, ``u`` its spacing, ``r`` in 0..2): below ``2B`` every partial sum of ``2**l``
+    of them lies in ``[2**l B, 2**(l+1) B)``, where the spacing is ``2**l u``, so a node's
+    rounding depends only on the offsets, and a tie goes down or up with the parity of the
+    quotient. :data:`HALVING_DOWN` and :data:`HALVING_UP` order one multiset of eight
+    offsets so that the tree loses ``8u`` in one and gains ``8u`` in the other; runs of
+    ``2**j`` equal values act as one value scaled by ``2**j`` (their sums are exact), and
+    ``K`` copies of the pattern add up exactly, so ``x`` (down) and ``x'`` (up, plus the
+    neighbouring record at the end, where it moves only the rightmost path of the tree)
+    differ by about ``2u`` per record: ``2 n u``. Every ``j``, with ``K`` the largest
+    power of two that fits ``max_n`` (at most :data:`MAX_HALVING_PATTERNS`) and ``K = 1``,
+    is tried, longest runs first.
+    """
+    g = ctx.grid
+    if ctx.model != "opendp-pairwise" or ctx.hi <= 0:
+        return
+    B = _pow2_at_most(ctx.hi)
+    u = g.ulp(B)
+    room = ctx.max_n - ctx.d_in
+    for k in sorted({1, ctx.d_in}):
+        slot_a, slot_b = _slots(ctx, ctx.hi, k)
+        for v in sorted({ctx.hi, B + u}, reverse=True):
+            if not (ctx.lo <= v <= ctx.hi) or g.round(v) != v:
+                continue
+            for h in range(max(room + k, 2).bit_length() - 1, 0, -1):
+                N = (1 << h) - k
+                if N < 1 or N + k > ctx.max_n:
+                    continue
+                for pos in (1, 0):
+                    yield Slotted(((v, N),), pos, slot_a, slot_b,
+                                  f"halving-tree spine (2^{h} records, v={ctx_value(ctx, v)})")
+                if h < room.bit_length() - 3:
+                    break  # the spine grows with n: the three largest trees suffice
+    if not ctx.allow_reorder or B < ctx.lo or B + 2 * u > ctx.hi or g.round(B + 2 * u) != B + 2 * u:
+        return
+    slot_a, slot_b = _slots(ctx, ctx.hi, ctx.d_in)
+    for j in range(max(room, 8).bit_length() - 1, -1, -1):
+        run = 1 << j
+        if 8 * run > room:
+            continue
+        K = min(_pow2_at_most(room // (8 * run)), MAX_HALVING_PATTERNS)
+        for k in sorted({K, 1}, reverse=True):
+            down = tuple((B + r * u, run) for r in HALVING_DOWN) * k
+            up = tuple((B + r * u, run) for r in HALVING_UP) * k
+            text = (f"halving-tree ties reordered ({k:,} x 8 runs of {run:,}, B={ctx_value(ctx, B)})")
+            yield Candidate(_compact(down + slot_a), _compact(up + slot_b), False, text)
+            yield Candidate(_compact(up + slot_a), _compact(down + slot_b), False, text + " (mirrored)")
+
+
 # -- randomized hill climbing ---------------------------------------------------------------------
 
 def palette(ctx: Context) -> list[int]:
@@ -621,12 +698,13 @@ def _families(ctx: Context, families=None) -> Iterator[Slotted | Candidate]:
 
 
 def run_search(ctx: Context, seed: int) -> None:
-    """Constructive families first (:func:`lanes` only when the others found no violation,
-    or when maximizing), then seeded hill climbing, within ``ctx.budget``."""
+    """Constructive families first (:func:`lanes` and :func:`halving`, each for its own
+    model, only when the others found no violation, or when maximizing), then seeded hill
+    climbing, within ``ctx.budget``."""
     rng = random.Random(seed)
     slotted: list[tuple[int, Slotted]] = []
     try:
-        for families in (None, (lanes,)):  # the accumulator reordering after the others
+        for families in (None, (lanes, halving)):  # the reordering of trees after the others
             for item in _families(ctx, families):
                 if isinstance(item, Slotted):
                     val = ctx.evaluate(item.candidate())

@@ -409,6 +409,45 @@ def pairwise(g: Grid, runs: Runs, ctr: Counter) -> int:
     return _Pairwise(g, runs, ctr).total()
 
 
+class _OpenDPPairwise(_Pairwise):
+    """OpenDP's ``Pairwise<T>`` (the model ``opendp-pairwise``) on run-length data: no
+    value -> 0, one value -> itself, else split at ``m = n // 2`` and add the two sums (no
+    blocks, no accumulators). A run of ``n`` equal values has at most two distinct lengths
+    per level, memoised by ``(value, length)``; segments spanning runs by their content."""
+
+    def uniform(self, v: int, n: int) -> int:
+        if n <= 1:
+            return v if n == 1 else 0
+        key = (v, n)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        m = n // 2
+        self.ctr.tick()
+        out = self.g.round(self.uniform(v, m) + self.uniform(v, n - m))
+        self.memo[key] = out
+        return out
+
+    def segment(self, lo: int, n: int) -> int:
+        i = bisect.bisect_right(self.starts, lo) - 1
+        v, c = self.runs[i]
+        if lo + n <= self.starts[i] + c:
+            return self.uniform(v, n)
+        key = self.content(i, lo, n)
+        hit = self.content_memo.get(key)
+        if hit is not None:
+            return hit
+        m = n // 2
+        self.ctr.tick()
+        out = self.g.round(self.segment(lo, m) + self.segment(lo + m, n - m))
+        self.content_memo[key] = out
+        return out
+
+
+def opendp_pairwise(g: Grid, runs: Runs, ctr: Counter) -> int:
+    return _OpenDPPairwise(g, runs, ctr).total()
+
+
 SIMULATORS = {
     "sequential": sequential,
     "pairwise": pairwise,
@@ -417,6 +456,7 @@ SIMULATORS = {
     "fsum": fsum,
     "sorted": sorted_sum,
     "sorted-magnitude": sorted_magnitude,
+    "opendp-pairwise": opendp_pairwise,  # a library model (floatsum.LIBRARY_MODELS)
 }
 ORDER_INDEPENDENT = frozenset({"fsum", "sorted", "sorted-magnitude"})
 

@@ -45,11 +45,12 @@ from exactdp.checkers.results import Evidence
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat, format_named
-from exactdp.numeric.floatsum import MODEL_NAMES
+from exactdp.numeric.floatsum import LIBRARY_MODELS, MODEL_NAMES
 
 __all__ = [
     "FloatVerdict", "FloatWitness", "FloatWitnessResult", "search_float_witness",
     "naive_sum_claim", "DEFAULT_BUDGET", "MAX_BUDGET", "SLOWEST_RATE", "NEIGHBORS",
+    "SEARCH_MODELS",
 ]
 
 DEFAULT_BUDGET = 2000
@@ -66,6 +67,10 @@ SLOWEST_RATE = 220
 """Evaluations per second in the slowest case measured (Kahan, float64, max_n = 10**6)."""
 
 NEIGHBORS = ("add-remove", "substitute")
+
+SEARCH_MODELS = MODEL_NAMES + tuple(LIBRARY_MODELS)
+"""Every model the search takes: :data:`~exactdp.numeric.floatsum.MODEL_NAMES` and the
+library models of :data:`~exactdp.numeric.floatsum.LIBRARY_MODELS` (``opendp-pairwise``)."""
 
 
 class FloatVerdict(str, enum.Enum):
@@ -314,7 +319,8 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
                          maximize: bool = False, floats: str | None = None) -> FloatWitnessResult:
     """Look for neighbouring datasets whose float sums differ by more than ``claim``.
 
-    ``model`` is a summation model of :data:`exactdp.numeric.floatsum.MODELS`, ``fmt`` a
+    ``model`` is a summation model of :data:`exactdp.numeric.floatsum.MODELS` or of
+    :data:`~exactdp.numeric.floatsum.LIBRARY_MODELS` (:data:`SEARCH_MODELS`), ``fmt`` a
     :class:`~exactdp.numeric.floatformat.FloatFormat` or ``"float64"``/``"float32"``;
     records are values of ``fmt`` in ``bounds = (L, U)`` (both values of ``fmt``), at most
     ``max_n`` per dataset; neighbours differ by ``d_in`` added/removed records or by
@@ -354,9 +360,9 @@ def search_float_witness(model: str, fmt: FloatFormat | str, bounds, max_n: int,
                                         d_in=d_in, budget=budget, seed=seed, progress=progress,
                                         same_order=same_order, max_budget=max_budget,
                                         maximize=maximize)
-    if model not in MODEL_NAMES:
+    if model not in SEARCH_MODELS:
         raise InvalidArgument(f"model={model!r} is not a summation model; pass one of "
-                              f"{', '.join(MODEL_NAMES)}")
+                              f"{', '.join(SEARCH_MODELS)}")
     fmt = format_named(fmt)
     lo, hi = _bounds(bounds)
     for name, b in (("L", lo), ("U", hi)):

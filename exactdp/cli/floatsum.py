@@ -23,13 +23,13 @@ from exactdp._budget import check_budget, refuse_above
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp._progress import Progress
 from exactdp.checkers.float_witness import (
-    DEFAULT_BUDGET, MAX_BUDGET, NEIGHBORS, SLOWEST_RATE, search_float_witness,
+    DEFAULT_BUDGET, MAX_BUDGET, NEIGHBORS, SEARCH_MODELS, SLOWEST_RATE, search_float_witness,
 )
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import format_named
-from exactdp.numeric.floatsum import MODEL_NAMES, PAIRWISE_BLOCKSIZE
+from exactdp.numeric.floatsum import PAIRWISE_BLOCKSIZE
 
 __all__ = ["register", "run", "MAX_BUDGET", "VALUE_OPTIONS"]
 
@@ -95,9 +95,9 @@ def _duration(evaluations: int) -> str:
 def run(args) -> int:
     fmt = format_named(args.dtype)
     bounds = _parse_bounds(args.bounds, fmt)
-    if args.model not in MODEL_NAMES:
+    if args.model not in SEARCH_MODELS:
         raise InvalidArgument(f"--model={args.model!r} is not a summation model; pass one of "
-                              f"{', '.join(MODEL_NAMES)}")
+                              f"{', '.join(SEARCH_MODELS)}")
     if args.neighbors not in NEIGHBORS:
         raise InvalidArgument(f"--neighbors={args.neighbors!r} is not one of {', '.join(NEIGHBORS)}")
     for name in ("max_n", "budget", "d_in"):
@@ -188,7 +188,8 @@ Models: sequential (a for loop; Python's sum up to 3.11); pairwise (NumPy's sum,
 i.e. add.reduce on a contiguous 1-d array: blocks of at most {PAIRWISE_BLOCKSIZE} values
 with 8 interleaved accumulators, longer arrays split in halves recursively);
 kahan; neumaier; fsum (the exact sum rounded once: math.fsum); sorted (ascending,
-then sequential); sorted-magnitude (ascending |x|, then sequential).
+then sequential); sorted-magnitude (ascending |x|, then sequential); opendp-pairwise
+(OpenDP's Pairwise<T>: split at n // 2, no blocks).
 
 Exit status: 0 the claim holds (it is at least the sound bound); 1 it is violated
 (a witness) or not established (not-found: a search that found nothing is not a
@@ -216,7 +217,8 @@ def register(subparsers) -> None:
         "floatsum", help="sound sensitivity bound of a float sum, and a witness search against a claim",
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True,
-                   help=f"summation model: {', '.join(MODEL_NAMES)} (pairwise is NumPy's sum)")
+                   help=f"summation model: {', '.join(SEARCH_MODELS)} (pairwise is NumPy's sum, "
+                        f"opendp-pairwise OpenDP's Pairwise<T>)")
     p.add_argument("--dtype", default="float64", help="float64 (default) or float32")
     p.add_argument("--bounds", required=True, metavar="L,U",
                    help="records lie in [L, U]: values of the dtype, exact (0.5, 1/4) or as float.hex "
