@@ -216,7 +216,8 @@ def _steps():
 
 def test_which_diffprivlib_audits_have_a_severity_step():
     assert set(_steps()) == {"diffprivlib/tools/sum/float-rounding", "diffprivlib/mechanisms/gaussian-analytic/sigma",
-                             "diffprivlib/mechanisms/gaussian-discrete/scale"}
+                             "diffprivlib/mechanisms/gaussian-discrete/scale",
+                             "diffprivlib/tools/mean/float-rounding", "diffprivlib/tools/var/float-rounding"}
 
 
 @needs_066
