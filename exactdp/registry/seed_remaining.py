@@ -472,15 +472,15 @@ def _error_figure() -> StatementResult:
         crossing[big] = _below_chance(r_lo, r_hi)
     q05, q50, q95 = (quantiles[q] for q in FIGURE_QUANTILES)
     ordered = q05[1] < mean < q95[0] and all(lo > 0 for lo, _ in crossing.values())
-    cross_text = "; ".join(
-        f"{k} below E[Delta f]: [{decimal_at_most(lo, 3)}, {decimal_at_least(hi, 3)}]"
+    cross_text = " and ".join(
+        f"in [{decimal_at_most(lo, 3)}, {decimal_at_least(hi, 3)}] for {k}"
         for k, (lo, hi) in crossing.items())
     return StatementResult(
         Verdict.HOLDS if consistent and ordered else Verdict.VIOLATED,
         f"each plotted point (n_runs = 1) is one draw of (Delta/epsilon) Z, Z = |mean of {n} iid "
         f"Lap(1)| (the 500 true heights cancel); E Z = 2 C(1000, 500)/4^500 in {_d(mean, 6)} "
         f"exactly (E|Lap(b)| = b for one record), so each curve's mean is {_d(mean, 5)} "
-        f"Delta/epsilon: at epsilon = 0.001 and 19.951 "
+        f"Delta/epsilon: at epsilon = 0.001 and 19.951: "
         + ", ".join(f"{k} {ends[k]['epsilon=0.001']} and {ends[k]['epsilon=19.951']} cm"
                     for k in labels)
         + f". One point's 5%, 50% and 95% quantiles are {_grid(q05)}, {_grid(q50)} and "
