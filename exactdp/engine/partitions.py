@@ -66,7 +66,7 @@ def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
     ``prefixes``: ``(counts, sources, datasets)`` per prefix, in source order; a prefix
     holding more sources than a partition's target is split by the count of the next
     value (so prefixes have different lengths, at most ``depth``), until at most
-    :data:`MAX_PREFIXES`. ``parts``: ``(start, stop, halo, size)`` per partition: a run of
+    :data:`MAX_PREFIXES` (and a quarter of the sources). ``parts``: ``(start, stop, halo, size)`` per partition: a run of
     prefixes, the prefixes of the neighbours its own datasets may have (not covered by a
     shorter one), and the datasets of its table slice (an upper bound).
     """
@@ -85,38 +85,49 @@ def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
         return _between(ways[len(p)], u, lo_a, hi_a)
 
     shifts: dict = {}
+    near_of: dict = {}  # each prefix's neighbour prefixes, computed once (wide universes
+    # have deep prefixes, each asked for many times)
 
     def shifted(p):
-        """The valid prefixes ``p + delta`` of the neighbours of ``p``'s datasets."""
-        j = len(p)
-        if j not in shifts:
-            shifts[j] = _prefix_shifts(j, moves)
-        for d in shifts[j]:
-            q = tuple(x + y for x, y in zip(p, d))
-            if all(0 <= c <= cap for c, cap in zip(q, caps)) and sum(q) <= hi_a:
-                n = datasets(q, sum(q))
-                if n:
-                    yield q, n
+        """The valid prefixes ``p + delta`` of the neighbours of ``p``'s datasets, with
+        their dataset counts."""
+        found = near_of.get(p)
+        if found is None:
+            j = len(p)
+            if j not in shifts:
+                shifts[j] = _prefix_shifts(j, moves)
+            found = []
+            for d in shifts[j]:
+                q = tuple(x + y for x, y in zip(p, d))
+                if all(0 <= c <= cap for c, cap in zip(q, caps)) and sum(q) <= hi_a:
+                    n = datasets(q, sum(q))
+                    if n:
+                        found.append((q, n))
+            near_of[p] = found
+        return found
 
     def small(p, u):  # its sources and each block its neighbours lie in fit a partition
         return sources(p, u) <= target and all(n <= target for _, n in shifted(p))
 
-    leaves = [((), 0)]
+    # more prefixes than a quarter of the sources buy no locality: on wide universes
+    # neighbours spread over every prefix and splitting would go to the last value
+    most = min(MAX_PREFIXES, max(4 * workers * PARTS_PER_WORKER, n_sources // 4))
+    leaves = [((), 0, False)]  # (prefix, records in it, final: not split further)
     while True:
         grown, split = [], False
-        for p, u in leaves:
+        for p, u, final in leaves:
             j = len(p)
-            if j == m or small(p, u):
-                grown.append((p, u))
+            if final or j == m or small(p, u):
+                grown.append((p, u, True))
                 continue
             split = True
             for c in range(min(caps[j], hi_a - u) + 1):
                 if datasets(p + (c,), u + c):
-                    grown.append((p + (c,), u + c))
-        if not split or len(grown) > MAX_PREFIXES:
+                    grown.append((p + (c,), u + c, False))
+        if not split or len(grown) > most:
             break
         leaves = grown
-    prefixes = [(p, sources(p, u), datasets(p, u)) for p, u in leaves]
+    prefixes = [(p, sources(p, u), datasets(p, u)) for p, u, _ in leaves]
     # consecutive prefixes up to the target of sources, and (with a budget) up to a slice
     # of at most per_worker datasets (counted with the halo, an upper bound)
     limit = per_worker if per_worker is not None else math.inf
@@ -144,7 +155,7 @@ def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
         halo = sorted(q for q in near if not any(q[:k] in every for k in range(len(q))))
         size = sum(n for _, _, n in prefixes[a:b]) + sum(datasets(q, sum(q)) for q in halo)
         out.append((a, b, halo, size))
-    return max(len(p) for p, _ in leaves), prefixes, out
+    return max(len(p) for p, _, _ in leaves), prefixes, out
 
 
 def _prefix_shifts(j: int, moves) -> list[tuple[int, ...]]:
