@@ -254,6 +254,10 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
     "exactdp audit opendp --only opendp/variance/sum-of-squared-deviations --json": (1, (
         '"id": "opendp/variance/sum-of-squared-deviations"', '"verdict": "violated"')),
     "exactdp audit opendp --list": (0, ("opendp/variance/sum-of-squared-deviations: ",)),
+    "exactdp audit opendp --only opendp/variance/variance --depth full": (1, (
+        "depth: full\n", "opendp/variance/variance [opendp", "VIOLATED",
+        "severity: exceeds: worst |f(x') - f(x)| (variance) = 65536 against the claim ~118.265626101: "
+        "ratio = ~554.14241788", "(replay confirmed; evidence bit-exact)")),
     "exactdp audit --list": (0, (
         "opendp/variance/sum-of-squared-deviations: ", "diffprivlib/tools/var/float-rounding: ")),
     # reports (issue 18): the terminal shows the text with times, the file holds the report

@@ -79,7 +79,7 @@ examples:
   exactdp audit diffprivlib
   exactdp audit opendp --only opendp/variance/sum-of-squared-deviations --json
   exactdp audit opendp --list
-  exactdp audit diffprivlib --depth full
+  exactdp audit opendp --only opendp/variance/variance --depth full
   exactdp audit --list
   exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format junit --output audit.xml
   exactdp audit diffprivlib --only diffprivlib/tools/var/float-rounding --format sarif"""
