@@ -398,10 +398,11 @@ def _arb_precision(prec: int):
 
 
 def _arb_point(t: mpmath.mpf):
-    """The exact Arb ball (radius 0) at the finite ``mpf`` ``t``."""
+    """The exact Arb ball (radius 0) at the finite ``mpf`` ``t`` (NaN, the whole line, for an
+    infinite or NaN ``t``: whatever is computed from it comes back unbounded, never wrong)."""
     sign, man, exp, _ = t._mpf_
     if not man:
-        return flint.arb(0)
+        return flint.arb(0) if t._mpf_ == mpmath.libmp.fzero else flint.arb.nan()
     return flint.arb((-int(man) if sign else int(man), int(exp)))
 
 

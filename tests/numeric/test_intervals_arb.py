@@ -156,3 +156,19 @@ def test_analytic_sigma_is_never_below_the_exact_sigma(eps, k):
         assert _analytic_delta_mp(Fraction(r.safe_float), eps) <= _mp(dlt)
         assert _analytic_delta_mp(lo, eps) >= _mp(dlt) >= _analytic_delta_mp(hi, eps)
     assert Fraction(r.safe_float) >= lo
+
+
+def test_interval_arguments_are_not_one_arb_ball():
+    # regression: Arb's erfc over the one-ulp ball -(-89749)/√2 at 53 bits came back as
+    # [0, 2e-1749095622], relative width 1700; from the two endpoints it is 2e-6
+    lo, hi = _bounds(enclose(lambda iv_: normal_cdf(iv_.mpf(-89749)), prec=53))
+    with mpmath.workprec(200):
+        ref = mpmath.ncdf(-89749)
+        assert lo <= ref <= hi and (hi - lo) / ref < mpmath.mpf(2) ** -15
+
+
+def test_ball_ends_are_read_at_the_balls_precision():
+    # regression: arb.lower()/upper() round to the current flint.ctx.prec; read after the
+    # precision was restored, a 3392-bit enclosure of erf(1/3) had 53-bit ends
+    lo, hi = interval_to_fractions(enclose(lambda iv_: erf(exact_interval(Fraction(1, 3))), prec=3392))
+    assert 0 < hi - lo < lo / 2**3380
