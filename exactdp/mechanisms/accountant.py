@@ -193,8 +193,8 @@ def _rate(params: dict, name: str) -> Fraction | None:
     if sampling != "poisson":
         raise InvalidArgument(
             f"sampling={shown(sampling)} is not one the accountant composes; use sampling=poisson with "
-            f"rate=Q (each record in a batch independently with probability Q, add/remove neighbours); "
-            f"sampling without replacement is not supported yet")
+            f"rate=Q (each record in a batch independently with probability Q, add/remove neighbours), or "
+            f"sampling=without-replacement with batch=M population=N (substitute neighbours)")
     if "rate" not in params:
         raise InvalidArgument("sampling=poisson needs rate=Q, the probability that a record is in a batch, "
                               "e.g. rate=0.01")
@@ -203,6 +203,63 @@ def _rate(params: dict, name: str) -> Fraction | None:
         raise InvalidArgument(f"rate={shown(params['rate'])} is outside (0, 1]; it is the probability "
                               f"that a record is in a batch, e.g. rate=0.01")
     return q
+
+
+def _without_replacement(params: dict, name: str) -> tuple[int, int] | None:
+    """``(batch, population)`` from ``sampling=without-replacement batch=M population=N`` (and
+    ``params`` rewritten, in place, to the same mechanism Poisson-subsampled at ``M/N``, whose
+    model :func:`_wor_component` wraps); None otherwise."""
+    if params.get("sampling") != "without-replacement":
+        for key in ("batch", "population"):
+            if key in params:
+                raise InvalidArgument(f"{key}={shown(params[key])} goes with sampling=without-replacement; pass "
+                                      f"sampling=without-replacement batch=M population=N")
+        return None
+    if "rate" in params:
+        raise InvalidArgument(f"sampling='without-replacement' is not one that takes rate={shown(params['rate'])}; "
+                              f"give batch=M population=N (a batch of M of the N records), or sampling=poisson "
+                              f"rate=Q")
+    missing = [key for key in ("batch", "population") if key not in params]
+    if missing:
+        raise InvalidArgument(f"sampling=without-replacement needs batch=M and population=N (a batch of M of "
+                              f"the N records, drawn without replacement; substitute neighbours), e.g. batch=256 "
+                              f"population=60000; {missing[0]} is missing")
+    m = _integer_param(params.pop("batch"), "batch", 1)
+    n = _integer_param(params.pop("population"), "population", 1)
+    if m > n:
+        raise InvalidArgument(f"batch={m} is larger than population={n}; a batch holds at most the whole "
+                              f"population")
+    if name in ("exponential", "permute-and-flip", "report-noisy-max"):
+        raise InvalidArgument(f"sampling=without-replacement is not one {name} takes (it is composed through its "
+                              f"worst-case pure epsilon); drop sampling, batch and population")
+    params["sampling"], params["rate"] = "poisson", Fraction(m, n)
+    return m, n
+
+
+def _wor_component(comp: _Component, m: int, n: int) -> _Component:
+    """The Poisson component at ``m/n`` turned into the same mechanism on a batch of ``m`` of ``n``
+    drawn without replacement, substitute neighbours (``m = n``: the mechanism itself)."""
+    from exactdp.mechanisms.profiles import WithoutReplacement
+
+    shown_params = {k: v for k, v in comp.params.items() if k not in ("sampling", "rate")}
+    if m == n:
+        comp.params = shown_params
+        return comp
+    comp.params = {**shown_params, "sampling": "without-replacement", "batch": str(m), "population": str(n)}
+    comp.model = WithoutReplacement(comp.model, m, n)
+    return comp
+
+
+def _check_relations(components: list) -> None:
+    """Refuse a list mixing Poisson subsampling (add/remove neighbours) with sampling without
+    replacement (substitute neighbours): the two guarantees are about different neighbours."""
+    wor = [c for c in components if c.params.get("sampling") == "without-replacement"]
+    poisson = [c for c in components if c.params.get("sampling") == "poisson"]
+    if wor and poisson:
+        raise InvalidArgument(
+            f"{poisson[0].describe()} (sampling=poisson: add/remove neighbours) and {wor[0].describe()} "
+            f"(sampling=without-replacement: substitute neighbours) are guarantees about different "
+            f"neighbouring relations; account for each list apart")
 
 
 def _finite_model(q: Fraction, base: str, args: tuple):
@@ -350,7 +407,7 @@ def _gaussian(params: dict) -> _Component:
         raise InvalidArgument(
             f"sampling={shown(sampling)} is not one the accountant composes; use sampling=poisson with "
             f"rate=Q (each record in a batch independently with probability Q, add/remove neighbours, as "
-            f"DP-SGD); sampling without replacement is not supported yet")
+            f"DP-SGD), or sampling=without-replacement with batch=M population=N (substitute neighbours)")
     if "rate" not in params:
         raise InvalidArgument("sampling=poisson needs rate=Q, the probability that a record is in a batch, "
                               "e.g. rate=0.01")
@@ -450,7 +507,10 @@ def _component(item) -> _Component:
                               f"{', '.join(MECHANISMS)}")
     params = dict(params)
     times = _integer_param(params.pop("times"), "times", 1) if "times" in params else 1
+    wor = _without_replacement(params, name)
     comp = _BUILDERS[name](params)
+    if wor is not None:
+        comp = _wor_component(comp, *wor)
     if times != 1:
         comp.times = times
         comp.params = {**comp.params, "times": str(times)}
@@ -1108,6 +1168,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
         if params and not isinstance(mechanisms, str):
             raise InvalidArgument("params=... goes with a mechanism name such as 'discrete-laplace'")
         components = [_component(item)]
+    _check_relations(components)
     k = _check_k(k, max_k)
     if (delta is None) == (epsilon is None):
         raise InvalidArgument("give delta=... (for epsilon(delta)) or epsilon=... (for delta(epsilon)), "
@@ -1292,6 +1353,8 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
     from exactdp.mechanisms.subsampling import lattice_pairs
 
     parts = [(c.model, c.times) for c in components]
+    # every part one symmetric pair (sampling without replacement): the add direction is the remove one
+    symmetric = all(hasattr(model, "batch") for model, _ in parts)
     need = 1 / (given * w) if quantity == "epsilon" and given > 0 else Fraction(2**32)
     steps = k * sum(times for _, times in parts)
     # each step's grid leaves out tails of at most 2**-tail_bits: in all at most steps * 2**-tail_bits
@@ -1320,18 +1383,25 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
                 pairs = lattice_pairs(model, m, bits, tail_bits=tail_bits,
                                       cache=cache.setdefault(("points", model), {}))
                 for key, pair in pairs.items():
+                    if key == "add" and symmetric:  # the add pair is the remove pair
+                        continue
                     lat = _pair_lattice(pair)
                     if times > 1:
                         lat = _power(lat, times)
                     rounds[key] = lat if key not in rounds else _multiply(rounds[key], lat)
             composed = {key: _power(lat, k) for key, lat in rounds.items()}
             ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
-                                [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add")])
+                                [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add") if d in composed])
             held = max(len(lat.w) for lat in composed.values())
             cache[("grid", m)] = bits, ev, held
         notes = (f"Poisson subsampling, add/remove neighbours: the larger of the remove and add "
                  f"directions; certified pairs above and below on the loss grid 2**-{m}"
-                 if any(model.q < 1 for model, _ in parts) else
+                 if any(model.q < 1 and not hasattr(model, "batch") for model, _ in parts) else
+                 f"sampling without replacement, substitute (replace-one) neighbours: the tight symmetric "
+                 f"pair of Zhu, Dong and Wang 2022 (profile of (g P1 + (1 - g) P0, P0) for a >= 1 and of "
+                 f"(P0, g P1 + (1 - g) P0) for a < 1, g = batch/population, sensitivity under substitution); "
+                 f"certified pairs above and below on the loss grid 2**-{m}"
+                 if any(hasattr(model, "batch") for model, _ in parts) else
                  f"certified pairs above and below on the loss grid 2**-{m}")
         if quantity == "delta":
             lo, hi = ev(given)

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.subsampling import _Uncertified
+from exactdp.mechanisms.subsampling import PoissonGaussian, _Profile, _Uncertified, grid_points
 
-__all__ = ["PoissonLaplace", "PoissonFinite", "PoissonDiscreteGaussian"]
+__all__ = ["PoissonLaplace", "PoissonFinite", "PoissonDiscreteGaussian", "WithoutReplacement"]
 
 
 def _check_rate(q: Fraction) -> None:
@@ -311,3 +311,74 @@ class PoissonDiscreteGaussian:
                 qt = qt + arb(0).union(qc)
         between = arb(0).union(tail)  # the outputs left out: between 0 and their mass
         return a, hv + between, qt + between
+
+
+@dataclass(frozen=True)
+class WithoutReplacement:
+    """A mechanism run on a batch of ``batch`` records drawn uniformly without replacement from
+    ``population``, under substitute (replace-one) neighbours. ``base`` is the same mechanism's
+    Poisson model at the rate ``gamma = batch / population`` (a :class:`PoissonGaussian`,
+    :class:`PoissonLaplace`, :class:`PoissonFinite` or :class:`PoissonDiscreteGaussian`), its
+    sensitivity the query's under substitution.
+
+    Its tight dominating pair (``proofs/accountant-profile.md``, step 8) is one symmetric pair
+    whose profile is the remove pair's ``(gamma P1 + (1 - gamma) P0, P0)`` for ``a >= 1`` and the
+    add pair's ``(P0, gamma P1 + (1 - gamma) P0)`` for ``a < 1``: ``point`` hands ``n >= 0`` to the
+    remove profile and ``n < 0`` to the add profile, in either direction (both directions are
+    this one pair)."""
+
+    base: object
+    batch: int
+    population: int
+
+    def __post_init__(self):
+        if not 1 <= self.batch <= self.population:
+            raise InvalidArgument(f"batch={self.batch} is not between 1 and population={self.population}")
+        if self.base.q != Fraction(self.batch, self.population):
+            raise InvalidArgument(f"the base model's rate {self.base.q} is not batch/population")
+
+    @property
+    def q(self) -> Fraction:
+        return self.base.q
+
+    @property
+    def mu(self):
+        # the Renyi DP view reads the Poisson-subsampled Gaussian's mu: refuse rather than be read as Poisson
+        raise InvalidArgument("sampling=without-replacement has no Renyi DP computation yet (the RDP view "
+                              "subsamples only with sampling=poisson); use the certified (epsilon, delta) "
+                              "accountant without --rdp")
+
+    @property
+    def label(self) -> str:
+        base = "subsampled Gaussian" if isinstance(self.base, PoissonGaussian) else self.base.label
+        return f"{base} (batch {self.batch} of {self.population} without replacement)"
+
+    @property
+    def grid_order(self) -> int:
+        return getattr(self.base, "grid_order", 2)
+
+    def grid_range(self, direction: str, h: Fraction, tail_bits: int) -> tuple[int, int]:
+        """The grid indices: the add pair's least loss to the remove pair's largest (either
+        direction: the pair is the same)."""
+        return grid_points(self.base, "add", h, tail_bits)[0], grid_points(self.base, "remove", h, tail_bits)[1]
+
+    def loss_range(self, direction: str) -> tuple[float, float]:
+        return self.base.loss_range("add")[0], self.base.loss_range("remove")[1]
+
+    def variance_bound(self) -> float:
+        if hasattr(self.base, "variance_bound"):
+            return 2 * self.base.variance_bound()
+        q, mu2 = float(self.base.q), float(self.base.mu) ** 2
+        bound = mu2 * (1 + mu2 / 4)
+        if q < 1:
+            bound = min(bound, q * q * math.expm1(min(mu2, 700.0)) / (1 - q))
+        return 2 * bound  # the loss takes the remove pair's positive and the add pair's negative values
+
+    def point(self, prof, n: int) -> tuple:
+        """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``: the remove profile's for ``n >= 0``, the
+        add profile's for ``n < 0`` (whatever ``prof.direction`` is)."""
+        inner = prof.__dict__.setdefault("_wor", {})
+        side = "remove" if n >= 0 else "add"
+        if side not in inner:
+            inner[side] = _Profile(self.base, side, prof.h, prof.prec)
+        return inner[side].point(n)

@@ -186,6 +186,8 @@ def grid_points(model, direction: str, h: Fraction, tail_bits: int) -> tuple[int
     """The grid indices ``n_lo..n_hi`` (losses ``n h``) that hold all but ``2**-tail_bits`` of
     each tail. The choice is a matter of accuracy only: the pairs are valid for any range (the
     upper pair gives what lies beyond an infinite loss, the lower pair drops it)."""
+    if hasattr(model, "grid_range"):  # a model that chooses its own (sampling without replacement)
+        return model.grid_range(direction, h, tail_bits)
     if not isinstance(model, PoissonGaussian):
         lo, hi = model.loss_range(direction)  # floats: the bounded losses' least and largest
         return math.floor(lo / float(h)) - 1, math.ceil(hi / float(h)) + 1
@@ -234,6 +236,9 @@ def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: 
     h = Fraction(1, 2**m)
     out = {}
     for direction in ("remove", "add"):
+        if direction == "add" and hasattr(model, "grid_range"):  # one symmetric pair (without replacement)
+            out["add"] = out["remove"]
+            continue
         lo, hi = grid_points(model, direction, h, tail_bits)
         prof = _Profile(model, direction, h, prec)
         pts = []
