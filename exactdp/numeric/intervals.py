@@ -149,11 +149,6 @@ _MAX_EXACT_EXPONENT = 2**22
 """Largest binary exponent (about 4 million bits) converted to an exact Fraction."""
 
 
-def _neg(t: mpmath.mpf) -> mpmath.mpf:
-    """``-t`` exactly (``-t`` in the ``mp`` context would round to ``mp.prec`` bits)."""
-    return mpmath.mp.make_mpf(mpmath.libmp.mpf_neg(t._mpf_))
-
-
 def _to_fraction(value: mpmath.mpf) -> Fraction:
     """The exact value of a finite ``mpf``, from its raw ``(sign, man, exp, bc)`` tuple.
 
