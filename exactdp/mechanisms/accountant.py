@@ -1145,6 +1145,11 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     ``scale``, ``sensitivity=1``; composed on the grid also without sampling),
     ``discrete-laplace``, ``randomized-response`` and ``discrete-gaussian``
     (:mod:`exactdp.mechanisms.profiles`).
+    ``sampling="without-replacement", batch=M, population=N`` runs any of them on a batch of
+    ``M`` of the ``N`` records drawn without replacement, under substitute neighbours (the
+    sensitivity is the query's under substitution): one symmetric dominating pair
+    (:class:`~exactdp.mechanisms.profiles.WithoutReplacement`); a list may not mix it with
+    ``sampling="poisson"``.
 
     The working precision is doubled from 64 bits until ``upper - lower <= width * upper``
     (or ``max_bits``: then ``width_met`` is False and the enclosure, still sound, is wider).
