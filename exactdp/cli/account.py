@@ -38,7 +38,8 @@ each --param applying to the --mechanism before it):
   discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
 Every mechanism also takes times=T (default 1): its own count in each round, the list being
 composed --k times; every mechanism but the selection ones also takes sampling=poisson
-rate=Q. Lattice mechanisms compose with each other exactly; a list with a
+rate=Q (add/remove neighbours) or sampling=without-replacement batch=M population=N
+(shuffled fixed-size batches, substitute neighbours; sensitivity under substitution). Lattice mechanisms compose with each other exactly; a list with a
 subsampled mechanism or laplace, or gaussians beside lattice mechanisms, on one certified grid.
 Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
 for 0.1, at its exact value: the parameter a library holds).
