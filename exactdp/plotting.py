@@ -33,6 +33,7 @@ import sympy
 from exactdp._budget import refuse_above
 from exactdp.checkers.sensitivity import SensitivityCurve, check_plot_target
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.curve import PrivacyCurve
 from exactdp.mechanisms.distribution import Distribution, hockey_stick
 from exactdp.mechanisms.mechanism import Mechanism
 from exactdp.numeric.decide import compare, to_sympy
@@ -276,28 +277,22 @@ def _columns(columns, panels: int) -> int:
 # --- privacy profiles --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Composition:
-    """A profile source: the certified ``delta(epsilon)`` of ``k`` compositions
-    (:func:`exactdp.mechanisms.account`), an enclosure at every epsilon."""
-
-    mechanisms: Any
-    k: int
-    params: dict | None
-    width: Any
-
-    def __call__(self, epsilon: Fraction):
-        from exactdp.mechanisms.accountant import account
-
-        r = account(self.mechanisms, self.k, epsilon=epsilon, params=self.params, width=self.width)
+def _curve_function(curve: PrivacyCurve) -> Callable:
+    """``epsilon -> (delta_lower, delta_upper)`` from a :class:`PrivacyCurve`, which keeps the
+    composed distribution between the epsilons of one figure."""
+    def delta(epsilon):
+        r = curve.delta(epsilon)
         return (r.delta_lower, r.delta_upper)
+    return delta
 
 
-def composition(mechanisms, k: int = 1, *, params: dict | None = None, width="1e-6") -> _Composition:
+def composition(mechanisms, k: int = 1, *, params: dict | None = None, width="1e-6") -> PrivacyCurve:
     """A privacy-profile source for :func:`privacy_profile`: ``mechanisms`` composed ``k``
     times, its ``delta(epsilon)`` enclosed by the certified accountant
-    (:func:`exactdp.mechanisms.account`, same arguments) and drawn as a band."""
-    return _Composition(mechanisms, k, params, width)
+    (:func:`exactdp.mechanisms.account`, same arguments) and drawn as a band. It is a
+    :class:`~exactdp.mechanisms.curve.PrivacyCurve` (any one is a source too), so the
+    composition is computed once for all the epsilons of a figure."""
+    return PrivacyCurve(mechanisms, k, params=params, width=width)
 
 
 def _epsilon_grid(epsilons) -> list:
@@ -323,7 +318,9 @@ def _epsilon_grid(epsilons) -> list:
 
 def _profile_function(label: str, source: Any) -> Callable:
     where = f"sources[{label!r}]"
-    if isinstance(source, _Composition) or (callable(source) and not isinstance(source, (Mechanism, tuple))):
+    if isinstance(source, PrivacyCurve):
+        return _curve_function(source)
+    if callable(source) and not isinstance(source, (Mechanism, tuple)):
         return source
     if isinstance(source, tuple) and len(source) == 3 and isinstance(source[0], Mechanism):
         mech, a, b = source
@@ -338,7 +335,7 @@ def _profile_function(label: str, source: Any) -> Callable:
     raise InvalidArgument(
         f"{where}={source!r} is not a privacy-profile source; pass (mechanism, a, b) for a "
         f"mechanism on the query values a, b, a pair (P, Q) of Distributions, "
-        f"composition(mechanisms, k, params=...), or a function epsilon -> exact delta "
+        f"composition(mechanisms, k, params=...) or a PrivacyCurve, or a function epsilon -> exact delta "
         f"or (lower, upper)")
 
 

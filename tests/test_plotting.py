@@ -228,3 +228,19 @@ def test_cli_several_queries_refused_before_any_output(capsys, extra, message):
     assert main(ARGS + extra) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
+
+
+def test_a_privacy_curve_is_a_profile_source():
+    """A PrivacyCurve (what ``composition`` now returns) draws its certified band, each epsilon
+    answered from the one composition it keeps: the same enclosures as ``account``."""
+    from exactdp.mechanisms.curve import PrivacyCurve
+
+    params = {"sigma": 1, "sampling": "poisson", "rate": "1/100"}
+    curve = PrivacyCurve("gaussian", 10, params=params, width="1e-3")
+    data = privacy_profile({"dp-sgd": curve}, ["1/2", 1])
+    band = data["dp-sgd"]
+    assert curve.queries == 2 and not band.exact
+    for e, lo, hi in zip(["1/2", 1], band.lower, band.upper):
+        r = account("gaussian", 10, epsilon=e, params=params, width="1e-3")
+        assert (lo, hi) == (r.delta_lower, r.delta_upper) and 0 < lo <= hi
+    assert isinstance(composition("discrete-laplace", 3, params={"scale": 2}), PrivacyCurve)
