@@ -332,13 +332,3 @@ def _to_arrays(t) -> None:
     t.arrays.np = np
     t.sorted_keys, t.sorted_values = ka[order], va[order]
 
-
-def _rescale(kind: str, norm, part: tuple, f: int) -> tuple:
-    best, x, w, pairs = part
-    if x is None or f == 1:
-        return part
-    if kind == "sqrt":
-        return (best[0] * f, best[1] * f), x, w * f, pairs
-    if kind == "vector":
-        return best * (f * f if norm == "L2" else f), x, tuple(c * f for c in w), pairs
-    return best * f, x, w * f, pairs
