@@ -15,6 +15,9 @@ pool as on Dask: the parent builds nothing. The other strategies (``"scan"``,
 ``"sparse"``) need the whole table: the pool's forked processes inherit it from the
 parent and each scans a contiguous run of the sources; Dask refuses them in one line.
 
+The wide strategy (:mod:`.wide`, no table) cuts its sources into runs of one size; each
+task scans a run against the whole universe, on the pool as on Dask.
+
 Results are combined in source order (:func:`.scan.combine`, after rescaling every part
 to one common denominator), so the answer *and* the witness are those of the serial
 run. A task's own error fails the run with that error. A worker that dies (a killed
@@ -37,6 +40,7 @@ from exactdp.engine import neighbours as _nb
 from exactdp.engine import partitions as _parts
 from exactdp.engine import scan as _scan
 from exactdp.engine import tables as _tables
+from exactdp.engine import wide as _wide
 from exactdp.errors import InvalidArgument
 
 __all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "PARTS_PER_WORKER", "POOL_RETRIES"]
@@ -302,14 +306,53 @@ def combine_partitions(plan, results: list, codec):
     return raw, witness, big, None
 
 
+# -- the wide strategy: runs of sources of one size (pool and Dask) ----------------------------
+
+def _wide_task(s: int, rows, base: int) -> tuple:
+    return _wide.scan_part(_STATE, s, rows, base)
+
+
+def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
+    """The wide strategy's sources cut into runs of one size (:func:`.wide.partitions`),
+    each scanned by one task against the whole universe; merged in the scan order, so the
+    answer and the witness are the serial run's."""
+    global _STATE
+    table = plan.plans[d_in].table
+    parts = _wide.partitions(table, workers * PARTS_PER_WORKER)
+    bar = Progress(f"{plan.query.name}, d_in={d_in}", len(parts), progress)
+
+    def counted(rs):
+        return sum(r[2] for r in rs if r is not None)
+
+    try:
+        if client is not None:
+            from exactdp.engine.cluster import check_picklable
+
+            check_picklable({"query": plan.query, "table": table})
+            table_f = client.scatter([table], broadcast=True, hash=False)[0]
+            results = _client_map(client, _wide.scan_part,
+                                  [(table_f, s, rows, base) for s, rows, base in parts], bar,
+                                  counted)
+        else:
+            _STATE = table
+            try:
+                results = _pool_map(_wide_task, parts, workers, bar, counted)
+            finally:
+                _STATE = None
+    finally:
+        bar.close()
+    return _wide.answer(plan, d_in, progress, _wide.finish(table, _wide.merge(results)))
+
+
 def run(plan, d_in: int, progress, workers: int = 1, client=None, per_worker: int | None = None):
     """``(raw, witness, scale, local)`` for ``plan`` at ``d_in`` on the backend asked for:
     ``client`` (a Dask client), ``workers > 1`` (a process pool) or this process."""
     strategy = plan.plans[d_in].kind
-    if strategy == "wide":  # vectorised over the universe, in this process (see .wide)
-        from exactdp.engine import wide
-
-        return wide.answer(plan, d_in, progress)
+    if strategy == "wide":  # vectorised over the universe (see .wide); sources partitioned
+        if client is None and (workers < 2 or _fork_context() is None
+                               or plan.space.count() < SERIAL_BELOW or _STATE is not None):
+            return _wide.answer(plan, d_in, progress)
+        return _wide_partitioned(plan, d_in, progress, workers, client)
     if client is not None:
         if strategy != "delta":
             raise InvalidArgument(

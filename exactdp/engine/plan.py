@@ -267,8 +267,7 @@ def curve_on_cluster(query, space, metric, d_list, *, exact_k, scope, undefined,
 
     def planned(n: int, quiet) -> Plan:
         return make_plan(query, space, metric, d_list, scope, undefined, _scaled(max_datasets, n),
-                         _scaled(max_pairs, n), exact_k, quiet, build=False,
-                         wide=False)  # Dask partitions follow the move lists
+                         _scaled(max_pairs, n), exact_k, quiet, build=False)
 
     if cluster == "local":  # the budgets first: a refusal starts no cluster
         _cluster.distributed_module()

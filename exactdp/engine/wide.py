@@ -197,6 +197,15 @@ class WideTable:
             out = out + stat(j2) * w2
         return out
 
+    def __getstate__(self):  # sent to a Dask worker: NumPy is imported there again
+        state = dict(self.__dict__)
+        del state["np"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.np = _numpy()
+
     def dataset(self, key: tuple) -> tuple:
         value = self.space.universe.value
         return tuple(value(i) for i in key)
@@ -344,67 +353,131 @@ def _dense_rank(key: tuple) -> tuple:
 
 # -- the scan ------------------------------------------------------------------------
 
-def run(plan: WidePlan, progress) -> tuple:
-    """``(best, x_key, x_prime_key, pairs, excluded)`` in the table's integer units
-    (``x_key`` is ``None`` when no pair exists). Undefined datasets: excluded as sources
-    (standard scope, ``"exclude"``), or the stated value."""
-    t = plan.table
+def _sources(t: WideTable):
+    """``(s, rows, base)`` for each size whose sources have neighbours, in the scan order:
+    the sources of size ``s`` as a ``(rows, s)`` array of sorted value indices and the
+    position of the first of them among all the space's sources."""
     np = t.np
-    m, nums = t.m, t.nums
     space, amb = t.space, t.ambient
     lo, hi = space.min_size, space.max_size
-    best = -1
-    tied: list = []  # (rank, key, w) of the sources reaching ``best``
-    pairs = excluded = 0
-    done = 0
-    step = max(1, BLOCK // max(m, 1))
     last = hi if not t.halve else hi - 1  # sources of size hi have no neighbour when halved
-    for s, rows in enumerate(_levels(np, m, t.caps, last)):
+    for s, rows in enumerate(_levels(np, t.m, t.caps, last)):
         if s < lo:
             continue
         if s < t.qmin and t.stated is None:
-            continue  # undefined sources: the "exclude" policy (counted below)
+            continue  # undefined sources: the "exclude" policy (counted in :func:`finish`)
         add = s + 1 <= amb.max_size
         remove = not t.halve and s - 1 >= amb.min_size and s >= 1
         if not add and not remove:
             continue
-        base = sum(space.count_of_size(k) for k in range(lo, s))
-        for start in range(0, len(rows), step):
-            idx = rows[start:start + step]
-            x = nums[idx]  # (B, s) sorted values
-            s1 = x.sum(axis=1)
-            s2 = (x * x).sum(axis=1)
-            v = t._value(s, s1, s2, lambda j, x=x: x[:, j])
-            hi_w, lo_w, cnt = _neighbour_extremes(t, s, idx, x, s1, s2, add, remove)
-            found = int(cnt.sum())
-            pairs += found
-            if found:
-                has = cnt > 0
-                up, down = hi_w - v, v - lo_w
-                gap = np.where(has, np.maximum(up, down), -1)
-                top = int(gap.max())
-                if top > best or (top == best and t.order == "dense"):
-                    at = np.nonzero(gap == top)[0]
-                    if t.order == "sparse":
-                        at = at[:1]  # sources come in their scan order: the first is kept
-                    if top > best:
-                        best, tied = top, []
-                    for r in at.tolist():
-                        key = tuple(idx[r].tolist())
-                        w = int(hi_w[r]) if int(up[r]) == top else int(lo_w[r])
-                        rank = _dense_rank(key) if t.order == "dense" else base + start + r
-                        tied.append((rank, key, w))
-                    tied = [min(tied, key=lambda c: c[0])]
-            done += len(idx)
-            progress.update(done, pairs)
+        yield s, rows, sum(space.count_of_size(k) for k in range(lo, s))
+
+
+def partitions(t: WideTable, count: int) -> list:
+    """The sources cut into about ``count`` runs ``(s, rows, base)`` of one size each, in
+    the scan order: the tasks a backend submits (:func:`scan_part` each)."""
+    levels = list(_sources(t))
+    total = sum(len(rows) for _, rows, _ in levels)
+    per = max(1, -(-total // max(count, 1)))
+    out = []
+    for s, rows, base in levels:
+        for a in range(0, len(rows), per):
+            out.append((s, rows[a:a + per], base + a))
+    return out
+
+
+def scan_part(t: WideTable, s: int, rows, base: int, progress=None) -> tuple:
+    """One partition: the sources ``rows`` of size ``s`` (the first at position ``base``)
+    scanned block by block. ``(best, (rank, key, w) or None, pairs, sources)``: the best
+    gap in integer units, its first source in the scan order with the neighbour value
+    ``w`` that reaches it, and the counts. Partitions combine by :func:`merge` to exactly
+    the serial result, whatever the cut."""
+    np = t.np
+    m = t.m
+    nums = t.nums
+    amb = t.ambient
+    add = s + 1 <= amb.max_size
+    remove = not t.halve and s - 1 >= amb.min_size and s >= 1
+    best = -1
+    tied: list = []  # (rank, key, w) of the sources reaching ``best``
+    pairs = done = 0
+    step = max(1, BLOCK // max(m, 1))
+    for start in range(0, len(rows), step):
+        idx = rows[start:start + step]
+        x = nums[idx]  # (B, s) sorted values
+        s1 = x.sum(axis=1)
+        s2 = (x * x).sum(axis=1)
+        v = t._value(s, s1, s2, lambda j, x=x: x[:, j])
+        hi_w, lo_w, cnt = _neighbour_extremes(t, s, idx, x, s1, s2, add, remove)
+        found = int(cnt.sum())
+        pairs += found
+        if found:
+            has = cnt > 0
+            up, down = hi_w - v, v - lo_w
+            gap = np.where(has, np.maximum(up, down), -1)
+            top = int(gap.max())
+            if top > best or (top == best and t.order == "dense"):
+                at = np.nonzero(gap == top)[0]
+                if t.order == "sparse":
+                    at = at[:1]  # sources come in their scan order: the first is kept
+                if top > best:
+                    best, tied = top, []
+                for r in at.tolist():
+                    key = tuple(idx[r].tolist())
+                    w = int(hi_w[r]) if int(up[r]) == top else int(lo_w[r])
+                    rank = _dense_rank(key) if t.order == "dense" else base + start + r
+                    tied.append((rank, key, w))
+                tied = [min(tied, key=lambda c: c[0])]
+        done += len(idx)
+        if progress is not None:
+            progress(len(idx), found)
+    return best, (tied[0] if tied else None), pairs, done
+
+
+def merge(parts) -> tuple:
+    """Partitions' results as one: the largest best, and among the partitions reaching it
+    the candidate first in the scan order (the smallest rank), as the serial scan keeps."""
+    best, cand, pairs, done = -1, None, 0, 0
+    for b, c, p, n in parts:
+        pairs += p
+        done += n
+        if c is None:
+            continue
+        if b > best or (b == best and c[0] < cand[0]):
+            best, cand = b, c
+    return best, cand, pairs, done
+
+
+def finish(t: WideTable, merged: tuple) -> tuple:
+    """``(best, x_key, x_prime_key, pairs, excluded)`` from the merged partitions."""
+    best, cand, pairs, _ = merged
+    space = t.space
+    lo, hi = space.min_size, space.max_size
+    excluded = 0
     if t.stated is None:  # every undefined dataset of the space is some pair's x
         excluded = sum(space.count_of_size(k) for k in range(lo, min(hi, t.qmin - 1) + 1))
-    if best < 0 or not tied:
+    if best < 0 or cand is None:
         return 0, None, None, pairs, excluded
-    _, key, w = min(tied, key=lambda c: c[0])
+    _, key, w = cand
     t.value_of(key)
     x_prime = _find(t, key, w, remove=not t.halve)
     return best, key, x_prime, pairs, excluded
+
+
+def run(plan: WidePlan, progress) -> tuple:
+    """``(best, x_key, x_prime_key, pairs, excluded)`` in the table's integer units
+    (``x_key`` is ``None`` when no pair exists), in this process. Undefined datasets:
+    excluded as sources (standard scope, ``"exclude"``), or the stated value."""
+    t = plan.table
+    seen = [0, 0]
+
+    def shown(n, found):
+        seen[0] += n
+        seen[1] += found
+        progress.update(seen[0], seen[1])
+
+    parts = [scan_part(t, s, rows, base, shown) for s, rows, base in _sources(t)]
+    return finish(t, merge(parts))
 
 
 def _neighbour_extremes(t: WideTable, s: int, idx, x, s1, s2, add: bool, remove: bool):
@@ -507,20 +580,23 @@ def _find(t: WideTable, key: tuple, w: int, remove: bool) -> tuple:
     raise AssertionError("witness lost")  # pragma: no cover
 
 
-def answer(plan, d_in: int, progress):
+def answer(plan, d_in: int, progress, found: tuple | None = None):
     """``(raw, witness, scale, None)`` for a plan whose strategy at ``d_in`` is this one, as
-    the backends return it (one process: the scan is vectorised already)."""
+    the backends return it: from ``found`` (:func:`finish` of partitions a backend ran) or,
+    without it, scanned in this process."""
     from exactdp._progress import Progress
     from exactdp.engine.scan import RawResult
     from exactdp.engine.tables import public_value
 
     wide = plan.plans[d_in]
     t = wide.table
-    bar = Progress(f"{plan.query.name}, d_in={d_in}", plan.space.count(), progress)
-    try:
-        best, x, x_prime, pairs, excluded = run(wide, bar)
-    finally:
-        bar.close()
+    if found is None:
+        bar = Progress(f"{plan.query.name}, d_in={d_in}", plan.space.count(), progress)
+        try:
+            found = run(wide, bar)
+        finally:
+            bar.close()
+    best, x, x_prime, pairs, excluded = found
     raw = RawResult(best if x is not None else 0, x, x_prime, pairs, excluded)
     witness = None
     if x is not None:

@@ -119,6 +119,9 @@ def test_incremental_slices_are_the_per_dataset_slices(client, monkeypatch, case
     is the per-dataset slice's: scale, values, touched datasets, best pair, witness, size."""
     from exactdp.engine import tables as _engine
 
+    from exactdp.engine import wide as _wide
+
+    monkeypatch.setattr(_wide, "ENABLED", False)  # the move-list slices, not the wide path
     q, space, metric, d_in, policy = case
     run_parts = _pool.partition_spec
     fill = _dask._fill_incremental
