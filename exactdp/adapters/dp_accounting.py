@@ -44,7 +44,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.numeric.exact import returned_float
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "KINDS", "INTERVALS", "require", "exact", "event", "neighbouring_relation",
@@ -82,16 +82,7 @@ def require():
 def exact(value: Any) -> Fraction | float:
     """A number dp_accounting returned (Python or NumPy float) at its exact binary value;
     ``math.inf`` stays ``math.inf`` (no finite epsilon: an upper bound that says nothing)."""
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected the float dp_accounting returned")
-    f = float(value)
-    if f != f:
-        raise InvalidArgument(f"value={value!r} is NaN: dp_accounting returned no number")
-    if f != value:  # pragma: no cover - a type wider than float64
-        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
-    if f == math.inf:
-        return math.inf
-    return from_float(f)
+    return returned_float(value, "dp_accounting")
 
 
 def _check(kind: str, params: dict) -> dict:

@@ -34,13 +34,12 @@ on the chosen accountant's epsilon.
 
 from __future__ import annotations
 
-import math
 import warnings
 from fractions import Fraction
 from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.numeric.exact import returned_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "ACCOUNTANTS", "require", "exact", "rdp_epsilon", "prv_epsilon",
            "gdp_epsilon", "epsilon", "noise_multiplier"]
@@ -67,16 +66,7 @@ def require():
 def exact(value: Any) -> Fraction | float:
     """A number Opacus returned (Python or NumPy float) at its exact binary value; ``math.inf``
     stays ``math.inf`` (no finite epsilon: an upper bound that says nothing)."""
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected the float Opacus returned")
-    f = float(value)
-    if f != f:
-        raise InvalidArgument(f"value={value!r} is NaN: Opacus returned no number")
-    if f != value:  # pragma: no cover - a type wider than float64
-        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
-    if f == math.inf:
-        return math.inf
-    return from_float(f)
+    return returned_float(value, "Opacus")
 
 
 def _check(params: dict, k) -> tuple[float, float, int]:

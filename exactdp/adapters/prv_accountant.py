@@ -27,13 +27,12 @@ use that).
 
 from __future__ import annotations
 
-import math
 import warnings
 from fractions import Fraction
 from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.numeric.exact import returned_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "KINDS", "require", "exact", "random_variable", "epsilon_bounds"]
 
@@ -56,16 +55,7 @@ def require():
 
 def exact(value: Any) -> Fraction | float:
     """A number prv_accountant returned at its exact binary value (``math.inf`` kept)."""
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected the float prv_accountant returned")
-    f = float(value)
-    if f != f:
-        raise InvalidArgument(f"value={value!r} is NaN: prv_accountant returned no number")
-    if f != value:  # pragma: no cover - np.longdouble wider than float64
-        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
-    if f == math.inf:
-        return math.inf
-    return from_float(f)
+    return returned_float(value, "prv_accountant")
 
 
 def random_variable(kind: str, params: dict):

@@ -30,7 +30,6 @@ seconds each) and the judging are shared with the prv_accountant suite
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction

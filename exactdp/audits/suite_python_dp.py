@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Callable
 
 from exactdp.audits.base import Audit, Finding, Replay
 from exactdp.checkers.results import Evidence, Verdict

@@ -397,25 +397,8 @@ def _gaussian(params: dict) -> _Component:
     s = positive(params["sigma"], "sigma")
     d = positive(params.get("sensitivity", 1), "sensitivity")
     shown_params = {"sigma": show_exact(s), "sensitivity": show_exact(d)}
-    sampling = params.get("sampling")
-    if sampling is None:
-        if "rate" in params:
-            raise InvalidArgument(f"rate={shown(params['rate'])} goes with sampling=poisson; pass "
-                                  f"sampling=poisson rate=Q for a Poisson-subsampled Gaussian (DP-SGD)")
-        return _plain_gaussian(shown_params, d / s)
-    if sampling != "poisson":
-        raise InvalidArgument(
-            f"sampling={shown(sampling)} is not one the accountant composes; use sampling=poisson with "
-            f"rate=Q (each record in a batch independently with probability Q, add/remove neighbours, as "
-            f"DP-SGD), or sampling=without-replacement with batch=M population=N (substitute neighbours)")
-    if "rate" not in params:
-        raise InvalidArgument("sampling=poisson needs rate=Q, the probability that a record is in a batch, "
-                              "e.g. rate=0.01")
-    q = to_exact(params["rate"], "rate")
-    if not 0 < q <= 1:
-        raise InvalidArgument(f"rate={shown(params['rate'])} is outside (0, 1]; it is the probability "
-                              f"that a record is in a batch, e.g. rate=0.01")
-    if q == 1:  # every record in every batch: the plain Gaussian
+    q = _rate(params, "Gaussian (DP-SGD)")
+    if q is None or q == 1:  # no sampling, or every record in every batch: the plain Gaussian
         return _plain_gaussian(shown_params, d / s)
     from exactdp.mechanisms.subsampling import PoissonGaussian
 

@@ -18,7 +18,6 @@ enclosure (lower rounded down, upper rounded up), as from ``account``.
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accountant import DEFAULT_MAX_K, AccountResult, account

@@ -48,7 +48,7 @@ __all__ = [
     "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
     "show_exact", "float_reading", "current_float_reading", "FLOAT_READINGS",
     "MAX_DECIMAL_EXPONENT", "MAX_BINARY_EXPONENT", "MAX_DIGITS", "MAX_FORMATTED_BITS",
-    "is_non_finite", "refuse_non_finite", "clip_text",
+    "is_non_finite", "refuse_non_finite", "clip_text", "returned_float",
 ]
 
 MAX_DECIMAL_EXPONENT = 4000
@@ -295,6 +295,25 @@ def from_float(value: float) -> Fraction:
     if value != value or value in (float("inf"), float("-inf")):
         raise InvalidArgument(f"value={value!r} is not finite; pass a finite float")
     return Fraction(value)
+
+
+def returned_float(value, library: str) -> Fraction | float:
+    """A number ``library`` returned (a Python or NumPy float) at its exact binary value;
+    ``math.inf`` stays ``math.inf`` (for an epsilon: an upper bound that says nothing).
+
+    >>> returned_float(0.1, "a library")
+    Fraction(3602879701896397, 36028797018963968)
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(f"value={value!r} is a bool; expected the float {library} returned")
+    f = float(value)
+    if f != f:
+        raise InvalidArgument(f"value={value!r} is NaN: {library} returned no number")
+    if f != value:  # pragma: no cover - a type wider than float64 (np.longdouble)
+        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
+    if f == math.inf:
+        return math.inf
+    return from_float(f)
 
 
 MAX_FORMATTED_BITS = 200_000
