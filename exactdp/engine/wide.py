@@ -44,8 +44,11 @@ from exactdp.numeric.exact import common_denominator
 
 __all__ = ["WidePlan", "WideTable", "choose", "applies", "estimate", "run", "BLOCK", "LOOKUP_COST"]
 
-BLOCK = 1 << 20
-"""Elements of one ``(sources, universe)`` block (memory: a few ``int64`` arrays of it)."""
+BLOCK = 1 << 16
+"""Elements of one ``(sources, universe)`` block: a few ``int64`` arrays of it stay in a
+core's cache (512 KiB each). Measured here on sum over {0..10000}, sizes 0..2: 0.26 s of
+scan at ``2**16`` against 0.70 s at ``2**20``, where every array went to memory and two
+processes then shared its bandwidth."""
 
 LOOKUP_COST = 16
 """How many vectorised elements one dictionary lookup of the move lists costs (measured
@@ -386,6 +389,20 @@ def partitions(t: WideTable, count: int) -> list:
     return out
 
 
+_WARM = [False]
+
+
+def _warm(np) -> None:
+    """Once per process: allocate and free one array larger than a block's. glibc's malloc
+    then raises its mmap threshold past that size (its dynamic threshold), so the block's
+    arrays come from the heap instead of a fresh ``mmap`` (and page faults) each: 6x less
+    scan time measured here on sum over {0..10000}, sizes 0..2 (0.19 s against 1.1 s)."""
+    if not _WARM[0]:
+        _WARM[0] = True
+        big = np.empty(8 * BLOCK, dtype=np.int64)
+        del big
+
+
 def scan_part(t: WideTable, s: int, rows, base: int, progress=None) -> tuple:
     """One partition: the sources ``rows`` of size ``s`` (the first at position ``base``)
     scanned block by block. ``(best, (rank, key, w) or None, pairs, sources)``: the best
@@ -393,6 +410,7 @@ def scan_part(t: WideTable, s: int, rows, base: int, progress=None) -> tuple:
     ``w`` that reaches it, and the counts. Partitions combine by :func:`merge` to exactly
     the serial result, whatever the cut."""
     np = t.np
+    _warm(np)
     m = t.m
     nums = t.nums
     amb = t.ambient
