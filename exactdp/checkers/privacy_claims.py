@@ -25,7 +25,7 @@ class StatementResult:
     pairs (e.g. "the sensitivity sampler gives epsilon-DP"): its verdict, why, and what was
     examined.
 
-    ``evidence`` is ``bit-exact`` for every built-in statement: each is decided in exact
+    ``evidence`` is ``bit-exact`` for the built-in statements unless it says otherwise: each is decided in exact
     (or certified-interval) arithmetic over its whole stated domain, a theorem applied to
     exact numbers (the sensitivity sampler), a SymPy identity with every parameter symbolic
     (the closed form), or an exact comparison for every ``g`` (the noise choice). Weaker
@@ -65,11 +65,13 @@ class StatementResult:
 class PrivacyClaim:
     """A published privacy statement, the exact check that tests it, and the expected verdict.
 
-    Every built-in privacy claim is checked on ``bit-exact`` evidence: exact output
-    distributions of the stated (ideal) mechanism over the stated values or space (the
+    Built-in privacy claims are checked on ``bit-exact`` evidence (exact output
+    distributions of the stated (ideal) mechanism over the stated values or space: the
     Gaussian's loss depends on ``|a - b|`` only, so the pair (0, 1) is every pair at
-    sensitivity 1), or an exact statement (:class:`StatementResult`). Its ``expect`` is
-    therefore a plain verdict word; the result's ``evidence`` is in its JSON.
+    sensitivity 1; or an exact statement, :class:`StatementResult`), except where the
+    result's ``evidence`` says otherwise (``s004/experiments/error-figure`` takes numpy's
+    float sampler as ideal noise: ``holds-ideal-noise``). The result's ``evidence`` is in its
+    JSON.
     """
 
     id: str

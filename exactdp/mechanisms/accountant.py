@@ -63,7 +63,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Context, Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -858,7 +858,7 @@ class AccountResult:
     def _given_text(self) -> str:
         g = self.given
         if _is_short(g):
-            return _decimal_text(Decimal(g.numerator) / Decimal(g.denominator))
+            return _decimal_text(_exact_decimal(g))
         return show_exact(g)
 
     def check(self, published) -> AccountCheck:
@@ -925,6 +925,24 @@ def _is_short(x: Fraction) -> bool:
     while d % 5 == 0:
         d //= 5
     return d == 1 and len(str(x.numerator)) < 60
+
+
+def _fives(d: int) -> int:
+    """The exponent of 5 in ``d``."""
+    k = 0
+    while d % 5 == 0:
+        d, k = d // 5, k + 1
+    return k
+
+
+def _exact_decimal(x: Fraction) -> Decimal:
+    """``x`` (a denominator ``2**a 5**b``: :func:`_is_short`) as the Decimal equal to it, whatever
+    its digits (``Decimal(p) / Decimal(q)`` rounds to the default context's 28)."""
+    d = x.denominator
+    twos = (d & -d).bit_length() - 1
+    m = max(twos, _fives(d >> twos))
+    n = x.numerator * (10**m // d)
+    return Context(prec=max(28, len(str(abs(n))) + 1)).scaleb(Decimal(n), -m)
 
 
 def _decimal_text(d: Decimal) -> str:

@@ -319,3 +319,14 @@ BAD = [
 def test_bad_input(kwargs, error, text):
     with pytest.raises(error, match=text):
         account(**kwargs)
+
+
+def test_a_long_given_delta_is_shown_exactly():
+    """The given delta was shown through Decimal's default 28-digit context: a 33-digit delta
+    printed rounded (...45679). It is now shown digit for digit."""
+    from fractions import Fraction
+
+    delta = Fraction(123456789012345678901234567890123, 10**40)
+    r = account("gaussian", 10, delta=delta, params={"sigma": 2})
+    assert r._given_text() == "0.0000000123456789012345678901234567890123"
+    assert account("gaussian", 10, delta="1e-6", params={"sigma": 2})._given_text() == "0.000001"
