@@ -108,7 +108,7 @@ def installed_version(library: str) -> str:
         return metadata.version(module.DISTRIBUTION)
     except metadata.PackageNotFoundError:
         if library in SUITES:
-            raise MissingDependency(module.DISTRIBUTION, module.EXTRA) from None
+            raise MissingDependency(module.DISTRIBUTION, module.EXTRA, getattr(module, "INSTALL_NOTE", "")) from None
         from exactdp.audits.plugins import PluginLibraryMissing
 
         install = getattr(module, "INSTALL", None) or f"pip install {module.DISTRIBUTION}"

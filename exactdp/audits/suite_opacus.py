@@ -53,6 +53,9 @@ __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "GRID", "TARGETS"
 
 DISTRIBUTION = "opacus"
 EXTRA = "opacus"
+INSTALL_NOTE = ("it needs torch, and pip takes a CUDA build of several GB unless torch is installed "
+                "first: an environment of its own, .ci/opacus and docs/opacus-environment.md")
+"""Said when Opacus is missing: what the extra alone would install."""
 CHECKED_ON = ("1.6.0",)
 """The versions this suite was checked on (its expectations are pinned there)."""
 SUPPORTED = ">=1.4"

@@ -41,6 +41,8 @@ __all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "CHECKED_ON", "SUPPORTED", "audit
 
 DISTRIBUTION = "smartnoise-sql"
 EXTRA = "smartnoise-sql"
+INSTALL_NOTE = "in an environment of its own: it pins opendp 0.14.2; .ci/smartnoise"
+"""Said when SmartNoise SQL is missing: it cannot share the test extra's environment."""
 LIBRARY = "smartnoise-sql"
 CHECKED_ON = ("1.0.10",)
 SUPPORTED = ">=1.0,<1.1"

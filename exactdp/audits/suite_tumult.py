@@ -33,6 +33,8 @@ __all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "CHECKED_ON", "SUPPORTED", "audit
 
 DISTRIBUTION = "tmlt.core"
 EXTRA = "tumult"
+INSTALL_NOTE = "in an environment of its own: numpy<2, pyspark and Java 17; .ci/tumult and docs/tumult-environment.md"
+"""Said when Tumult Core is missing: it cannot share the test extra's environment."""
 LIBRARY = "tmlt.core"
 CHECKED_ON = ("0.19.1", "0.20.0")
 """The tmlt.core versions the suite was run and reviewed on (0.19.1 beside tmlt.analytics 0.21.0)."""

@@ -107,7 +107,9 @@ def test_audit_without_opacus_exits_2_naming_the_extra():
                           timeout=120, env=env, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
-        "exactdp: error: opacus is not installed: install it with pip install 'exactdp[opacus]'"]
+        "exactdp: error: opacus is not installed (it needs torch, and pip takes a CUDA build of several GB "
+        "unless torch is installed first: an environment of its own, .ci/opacus and "
+        "docs/opacus-environment.md): install it with pip install 'exactdp[opacus]'"]
 
 
 # --- with Opacus --------------------------------------------------------------------------

@@ -65,8 +65,8 @@ def test_audit_without_smartnoise_exits_2_naming_the_extra(args):
     assert done.returncode == 2, done
     assert done.stdout == ""
     assert done.stderr.strip().splitlines() == [
-        "exactdp: error: smartnoise-sql is not installed: install it with "
-        "pip install 'exactdp[smartnoise-sql]'"]
+        "exactdp: error: smartnoise-sql is not installed (in an environment of its own: it pins opendp "
+        "0.14.2; .ci/smartnoise): install it with pip install 'exactdp[smartnoise-sql]'"]
 
 
 @pytest.mark.skipif(_has_snsql(), reason="snsql is installed here")

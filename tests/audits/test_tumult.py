@@ -76,7 +76,8 @@ def test_audit_without_tumult_exits_2_naming_the_extra(args):
     assert done.returncode == 2, done
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
-    assert lines == [("exactdp: error: tmlt.core is not installed: install it with "
+    assert lines == [("exactdp: error: tmlt.core is not installed (in an environment of its own: numpy<2, "
+                      "pyspark and Java 17; .ci/tumult and docs/tumult-environment.md): install it with "
                       "pip install 'exactdp[tumult]'")]
 
 
