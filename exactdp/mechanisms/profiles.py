@@ -86,6 +86,19 @@ def _float_losses(q: float, logs: list) -> tuple[float, float]:
     return min(vals), max(vals)
 
 
+def _loss_range(q: Fraction, logs: list, direction: str) -> tuple[float, float]:
+    """The subsampled pair's loss range in ``direction`` from the base log-ratios ``logs``: the
+    remove pair's, or its mirror image for the add pair."""
+    lo, hi = _float_losses(float(q), logs)
+    return (lo, hi) if direction == "remove" else (-hi, -lo)
+
+
+def _square_range(model) -> float:
+    """A bound on the loss's second moment: its largest square over the remove pair's range."""
+    lo, hi = model.loss_range("remove")
+    return max(lo * lo, hi * hi)
+
+
 @dataclass(frozen=True)
 class PoissonLaplace:
     """The Laplace mechanism with ``eps = sensitivity / scale`` on a Poisson subsample of rate
@@ -105,12 +118,10 @@ class PoissonLaplace:
 
     def loss_range(self, direction: str) -> tuple[float, float]:
         e = float(self.eps)
-        lo, hi = _float_losses(float(self.q), [-e, e])
-        return (lo, hi) if direction == "remove" else (-hi, -lo)
+        return _loss_range(self.q, [-e, e], direction)
 
     def variance_bound(self) -> float:
-        lo, hi = self.loss_range("remove")
-        return max(lo * lo, hi * hi)
+        return _square_range(self)
 
     def point(self, prof, n: int) -> tuple:
         """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``, in the remove or add direction."""
@@ -215,12 +226,10 @@ class PoissonFinite:
         return [-d / float(t), d / float(t)]
 
     def loss_range(self, direction: str) -> tuple[float, float]:
-        lo, hi = _float_losses(float(self.q), self._logs())
-        return (lo, hi) if direction == "remove" else (-hi, -lo)
+        return _loss_range(self.q, self._logs(), direction)
 
     def variance_bound(self) -> float:
-        lo, hi = self.loss_range("remove")
-        return max(lo * lo, hi * hi)
+        return _square_range(self)
 
     def point(self, prof, n: int) -> tuple:
         """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)``: the finite sum over the classes."""
@@ -268,13 +277,11 @@ class PoissonDiscreteGaussian:
     def loss_range(self, direction: str) -> tuple[float, float]:
         m, c = self._cut(64), 1 / (2 * float(self.s2))
         x = (2 * self.d * (m + self.d) - self.d**2) * c  # the largest log-ratio kept (and -x the least)
-        lo, hi = _float_losses(float(self.q), [-x, x])
-        return (lo, hi) if direction == "remove" else (-hi, -lo)
+        return _loss_range(self.q, [-x, x], direction)
 
     def variance_bound(self) -> float:
         # the loss's variance is at most the base pair's, (d/sigma)**2 (1 + ...): use its square range
-        lo, hi = self.loss_range("remove")
-        return min(max(lo * lo, hi * hi), 4 * self.d**2 / float(self.s2) + 1)
+        return min(_square_range(self), 4 * self.d**2 / float(self.s2) + 1)
 
     def classes(self, arb, prec: int) -> tuple:
         """``([(p1_z, p0_z) for z = -M .. M + d], tail)`` as balls: ``tail`` bounds the mass of

@@ -58,6 +58,7 @@ from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.mechanisms._params import open_probability, shown
 from exactdp.mechanisms.accountant import DEFAULT_MAX_K, _check_k, _component
 from exactdp.numeric.exact import show_exact, to_exact
+from exactdp.numeric.intervals import arb_precision
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most, exact_decimal_context
 
 __all__ = ["rdp", "RdpResult", "RdpConversion", "parse_orders", "DEFAULT_ORDERS", "DEFAULT_MAX_ORDER",
@@ -186,18 +187,6 @@ def _tight(lo: Fraction, hi: Fraction) -> bool:
     return hi - lo <= _TIGHT * max(abs(hi), abs(lo)) or hi == lo
 
 
-class _Precision:
-    def __init__(self, ctx, prec: int):
-        self.ctx, self.prec = ctx, prec
-
-    def __enter__(self):
-        self.saved = self.ctx.prec
-        self.ctx.prec = self.prec
-
-    def __exit__(self, *exc):
-        self.ctx.prec = self.saved
-
-
 def _enclose(fn) -> tuple[Fraction, Fraction]:
     """``fn(arb)`` (a ball) as exact ``[lo, hi]``, the precision raised until the enclosure is
     tight (relative width 2**-64) or ``_MAX_PREC``; a loose but finite last enclosure is still
@@ -205,7 +194,7 @@ def _enclose(fn) -> tuple[Fraction, Fraction]:
     flint = _flint()
     prec, last = _START_PREC, None
     while True:
-        with _Precision(flint.ctx, prec):
+        with arb_precision(prec):
             try:
                 last = _bounds(fn(flint.arb))
             except _Imprecise:

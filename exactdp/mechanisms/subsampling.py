@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument, MissingDependency, Undecided
+from exactdp.numeric.intervals import arb_precision
 
 __all__ = ["PoissonGaussian", "LatticePair", "lattice_pairs", "grid_points"]
 
@@ -117,10 +118,9 @@ class _Profile:
     def __init__(self, model: PoissonGaussian, direction: str, h: Fraction, prec: int):
         flint = _flint()
         self.arb = flint.arb
-        self.ctx = flint.ctx
         self.model, self.direction, self.h, self.prec = model, direction, h, prec
         arb = self.arb
-        with _precision(self.ctx, prec):
+        with arb_precision(prec):
             self.q = arb(model.q.numerator) / model.q.denominator
             self.keep = 1 - self.q  # 1 - q
             self.hb = arb(h.numerator) / h.denominator
@@ -131,7 +131,7 @@ class _Profile:
         """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)`` (balls; other models than the Gaussian
         give their own, :mod:`exactdp.mechanisms.profiles`)."""
         arb = self.arb
-        with _precision(self.ctx, self.prec):
+        with arb_precision(self.prec):
             if not isinstance(self.model, PoissonGaussian):
                 return self.model.point(self, n)
             loss = self.hb * n
@@ -168,18 +168,6 @@ class _Uncertified(Exception):
 def _upper_tail(t):
     """``P[Z > t]`` for a standard normal ``Z``: ``erfc(t / sqrt 2) / 2``."""
     return (t / t.__class__(2).sqrt()).erfc() / 2
-
-
-class _precision:
-    def __init__(self, ctx, prec: int):
-        self.ctx, self.prec = ctx, prec
-
-    def __enter__(self):
-        self.saved = self.ctx.prec
-        self.ctx.prec = self.prec
-
-    def __exit__(self, *exc):
-        self.ctx.prec = self.saved
 
 
 def grid_points(model, direction: str, h: Fraction, tail_bits: int) -> tuple[int, int]:
@@ -263,7 +251,7 @@ def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: 
 
 def _upper_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
     arb = prof.arb
-    with _precision(prof.ctx, prof.prec):
+    with arb_precision(prof.prec):
         # vertices (index, a, g) with g an exact upper bound of H(a); (0, 1) first
         verts = [(None, arb(0), arb(1))]
         for i, (a, hval, _) in enumerate(pts):
@@ -322,7 +310,7 @@ def _fixed(point, bits: int, *, up: bool) -> int:
 
 def _lower_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
     arb = prof.arb
-    with _precision(prof.ctx, prof.prec):
+    with arb_precision(prof.prec):
         a = [p[0] for p in pts]
         hv = [p[1] for p in pts]
         qt = [p[2] for p in pts]

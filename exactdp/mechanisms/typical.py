@@ -68,6 +68,7 @@ from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import positive, shown
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
+from exactdp.numeric.intervals import arb_precision
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 
 __all__ = [
@@ -596,23 +597,6 @@ sampler configurations exactdp models (:func:`sensitivity_sampler_plan`). Both t
 _ARB_PRECISIONS = (128, 256, 512, 1024, 2048)
 
 
-class _ArbPrecision:
-    """Arb's working precision (python-flint's global context), restored on exit."""
-
-    def __init__(self, prec: int):
-        self.prec = prec
-
-    def __enter__(self):
-        import flint
-
-        self.ctx, self.saved = flint.ctx, flint.ctx.prec
-        flint.ctx.prec = self.prec
-        return flint
-
-    def __exit__(self, *exc):
-        self.ctx.prec = self.saved
-
-
 def _arb_of(flint, x: Fraction):
     return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
@@ -657,7 +641,7 @@ def _library_config(g: Fraction, branch: int):
     on Arb balls; the precision doubles until it is (:class:`~exactdp.errors.Undecided`
     beyond 2048 bits)."""
     for prec in _ARB_PRECISIONS:
-        with _ArbPrecision(prec) as flint:
+        with arb_precision(prec) as flint:
             ga = _arb_of(flint, g)
             z = flint.acb(-ga / (2 * flint.arb(1).exp().sqrt()))
             w = z.lambertw(branch=branch).real
@@ -851,7 +835,7 @@ class SamplerOutput:
         if t < 0:
             return Fraction(0), Fraction(0)
         terms = _pair_terms(self.mixture)
-        with _ArbPrecision(prec) as flint:
+        with arb_precision(prec) as flint:
             f_lo, f_hi = _bounds(_arb_cdf_abs(flint, terms, t))
             f_lo, f_hi = max(f_lo, Fraction(0)), min(f_hi, Fraction(1))
             lo = _bounds(_binomial_tail(flint, self.m, self.k, _arb_of(flint, f_lo)))[0]
@@ -926,7 +910,7 @@ class SampleMean:
     def cdf(self, t, *, prec: int = 128) -> tuple[Fraction, Fraction]:
         """A rational enclosure of ``P(mean <= t)`` (Berry-Esseen)."""
         t = to_exact(t, "t")
-        with _ArbPrecision(prec) as flint:
+        with arb_precision(prec) as flint:
             mean, variance, rho3 = self._moments(flint)
             sd = variance.sqrt()
             z = (_arb_of(flint, t) - mean) * flint.arb(self.m).sqrt() / sd
@@ -938,7 +922,7 @@ class SampleMean:
 
     def moments(self, *, prec: int = 128) -> dict[str, tuple[Fraction, Fraction]]:
         """Enclosures of ``E G``, ``Var G`` and the standard deviation of the mean."""
-        with _ArbPrecision(prec) as flint:
+        with arb_precision(prec) as flint:
             mean, variance, _ = self._moments(flint)
             return {"mean": _bounds(mean), "variance": _bounds(variance),
                     "sd_of_mean": _bounds((variance / self.m).sqrt())}

@@ -74,6 +74,7 @@ from exactdp.numeric.exact import to_exact
 
 __all__ = [
     "DEFAULT_MAX_PREC",
+    "arb_precision",
     "enclose",
     "interval_to_fractions",
     "refine_until",
@@ -382,12 +383,14 @@ the interval arithmetic around them."""
 
 
 @contextlib.contextmanager
-def _arb_precision(prec: int):
-    """Set python-flint's global ``ctx.prec`` for the block and restore it afterwards."""
+def arb_precision(prec: int):
+    """Set python-flint's global ``ctx.prec`` (Arb's working precision, in bits) for the block
+    and restore it afterwards; the block gets the ``flint`` module (``with arb_precision(p) as
+    flint: ...``). One global, like ``mpmath.iv.prec``: not thread-safe."""
     saved = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        yield
+        yield flint
     finally:
         flint.ctx.prec = saved
 
@@ -437,7 +440,7 @@ def _arb_monotone(fn, a, b, *, increasing: bool, extra: int = 0, lo_clamp=None, 
     change over a ball can be far too wide (erfc over a one-ulp ball at 63462 came back as
     ``[0, 2e-1749095622]``, 1700 times wider than the value; from the endpoints: 2e-6)."""
     # the ends are read inside the block: ``ball.lower()`` rounds (outward) to ``ctx.prec``
-    with _arb_precision(iv.prec + _ARB_GUARD + extra):
+    with arb_precision(iv.prec + _ARB_GUARD + extra):
         at_a = _interval_of_ball(fn(_arb_point(a)), lo_clamp, hi_clamp)
         if a == b:
             return at_a

@@ -23,19 +23,6 @@ QUERIES = ["mean", "median", "var", "std", "sum", "count", "percentile:25:lower"
            histogram([0, 2, 4]), histogram([-1, 1, 3], "L2")]
 
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 @pytest.fixture
 def pool_always(monkeypatch):
     monkeypatch.setattr(backends, "SERIAL_BELOW", 0)  # the pool forks even for a small space

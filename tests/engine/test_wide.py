@@ -157,19 +157,6 @@ def test_random_spaces_same_answers_as_before(forced):
 
 # -- the wide strategy on every worker: process pool and Dask (issue 19, part 3) ---------
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 @pytest.fixture
 def partitioned(monkeypatch):
     """The wide strategy wherever it applies, the pool forking even for a small space, and
