@@ -44,10 +44,8 @@ import functools
 import importlib
 import os
 import re
-import signal
 import stat
 import sys
-import threading
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,6 +54,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from exactdp._alarm import alarm_after
 from exactdp.errors import (
     ExactDPError,
     InexactInput,
@@ -137,33 +136,14 @@ class _Stop(BaseException):
 @contextmanager
 def within_time_limit(seconds: float | None, what: str = "the claim") -> Iterator[None]:
     """Stop the block after ``seconds`` with :class:`TimeLimitExceeded` ("``what`` did not
-    finish within ..."). A SIGALRM timer (the idea of ``exactdp audit``'s time limit): no
-    limit where there is none (Windows), off the main thread, for ``seconds=None``, or when
-    the caller's own alarm is running (a test's hang guard governs then). The alarm
-    repeats every second in case the code swallowed it once."""
-    usable = (seconds is not None and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if usable and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-        usable = False
-    if not usable:
-        yield
-        return
-    armed = [True]
-
-    def alarm(signum, frame):
-        if armed[0]:
-            raise _Stop()
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    finish within ..."): :func:`exactdp._alarm.alarm_after` (no limit where there is none,
+    off the main thread, for ``seconds=None``, or when the caller's own alarm is running;
+    the alarm repeats in case the code swallowed it once)."""
     try:
-        yield
+        with alarm_after(seconds, _Stop):
+            yield
     except _Stop:
         raise TimeLimitExceeded(f"{what} did not finish within the time limit of {seconds:g} s", seconds) from None
-    finally:
-        armed[0] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 class _Printed:

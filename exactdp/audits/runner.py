@@ -20,16 +20,14 @@ from __future__ import annotations
 import functools
 import importlib
 import re
-import signal
 
-import threading
 import time
-from contextlib import contextmanager
 from importlib import metadata
-from typing import Callable, Iterator
+from typing import Callable
 
 from dataclasses import replace
 
+from exactdp._alarm import alarm_after
 from exactdp.audits.base import DEPTHS, Audit, AuditResult, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
@@ -196,26 +194,9 @@ class _TimeLimit(BaseException):
     """Raised inside an audit by the alarm; a BaseException so no audit swallows it."""
 
 
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if usable and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-        usable = False  # a caller's own alarm is running (a test's hang detector): it governs
-    if not usable:
-        yield
-        return
-
-    def _alarm(signum, frame):
-        raise _TimeLimit()
-
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+def _time_limit(seconds: float | None):
+    """:class:`_TimeLimit` raised in the block after ``seconds`` (:func:`exactdp._alarm.alarm_after`)."""
+    return alarm_after(seconds, _TimeLimit)
 
 
 def _error(audit: Audit, version: str, note: str, seconds: float) -> AuditResult:

@@ -1,0 +1,79 @@
+"""One SIGALRM time limit for code exactdp runs on a user's behalf (``exactdp check``'s
+claims, ``exactdp audit``'s audits).
+
+The alarm raises a ``BaseException`` (chosen by the caller) in the main thread, so a
+user's ``except Exception`` does not swallow it. Two places swallow even that: a
+garbage-collector callback (Hypothesis installs one) and a ``__del__`` method; an
+exception raised there is "ignored" by the interpreter, and the code would run on past
+its limit with a stray error left behind. When the alarm lands in such a frame it is
+re-armed a few milliseconds later instead of raising there. Code that catches the
+exception itself is met by the repeat: the alarm fires again every ``min(seconds, 1)``
+seconds until the block ends.
+
+No limit applies where there is none (no ``setitimer``: Windows), off the main thread,
+for ``seconds=None``, or when the caller's own alarm is running (a test's hang guard
+governs then).
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["alarm_after", "RETRY_SECONDS"]
+
+RETRY_SECONDS = 0.005
+"""How soon an alarm that landed in a finaliser or a GC callback fires again."""
+
+
+def _swallowing(frame) -> bool:
+    """Whether ``frame`` runs inside a ``__del__`` method or a GC callback, where a raised
+    exception would be ignored by the interpreter."""
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def usable(seconds: float | None) -> bool:
+    """Whether :func:`alarm_after` would set an alarm for ``seconds`` here and now."""
+    if seconds is None or seconds <= 0 or not hasattr(signal, "setitimer"):
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+@contextmanager
+def alarm_after(seconds: float | None, stop: Callable[[], BaseException]) -> Iterator[bool]:
+    """Raise ``stop()`` in the block once ``seconds`` have passed (and again every
+    ``min(seconds, 1)`` seconds after, until the block ends). Yields whether an alarm is
+    set (see the module's note for where none is)."""
+    if not usable(seconds):
+        yield False
+        return
+    armed = [True]
+    repeat = min(float(seconds), 1.0)
+
+    def alarm(signum, frame):
+        if not armed[0]:
+            return
+        if _swallowing(frame):
+            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS, repeat)
+            return
+        raise stop()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds, repeat)
+    try:
+        yield True
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
