@@ -286,7 +286,7 @@ def combine_partitions(plan, results: list, codec):
     touched = set().union(*(r["touched"] for r in results))
     if plan.policy == "error" and touched:
         srcs = [k for r in results for k in r["src"]]
-        example = (min(srcs), None) if srcs else next(r["example"] for r in results if r["example"])
+        example = (_tables.first_named(codec, srcs), None) if srcs else next(r["example"] for r in results if r["example"])
         _scan._raise_undefined(codec, *example)
     big = 1
     for r in results:

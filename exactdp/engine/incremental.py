@@ -7,7 +7,7 @@ plus ``c_i`` records of value ``i``. We grow the tree one level at a time with N
 every dataset costs a few vectorised integer operations instead of a ``Fraction``
 computation:
 
-* the key ``sum c_i B**i``, the size ``n``, ``S1 = sum c_i a_i`` and ``S2 = sum c_i a_i**2``
+* the key ``sum c_i w_i`` (``w_i = B**(m-1-i)``, :func:`.tables.key_weights`), the size ``n``, ``S1 = sum c_i a_i`` and ``S2 = sum c_i a_i**2``
   (``a_i = v_i * den``, integers) are running sums down the tree;
 * an order statistic ``x[j]`` is the first value whose cumulative count exceeds ``j``;
   the cumulative counts are the sizes of a leaf's ancestors (one gather per level).
@@ -124,7 +124,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     nums = [int(v * den) for v in form.values]
     top = max((abs(a) for a in nums), default=0)
     kind = form.kind
-    key_big = weights[-1] * (hi + 1) * 2 >= LIMIT  # every key is below (hi + 1) * B**(m-1)
+    key_big = max(weights) * (hi + 1) * 2 >= LIMIT  # every key is below (hi + 1) * B**(m-1)
     need_s1 = kind in ("sum", "mean", "variance")
     need_s2 = kind == "variance"
     s_big = (hi * top * top if need_s2 else hi * top) >= LIMIT

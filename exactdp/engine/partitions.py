@@ -179,7 +179,7 @@ def codec(query, space, ambient, base: int):
     """A :class:`.tables.Table` without values: keys to datasets and back."""
     t = _tables.Table.__new__(_tables.Table)
     t.query, t.space, t.ambient, t.base = query, space, ambient, base
-    t.weights = [base**i for i in range(space.universe.size)]
+    t.weights = _tables.key_weights(base, space.universe.size)
     return t
 
 
@@ -209,17 +209,19 @@ def scan_partition(spec: dict, own: list, halo: list) -> dict:
     if sources is None:
         sources = _fill_per_dataset(t, spec["policy"], own, halo)
     neighbours = DeltaNeighbours(t, spec["deltas"], spec["halve"])
-    touched_src = sorted(k for k in sources if k in t.undefined) if t.undefined else []
+    listed = (sources.tolist() if hasattr(sources, "tolist") else sources) if t.undefined else []
+    touched_src = [k for k in listed if k in t.undefined]
     touched, example = set(touched_src), None
     if t.undefined and not spec["halve"]:
-        for key in sources:
+        for key in listed:
             if key in t.undefined:
                 continue
             for k in neighbours.keys(key):
                 if k in t.undefined:
                     touched.add(k)
                     example = example or (key, k)
-    out = {"scale": t.scale, "touched": touched, "src": touched_src[:1], "example": example,
+    first = [_tables.first_named(t, touched_src)] if touched_src else []
+    out = {"scale": t.scale, "touched": touched, "src": first, "example": example,
            "part": None, "pair": None, "size": t.size}
     if spec["policy"] == "error" and (touched_src or example):
         return out  # the driver raises, naming the same dataset as the serial engine
@@ -232,9 +234,9 @@ def scan_partition(spec: dict, own: list, halo: list) -> dict:
     return out
 
 
-def _fill_incremental(t, policy, own: list, halo: list) -> list | None:
+def _fill_incremental(t, policy, own: list, halo: list):
     """Fill the slice from one incremental build per prefix (:func:`.incremental.build`
-    with ``prefix=``) and return its sources in source order, or ``None`` when the query
+    with ``prefix=``) and return its sources in source order (an array), or ``None`` when the query
     has no incremental form or NumPy is missing (the caller evaluates per dataset).
 
     Each build is over the least common denominator of its own rows; the slice's is the
@@ -269,12 +271,17 @@ def _fill_incremental(t, policy, own: list, halo: list) -> list | None:
     own_rows = sum(len(b.keys) for b in builds[:len(own)])
     sizes = n[:own_rows]
     inside = (sizes >= space.min_size) & (sizes <= space.max_size)
-    sources = keys[:own_rows][inside].tolist()
-    # a halo prefix may cover datasets of an own prefix (or of another): keep the first
-    _, first = np.unique(keys, return_index=True)
-    if len(first) < len(keys):
-        keep = np.sort(first)
-        keys, n, values, defined = keys[keep], n[keep], values[keep], defined[keep]
+    sources = keys[:own_rows][inside]
+    # each build's keys increase (the key order is the enumeration order), so a stable sort
+    # of the runs is a merge; a halo prefix may cover datasets of an own prefix (or of
+    # another): the copies are adjacent then, and the same dataset has the same value
+    if len(keys) > 1 and not bool((keys[1:] > keys[:-1]).all()):
+        order = np.argsort(keys, kind="stable")
+        keys, n, values, defined = keys[order], n[order], values[order], defined[order]
+        keep = np.ones(len(keys), dtype=bool)
+        keep[1:] = keys[1:] != keys[:-1]
+        if not keep.all():
+            keys, n, values, defined = keys[keep], n[keep], values[keep], defined[keep]
     if values.dtype == object and query.output != "vector" and len(values):
         peak = max((abs(int(v)) for v in values[defined]), default=0)
         if peak < _incremental.LIMIT:

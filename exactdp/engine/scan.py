@@ -21,7 +21,7 @@ from typing import Sequence
 from exactdp._progress import Progress
 from exactdp.engine import incremental as _incremental
 from exactdp.engine.neighbours import DeltaNeighbours
-from exactdp.engine.tables import Table
+from exactdp.engine.tables import Table, first_named
 from exactdp.errors import InvalidArgument, UndefinedQuery
 from exactdp.numeric.exact import format_dataset
 from exactdp.queries.base import Query
@@ -124,7 +124,7 @@ def undefined_reached(table: Table, sources: Sequence[int], neighbours, halved: 
     sources = sources.tolist() if hasattr(sources, "tolist") else sources
     source_set = set(sources)
     touched = {u for u in undefined if u in source_set}
-    example = (min(touched), None) if touched else None
+    example = (first_named(table, touched), None) if touched else None
     if not halved:  # otherwise the table is the space: every undefined one is a source
         for key in sources:
             if key in undefined:

@@ -1,13 +1,16 @@
 """Value tables: the exact query value of every dataset a pair may use.
 
-Datasets are count vectors; each is coded as one integer ``key = sum(c_i * B**i)``
-with a base ``B`` larger than any count plus ``d_in``. A move ``(R, A)`` (see
+Datasets are count vectors; each is coded as one integer ``key = sum(c_i * B**(m-1-i))``
+(:func:`key_weights`: the count of the smallest value is the most significant digit)
+with a base ``B`` larger than any count plus ``d_in``. Keys therefore increase in the
+enumeration order (lexicographic, ``c_0`` slowest): the value arrays come out of the build
+sorted, and sorting them or the sources is one linear pass. A move ``(R, A)`` (see
 :mod:`exactdp.spaces.metrics`) is then one integer ``delta`` and the neighbour of
 ``x`` is ``key + delta``: a dictionary lookup, no tuple building.
 
 Why a lookup is enough: adding at most ``d_in`` to a digit never carries (the base
 is larger). Removing more records of a value than ``x`` holds borrows, and the
-*lowest* borrowing digit then reads ``B - (r - c) >= B - d_in``, more than any valid
+least significant borrowing digit then reads ``B - (r - c) >= B - d_in``, more than any valid
 count, so the key belongs to no dataset and the lookup misses. Likewise a neighbour
 outside the space (a size out of range, a pool value used too often) is not in the
 table. The table holds exactly the datasets a pair may use: the space itself, or
@@ -33,7 +36,7 @@ from exactdp.numeric.exact import common_denominator
 from exactdp.queries.base import UNDEFINED, Query
 from exactdp.spaces.datasets import DatasetSpace
 
-__all__ = ["Table", "SparseTable", "ArrayValues", "make_table", "source_keys", "DENSE_MAX_VALUES",
+__all__ = ["key_weights", "first_named", "Table", "SparseTable", "ArrayValues", "make_table", "source_keys", "DENSE_MAX_VALUES",
            "INCREMENTAL", "public_value"]
 
 INCREMENTAL = True
@@ -43,6 +46,21 @@ dataset, as before issue 12; kept for the benchmark and the equivalence tests)."
 DENSE_MAX_VALUES = 1024
 """Universes of more values use the sparse form (:class:`SparseTable`): a count vector
 and its integer key grow with the universe, a sorted tuple of indices with the dataset."""
+
+def key_weights(base: int, m: int) -> list[int]:
+    """The weight of each value's count in a key: ``B**(m-1-i)`` for value ``i``, so that
+    keys sort as count vectors do lexicographically (the enumeration order)."""
+    return [base ** (m - 1 - i) for i in range(m)]
+
+
+def first_named(table, keys):
+    """The key an error names among ``keys``: the dataset with records on the smallest
+    values (the least count vector read from the largest value down), whatever the key
+    order (a sparse table's keys are sorted index tuples: the least one)."""
+    if getattr(table, "sparse", False):
+        return min(keys)
+    return min(keys, key=lambda k: table.counts(k)[::-1])
+
 
 class Table:
     """Exact query values over the datasets a pair may use, keyed by integer code."""
@@ -65,7 +83,7 @@ class Table:
         m = len(space.universe)
         top = max((ambient.max_count(i) for i in range(m)), default=0)
         self.base = top + d_max + 1
-        self.weights = [self.base**i for i in range(m)]
+        self.weights = key_weights(self.base, m)
         weights = self.weights
         if INCREMENTAL:
             built = _incremental.build(query.incremental(space.universe.values), ambient,
@@ -172,7 +190,7 @@ class Table:
         for _ in self.weights:
             key, c = divmod(key, self.base)
             out.append(c)
-        return tuple(out)
+        return tuple(reversed(out))
 
     def deltas(self, moves, halve: bool) -> list[int]:
         w = self.weights
