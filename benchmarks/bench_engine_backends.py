@@ -1,14 +1,17 @@
 """Issue 19: the partitioned engine on its backends, before and after, in one run.
 
-    python benchmarks/bench_engine_backends.py [--top 7] [--max-size 22] [--before-dir DIR]
+    python benchmarks/bench_engine_backends.py [--top 7] [--max-size 22] [--before-dir DIR] [--repeats 5]
 
 The space is the issue's: ``mean``, add/remove, multisets of size ``1..max-size`` over
 ``{0..top}``. ``--before-dir`` is a checkout of the commit before the engine package (e.g.
 ``git worktree add /tmp/engine-before 8d68a72``); each side runs in its own Python process
 with ``PYTHONPATH`` pointing at its tree. Measured per side:
 
-* serial, ``workers=2`` and a 2-worker Dask LocalCluster (start excluded) wall times, and
-  the answer and witness (identical on every run, or the script says so);
+* serial, ``workers=2`` and two 2-worker Dask LocalClusters (start excluded): one with
+  Dask's defaults (a user's own cluster) and one as ``cluster="local"`` starts it (no
+  ``MALLOC_TRIM_THRESHOLD_``, no worker profiler): wall times, best and median of
+  ``--repeats`` alternating runs, and the answer and witness (identical on every run, or
+  the script says so);
 * work inflation: CPU seconds of all partitions (each run once in this process) over the
   serial run's CPU seconds, for the partitions of 2 and of 16 workers;
 * serial fraction: the parent's work that no worker shares (plan, partition planning,
@@ -29,7 +32,7 @@ CHILD = r"""
 import json, logging, sys, time
 from exactdp import IntegerRange, Multisets
 from exactdp.queries import parse_query
-mode, top, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+mode, top, size, REPEATS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 space = Multisets(IntegerRange(0, top), sizes=(1, size))
 q = parse_query("mean")
 from exactdp.checkers.sensitivity import sensitivity
@@ -38,26 +41,29 @@ def run(**kw):
     r = sensitivity(q, space, max_pairs=None, max_datasets=None, **kw)
     return time.perf_counter() - t, time.process_time() - c, (str(r.value), str(r.witness), r.scope.pairs)
 out = {"datasets": space.count()}
-best = {}
-for name, kw in (("serial", {}), ("pool2", {"workers": 2})):
-    times = []
-    for _ in range(2):
+import dask, distributed, statistics
+TUNED = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+         "distributed.worker.profile.enabled": False}
+def cluster(tuned):
+    with dask.config.set(TUNED if tuned else {}):
+        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=":0", silence_logs=logging.ERROR)
+    return c, distributed.Client(c)
+clusters = {"dask2": cluster(False), "dask2tuned": cluster(True)}
+runs = {"serial": {}, "pool2": {"workers": 2}, "dask2": {"cluster": clusters["dask2"][1]},
+        "dask2tuned": {"cluster": clusters["dask2tuned"][1]}}
+times = {name: [] for name in runs}
+for _ in range(REPEATS):  # alternating, so drifting load falls on every backend alike
+    for name, kw in runs.items():
         wall, cpu, ans = run(**kw)
-        times.append((wall, cpu))
-    best[name] = min(times)
-    out[name + "_answer"] = ans
-out["serial_s"], out["serial_cpu"] = best["serial"]
-out["pool2_s"] = best["pool2"][0]
-import distributed
-cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=logging.ERROR)
-client = distributed.Client(cluster)
-times = []
-for _ in range(2):
-    wall, _, ans = run(cluster=client)
-    times.append(wall)
-out["dask2_s"], out["dask2_answer"] = min(times), ans
-client.close(); cluster.close()
+        times[name].append((wall, cpu))
+        out[name + "_answer"] = ans
+for name, ts in times.items():
+    out[name + "_s"] = min(w for w, _ in ts)
+    out[name + "_median_s"] = statistics.median(w for w, _ in ts)
+out["serial_cpu"] = min(c for _, c in times["serial"])
+for c, client in clusters.values():
+    client.close(); c.close()
 
 def partition_cpu(workers):
     if mode == "before":
@@ -110,9 +116,9 @@ print(json.dumps(out))
 """
 
 
-def side(tree: str, mode: str, top: int, size: int) -> dict:
+def side(tree: str, mode: str, top: int, size: int, repeats: int) -> dict:
     env = dict(os.environ, PYTHONPATH=tree)
-    got = subprocess.run([sys.executable, "-c", CHILD, mode, str(top), str(size)], env=env,
+    got = subprocess.run([sys.executable, "-c", CHILD, mode, str(top), str(size), str(repeats)], env=env,
                          capture_output=True, text=True, cwd="/tmp")
     if got.returncode:
         raise SystemExit(f"{mode} failed:\n{got.stderr[-3000:]}")
@@ -124,6 +130,7 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=7)
     ap.add_argument("--max-size", type=int, default=22)
     ap.add_argument("--before-dir", default="/tmp/engine-before")
+    ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cpu = platform.processor() or platform.machine()
@@ -136,8 +143,8 @@ def main() -> None:
     print(f"space: mean, add/remove, multisets of size 1..{a.max_size} over {{0..{a.top}}}")
     rows = {}
     for mode, tree in (("before", a.before_dir), ("after", here)):
-        rows[mode] = r = side(tree, mode, a.top, a.max_size)
-        same = r["serial_answer"] == r["pool2_answer"] == r["dask2_answer"]
+        rows[mode] = r = side(tree, mode, a.top, a.max_size, a.repeats)
+        same = r["serial_answer"] == r["pool2_answer"] == r["dask2_answer"] == r["dask2tuned_answer"]
         if mode == "before":
             f = r["table_s"] / r["serial_s"]  # the pool's parent built the whole table
         else:
@@ -145,9 +152,12 @@ def main() -> None:
         infl = r["inflation16"]
         amdahl = 1 / (f + (1 - f) * infl / 16)
         print(f"\n{mode}: {r['datasets']:,} datasets; answers identical on all backends: {same}")
-        print(f"  serial {r['serial_s']:.2f} s; workers=2 {r['pool2_s']:.2f} s "
-              f"({r['serial_s'] / r['pool2_s']:.2f}x); Dask LocalCluster(2) {r['dask2_s']:.2f} s "
-              f"({r['serial_s'] / r['dask2_s']:.2f}x)")
+        print(f"  best of {a.repeats} alternating runs (median in brackets):")
+        for name, what in (("serial", "serial"), ("pool2", "workers=2"),
+                           ("dask2", "Dask LocalCluster(2), Dask's defaults"),
+                           ("dask2tuned", "Dask LocalCluster(2), no malloc trim or profiler (cluster='local')")):
+            print(f"    {what}: {r[name + '_s']:.2f} s ({r['serial_s'] / r[name + '_s']:.2f}x) "
+                  f"[{r[name + '_median_s']:.2f} s, {r['serial_median_s'] / r[name + '_median_s']:.2f}x]")
         for w in (2, 16):
             print(f"  partitions for {w:>2} workers: {r[f'parts{w}']:>3}, table rows built "
                   f"{r[f'rows{w}']:.2f}x the space, work inflation {r[f'inflation{w}']:.2f}")

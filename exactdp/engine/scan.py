@@ -314,7 +314,7 @@ def _run_vector(table, sources, neighbours, progress) -> tuple:
 
 # -- the NumPy scan ------------------------------------------------------------------
 
-NP_BLOCK = 1 << 16
+NP_BLOCK = 1 << 13
 """Sources looked up together (memory: a few arrays of this length per move)."""
 
 
