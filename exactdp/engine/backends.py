@@ -84,11 +84,21 @@ def _died(what: str, n: int, why: str) -> InvalidArgument:
     )
 
 
-def _pool_map(task, args: list, workers: int, bar: Progress, counted) -> list:
+def _largest_first(n: int, sizes: list | None) -> list[int]:
+    """Task indices in the order to submit them: the largest first (``sizes``, an estimate
+    of each task's work), so the last tasks to start are short and the workers finish
+    together; the results are still combined in index order."""
+    if sizes is None:
+        return list(range(n))
+    return sorted(range(n), key=lambda i: -sizes[i])
+
+
+def _pool_map(task, args: list, workers: int, bar: Progress, counted,
+              sizes: list | None = None) -> list:
     """``task(*a)`` for each ``a`` of ``args`` on forked processes, results in order."""
     ctx = _fork_context()
     results: list = [None] * len(args)
-    pending = list(range(len(args)))
+    pending = _largest_first(len(args), sizes)
     done = 0
     for attempt in range(POOL_RETRIES + 1):
         try:
@@ -111,12 +121,15 @@ def _pool_map(task, args: list, workers: int, bar: Progress, counted) -> list:
     return results  # pragma: no cover
 
 
-def _client_map(client, task, args: list, bar: Progress, counted) -> list:
+def _client_map(client, task, args: list, bar: Progress, counted,
+                sizes: list | None = None) -> list:
     """``task(*a)`` on a Dask client, results in order; a lost worker refused in one line."""
     from exactdp.engine.cluster import distributed_module
 
     distributed = distributed_module()
-    futures = [client.submit(task, *a, pure=False) for a in args]
+    # Dask runs the highest priority first: the largest tasks (see _largest_first)
+    rank = {i: len(args) - r for r, i in enumerate(_largest_first(len(args), sizes))}
+    futures = [client.submit(task, *a, pure=False, priority=rank[i]) for i, a in enumerate(args)]
     order = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(futures)
     done = 0
@@ -250,9 +263,9 @@ def partition_spec(plan, d_in: int, workers: int, per_worker: int | None):
 def _partitioned(plan, d_in: int, progress, workers: int, client, per_worker):
     global _STATE
     query = plan.query
-    kind = query.output
     spec, prefixes, parts, codec = partition_spec(plan, d_in, workers, per_worker)
     args = [([prefixes[i][0] for i in range(a, b)], halo) for a, b, halo, _ in parts]
+    sizes = [size for _, _, _, size in parts]  # datasets in each slice: its work, nearly
     bar = Progress(f"{query.name}, d_in={d_in}", len(parts), progress)
 
     def counted(rs):
@@ -267,11 +280,11 @@ def _partitioned(plan, d_in: int, progress, workers: int, client, per_worker):
             # previous d_in may still be being released under the hashed key
             spec_f = client.scatter([spec], broadcast=True, hash=False)[0]
             results = _client_map(client, _parts.scan_partition,
-                                  [(spec_f, own, halo) for own, halo in args], bar, counted)
+                                  [(spec_f, own, halo) for own, halo in args], bar, counted, sizes)
         else:
             _STATE = spec
             try:
-                results = _pool_map(_partition_task, args, workers, bar, counted)
+                results = _pool_map(_partition_task, args, workers, bar, counted, sizes)
             finally:
                 _STATE = None
     finally:

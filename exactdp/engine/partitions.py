@@ -29,8 +29,10 @@ from exactdp.engine.neighbours import DeltaNeighbours
 
 __all__ = ["plan_partitions", "scan_partition", "codec", "PARTS_PER_WORKER", "MAX_PREFIXES"]
 
-PARTS_PER_WORKER = 4
-"""Partitions per worker at least: the last to finish is then short."""
+PARTS_PER_WORKER = 8
+"""Partitions per worker at least: the last to finish is then short. Prefixes come in
+uneven sizes; with 2 workers, 4 per worker left one worker idle for 10% of the run here
+and 8 balanced them (the halo of the smaller slices cost no measurable work)."""
 
 MAX_PREFIXES = 20_000
 """Most prefixes the driver lists (its memory: a few hundred bytes each)."""

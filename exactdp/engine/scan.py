@@ -339,6 +339,17 @@ def _np_scanner(table: Table, neighbours):
     return _np_scalar
 
 
+def _window_search(keys, t):
+    """``keys.searchsorted(t)`` for a sorted, non-empty ``t``: the search runs in the window
+    of ``keys`` between ``t``'s ends (a block's worth of keys, cache-resident), not over
+    the whole table. Positions past the window are its end, as the full search gives."""
+    if not len(t):
+        return keys.searchsorted(t)
+    a = int(keys.searchsorted(t[0]))
+    b = int(keys.searchsorted(t[-1], side="right"))
+    return keys[a:b].searchsorted(t) + a
+
+
 def _np_blocks(table: Table, sources, neighbours, progress, per_block):
     """Look up the neighbours of the sources, a block at a time, in key order (so the
     binary searches walk the key array forwards). ``per_block(pos, v, found, idx)`` gets
@@ -355,13 +366,13 @@ def _np_blocks(table: Table, sources, neighbours, progress, per_block):
     for start in range(0, len(src), NP_BLOCK):
         pos = order[start:start + NP_BLOCK]
         block = src[pos]
-        i = np.minimum(np.searchsorted(keys, block), last)
+        i = np.minimum(_window_search(keys, block), last)
         defined = keys[i] == block
         pos, block, v = pos[defined], block[defined], values[i[defined]]
         found, idx = [], []
         for d in deltas:
             t = block + d
-            j = np.minimum(np.searchsorted(keys, t), last)
+            j = np.minimum(_window_search(keys, t), last)
             found.append(keys[j] == t)
             idx.append(j)
         pairs += per_block(pos, v, found, idx)

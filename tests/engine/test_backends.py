@@ -56,6 +56,10 @@ def problems(draw):
 
 @settings(max_examples=6, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+# The LocalCluster's scheduler runs in this process, on a thread of its own; its timers
+# (tornado's jitter, the scheduler's worker sampling) draw from the global `random`, and
+# Hypothesis reads a change of that state during a draw as the strategy using `random`.
+@pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
 @given(problems())
 def test_serial_pool_and_cluster_identical(client, pool_always, p):
     opts = {"undefined": "exclude", "max_pairs": None, "scope": p["scope"]}
