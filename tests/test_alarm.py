@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import signal
+import sys
 import time
 
 import pytest
@@ -25,61 +26,63 @@ def _spin_until(deadline: float) -> None:
         pass
 
 
-def test_an_alarm_in_a_gc_callback_is_rearmed_and_stops_the_block():
+@pytest.fixture
+def unraisable(monkeypatch):
+    """Exceptions Python ignored (raised in a GC callback or a ``__del__``), kept here."""
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_type))
+    return seen
+
+
+def test_an_alarm_in_a_gc_callback_is_rearmed_and_stops_the_block(unraisable):
     calls = []
 
-    def slow_callback(phase, info):  # the alarm lands here while the collector runs
-        if phase == "start" and not calls:  # the first collection outlasts the limit
+    def slow_callback(phase, info):  # outlasts the limit: the alarm lands here
+        if phase == "start" and not calls:
             calls.append(phase)
-            _spin_until(time.perf_counter() + 0.05)
+            _spin_until(time.perf_counter() + 0.2)
 
     gc.callbacks.append(slow_callback)
     try:
-        start = time.perf_counter()
         with pytest.raises(Stop):
             with alarm_after(0.01, Stop) as armed:
                 assert armed
                 gc.collect()
-                _spin_until(start + 2)
-        took = time.perf_counter() - start
+                assert calls  # the collection (and its callback) ran inside the limit
+                _spin_until(time.perf_counter() + 30)  # stopped long before this ends
     finally:
         gc.callbacks.remove(slow_callback)
-    assert calls  # the callback ran, so the first alarm met it
-    assert took < 0.5  # re-armed 5 ms later, not at the one-second repeat
+    assert unraisable == []  # the alarm was not raised (and ignored) in the callback
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
 
 
-def test_an_alarm_in_a_finaliser_is_rearmed():
+def test_an_alarm_in_a_finaliser_is_rearmed(unraisable):
     class Slow:
         def __del__(self):  # outlasts the limit: the alarm lands here
-            _spin_until(time.perf_counter() + 0.05)
+            _spin_until(time.perf_counter() + 0.2)
 
-    start = time.perf_counter()
     with pytest.raises(Stop):
         with alarm_after(0.01, Stop):
             Slow()  # freed at once
-            _spin_until(start + 2)
-    assert time.perf_counter() - start < 0.5
+            _spin_until(time.perf_counter() + 30)
+    assert unraisable == []
 
 
-def test_a_swallowed_alarm_repeats_at_the_limit():
-    start = time.perf_counter()
+def test_a_swallowed_alarm_repeats():
     caught = 0
     with pytest.raises(Stop):
         with alarm_after(0.02, Stop):
             while True:
                 try:
-                    _spin_until(time.perf_counter() + 10)
+                    _spin_until(time.perf_counter() + 30)
                 except Stop:
                     caught += 1
                     if caught > 1:
                         raise
-    assert caught == 2 and time.perf_counter() - start < 0.5  # repeat = min(limit, 1 s)
+    assert caught == 2  # the first was swallowed; the repeat (every min(limit, 1 s)) came
 
 
 def test_swallowing_frames_are_recognised():
-    import sys
-
     assert not _swallowing(sys._getframe())
 
     class Finalised:
