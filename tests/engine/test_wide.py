@@ -165,6 +165,7 @@ def partitioned(monkeypatch):
 
     monkeypatch.setattr(wide, "FORCE", True)
     monkeypatch.setattr(backends, "SERIAL_BELOW", 0)
+    monkeypatch.setattr(backends, "WIDE_SERIAL_BELOW", 0)
     calls = []
     real = wide.partitions
 
