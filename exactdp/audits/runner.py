@@ -195,7 +195,8 @@ class _TimeLimit(BaseException):
 
 
 def _time_limit(seconds: float | None):
-    """:class:`_TimeLimit` raised in the block after ``seconds`` (:func:`exactdp._alarm.alarm_after`)."""
+    """:class:`_TimeLimit` raised in the block after ``seconds``
+    (:func:`exactdp._alarm.alarm_after`)."""
     return alarm_after(seconds, _TimeLimit)
 
 

@@ -43,7 +43,8 @@ from exactdp.engine import tables as _tables
 from exactdp.engine import wide as _wide
 from exactdp.errors import InvalidArgument
 
-__all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "PARTS_PER_WORKER", "POOL_RETRIES"]
+__all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "PARTS_PER_WORKER",
+           "POOL_RETRIES"]
 
 PARTS_PER_WORKER = 4
 """Parts per process for a shared-table scan: the last part to finish is then short."""
@@ -304,7 +305,10 @@ def combine_partitions(plan, results: list, codec):
     touched = set().union(*(r["touched"] for r in results))
     if plan.policy == "error" and touched:
         srcs = [k for r in results for k in r["src"]]
-        example = (_tables.first_named(codec, srcs), None) if srcs else next(r["example"] for r in results if r["example"])
+        if srcs:
+            example = (_tables.first_named(codec, srcs), None)
+        else:
+            example = next(r["example"] for r in results if r["example"])
         _scan._raise_undefined(codec, *example)
     big = 1
     for r in results:

@@ -7,8 +7,9 @@ plus ``c_i`` records of value ``i``. We grow the tree one level at a time with N
 every dataset costs a few vectorised integer operations instead of a ``Fraction``
 computation:
 
-* the key ``sum c_i w_i`` (``w_i = B**(m-1-i)``, :func:`.tables.key_weights`), the size ``n``, ``S1 = sum c_i a_i`` and ``S2 = sum c_i a_i**2``
-  (``a_i = v_i * den``, integers) are running sums down the tree;
+* the key ``sum c_i w_i`` (``w_i = B**(m-1-i)``, :func:`.tables.key_weights`), the size
+  ``n``, ``S1 = sum c_i a_i`` and ``S2 = sum c_i a_i**2`` (``a_i = v_i * den``, integers)
+  are running sums down the tree;
 * an order statistic ``x[j]`` is the first value whose cumulative count exceeds ``j``;
   the cumulative counts are the sizes of a leaf's ancestors (one gather per level).
 

@@ -27,8 +27,8 @@ from exactdp.engine import scan as _scan
 from exactdp.engine import tables as _tables
 from exactdp.engine.neighbours import DeltaNeighbours
 
-__all__ = ["plan_partitions", "scan_partition", "codec", "part_count", "PARTS_PER_WORKER", "MIN_PARTS",
-           "MAX_PREFIXES"]
+__all__ = ["plan_partitions", "scan_partition", "codec", "part_count", "PARTS_PER_WORKER",
+           "MIN_PARTS", "MAX_PREFIXES"]
 
 PARTS_PER_WORKER = 4
 """Partitions per worker at least: the last to finish is then short."""

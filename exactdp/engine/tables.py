@@ -36,7 +36,8 @@ from exactdp.numeric.exact import common_denominator
 from exactdp.queries.base import UNDEFINED, Query
 from exactdp.spaces.datasets import DatasetSpace
 
-__all__ = ["key_weights", "first_named", "Table", "SparseTable", "ArrayValues", "make_table", "source_keys", "DENSE_MAX_VALUES",
+__all__ = ["key_weights", "first_named", "Table", "SparseTable", "ArrayValues", "make_table",
+           "source_keys", "DENSE_MAX_VALUES",
            "INCREMENTAL", "public_value"]
 
 INCREMENTAL = True
