@@ -10,8 +10,8 @@ with ``PYTHONPATH`` pointing at its tree. Measured per side:
 * serial, ``workers=2`` and two 2-worker Dask LocalClusters (start excluded): one with
   Dask's defaults (a user's own cluster) and one as ``cluster="local"`` starts it (no
   ``MALLOC_TRIM_THRESHOLD_``, no worker profiler): wall times, best and median of
-  ``--repeats`` runs (serial and pool alternating with no cluster alive, then each cluster
-  alive alone, after one warm-up run, each Dask run after a serial run), and the answer and
+  ``--repeats`` runs (serial and pool alternating in one process; each cluster in a fresh
+  process of its own, after one warm-up run, each Dask run after a serial run), and the answer and
   witness (identical on every run, or the script says so). Speed-ups are over the best
   serial run, over the median serial run, and the median of each run's ratio to the serial
   run paired with it (the most robust on a noisy machine);
@@ -35,7 +35,7 @@ CHILD = r"""
 import json, logging, math, sys, time
 from exactdp import IntegerRange, Multisets
 from exactdp.queries import parse_query
-mode, top, size, REPEATS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+mode, top, size, REPEATS, PHASE = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 space = Multisets(IntegerRange(0, top), sizes=(1, size))
 q = parse_query("mean")
 from exactdp.checkers.sensitivity import sensitivity
@@ -52,25 +52,28 @@ def cluster(tuned):
         c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=":0", silence_logs=logging.ERROR)
     return c, distributed.Client(c)
-runs = {"serial": {}, "pool2": {"workers": 2}}
-times = {name: [] for name in ("serial", "pool2", "dask2", "dask2tuned")}
-for _ in range(REPEATS):  # alternating, so drifting load falls on both alike; no cluster alive
-    for name, kw in runs.items():
-        wall, cpu, ans = run(**kw)
-        times[name].append((wall, cpu))
-        out[name + "_answer"] = ans
-paired = {"pool2": [s[0] / p[0] for s, p in zip(times["serial"], times["pool2"])]}
-for name, tuned in (("dask2", False), ("dask2tuned", True)):  # one cluster alive at a time
-    c, client = cluster(tuned)
+times = {"serial": []}
+paired = {}
+if PHASE == "local":  # serial and pool alternating, so drifting load falls on both alike
+    times["pool2"] = []
+    for _ in range(REPEATS):
+        for name, kw in (("serial", {}), ("pool2", {"workers": 2})):
+            wall, cpu, ans = run(**kw)
+            times[name].append((wall, cpu))
+            out[name + "_answer"] = ans
+    paired["pool2"] = [s[0] / p[0] for s, p in zip(times["serial"], times["pool2"])]
+else:  # this process's one cluster (a fresh process per cluster, as a user runs it)
+    times[PHASE] = []
+    c, client = cluster(PHASE == "dask2tuned")
     run(cluster=client)  # the workers import exactdp and NumPy
-    paired[name] = []
+    paired[PHASE] = []
     for _ in range(REPEATS):  # each Dask run paired with a serial run just before it
         s_wall, s_cpu, _ = run()
         times["serial"].append((s_wall, s_cpu))
         wall, cpu, ans = run(cluster=client)
-        times[name].append((wall, cpu))
-        paired[name].append(s_wall / wall)
-        out[name + "_answer"] = ans
+        times[PHASE].append((wall, cpu))
+        paired[PHASE].append(s_wall / wall)
+        out[PHASE + "_answer"] = ans
     client.close(); c.close()
 for name, ts in times.items():
     out[name + "_s"] = min(w for w, _ in ts)
@@ -78,6 +81,9 @@ for name, ts in times.items():
 for name, ratios in paired.items():
     out[name + "_paired"] = statistics.median(ratios)
 out["serial_cpu"] = min(c for _, c in times["serial"])
+if PHASE != "local":
+    print(json.dumps(out))
+    raise SystemExit(0)
 
 def partition_cpu(workers):
     if mode == "before":
@@ -136,12 +142,22 @@ print(json.dumps(out))
 
 
 def side(tree: str, mode: str, top: int, size: int, repeats: int) -> dict:
+    """One tree's numbers: serial and pool (and the partitions' CPU) in one process, each
+    Dask cluster in a fresh process of its own; the serial figures are the first process's."""
     env = dict(os.environ, PYTHONPATH=tree)
-    got = subprocess.run([sys.executable, "-c", CHILD, mode, str(top), str(size), str(repeats)], env=env,
-                         capture_output=True, text=True, cwd="/tmp")
-    if got.returncode:
-        raise SystemExit(f"{mode} failed:\n{got.stderr[-3000:]}")
-    return json.loads(got.stdout.strip().splitlines()[-1])
+    out: dict = {}
+    for phase in ("local", "dask2", "dask2tuned"):
+        got = subprocess.run([sys.executable, "-c", CHILD, mode, str(top), str(size), str(repeats),
+                              phase], env=env, capture_output=True, text=True, cwd="/tmp")
+        if got.returncode:
+            raise SystemExit(f"{mode} {phase} failed:\n{got.stderr[-3000:]}")
+        r = json.loads(got.stdout.strip().splitlines()[-1])
+        if phase == "local":
+            out.update(r)
+        else:
+            out.update({k: v for k, v in r.items() if k.startswith(phase)})
+            out[phase + "_serial_median_s"] = r["serial_median_s"]
+    return out
 
 
 def main() -> None:
@@ -177,7 +193,8 @@ def main() -> None:
                            ("dask2tuned", "Dask LocalCluster(2), no malloc trim or profiler (cluster='local')")):
             paired = f"; median of paired runs {r[name + '_paired']:.2f}x" if name + "_paired" in r else ""
             print(f"    {what}: {r[name + '_s']:.2f} s ({r['serial_s'] / r[name + '_s']:.2f}x) "
-                  f"[{r[name + '_median_s']:.2f} s, {r['serial_median_s'] / r[name + '_median_s']:.2f}x]{paired}")
+                  f"[{r[name + '_median_s']:.2f} s, "
+                  f"{r.get(name + '_serial_median_s', r['serial_median_s']) / r[name + '_median_s']:.2f}x]{paired}")
         for w in (2, 16):
             print(f"  partitions for {w:>2} workers: {r[f'parts{w}']:>3}, table rows built "
                   f"{r[f'rows{w}']:.2f}x the space, work inflation {r[f'inflation{w}']:.2f}")
