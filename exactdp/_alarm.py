@@ -2,11 +2,12 @@
 claims, ``exactdp audit``'s audits).
 
 The alarm raises a ``BaseException`` (chosen by the caller) in the main thread, so a
-user's ``except Exception`` does not swallow it. Two places swallow even that: a
-garbage-collector callback (Hypothesis installs one) and a ``__del__`` method; an
-exception raised there is "ignored" by the interpreter, and the code would run on past
-its limit with a stray error left behind. When the alarm lands in such a frame it is
-re-armed a few milliseconds later instead of raising there. Code that catches the
+user's ``except Exception`` does not swallow it. Some places swallow even that: a
+garbage-collector callback (Hypothesis installs one), a ``__del__`` method, and a weakref
+callback run by a collection; an exception raised there is "ignored" by the interpreter,
+and the code would run on past its limit with a stray error left behind. When the alarm
+lands in such a frame, or anywhere while a collection runs (two GC callbacks of ours,
+first and last, mark it), it is re-armed a few milliseconds later instead of raising. Code that catches the
 exception itself is met by the repeat: the alarm fires again every ``min(seconds, 1)``
 seconds until the block ends.
 
@@ -29,9 +30,27 @@ RETRY_SECONDS = 0.005
 """How soon an alarm that landed in a finaliser or a GC callback fires again."""
 
 
+_COLLECTING = [False]
+"""Whether a garbage collection is running (set by :func:`_gc_started`, cleared by
+:func:`_gc_stopped` while an alarm is set)."""
+
+
+def _gc_started(phase, info) -> None:
+    if phase == "start":
+        _COLLECTING[0] = True
+
+
+def _gc_stopped(phase, info) -> None:
+    if phase == "stop":
+        _COLLECTING[0] = False
+
+
 def _swallowing(frame) -> bool:
-    """Whether ``frame`` runs inside a ``__del__`` method or a GC callback, where a raised
-    exception would be ignored by the interpreter."""
+    """Whether ``frame`` runs where a raised exception would be ignored by the interpreter:
+    during a garbage collection (its callbacks, the finalisers and weakref callbacks it
+    runs), in a ``__del__`` method, or in a GC callback."""
+    if _COLLECTING[0]:
+        return True
     callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     while frame is not None:
         code = frame.f_code
@@ -69,6 +88,8 @@ def alarm_after(seconds: float | None, stop: Callable[[], BaseException]) -> Ite
             return
         raise stop()
 
+    gc.callbacks.insert(0, _gc_started)  # first at the start of a collection
+    gc.callbacks.append(_gc_stopped)  # last at its end
     old = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds, repeat)
     try:
@@ -77,3 +98,7 @@ def alarm_after(seconds: float | None, stop: Callable[[], BaseException]) -> Ite
         armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        for cb in (_gc_started, _gc_stopped):
+            if cb in gc.callbacks:
+                gc.callbacks.remove(cb)
+        _COLLECTING[0] = False

@@ -11,6 +11,7 @@ import gc
 import signal
 import sys
 import time
+import weakref
 
 import pytest
 
@@ -65,6 +66,34 @@ def test_an_alarm_in_a_finaliser_is_rearmed(unraisable):
         with alarm_after(0.01, Stop):
             Slow()  # freed at once
             _spin_until(time.perf_counter() + 30)
+    assert unraisable == []
+
+
+def test_an_alarm_in_a_weakref_callback_of_a_collection_is_rearmed(unraisable):
+    # the case a clean CI environment met: a weakref callback (named anything) that the
+    # collector runs; only the "a collection is running" mark recognises it
+    class Node:
+        pass
+
+    def slow(ref):  # outlasts the limit: the alarm lands here
+        seen.append(ref)
+        _spin_until(time.perf_counter() + 0.3)
+
+    seen: list = []
+    gc.disable()  # the cycle is freed by the collect() below, inside the limit
+    try:
+        node = Node()
+        node.me = node  # a cycle: only the collector frees it
+        ref = weakref.ref(node, slow)
+        del node
+        with pytest.raises(Stop):
+            with alarm_after(0.05, Stop):
+                gc.collect()
+                _spin_until(time.perf_counter() + 30)
+        gc.collect()  # (frees the cycle here if a stalled machine let the alarm come first)
+    finally:
+        gc.enable()
+    assert seen == [ref] and ref() is None
     assert unraisable == []
 
 
