@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["alarm_after", "RETRY_SECONDS"]
+__all__ = ["alarm_after", "usable", "RETRY_SECONDS"]
 
 RETRY_SECONDS = 0.005
 """How soon an alarm that landed in a finaliser or a GC callback fires again."""
