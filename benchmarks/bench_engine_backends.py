@@ -5,7 +5,10 @@
 The space is the issue's: ``mean``, add/remove, multisets of size ``1..max-size`` over
 ``{0..top}``. ``--before-dir`` is a checkout of the commit before the engine package (e.g.
 ``git worktree add /tmp/engine-before 8d68a72``); each side runs in its own Python process
-with ``PYTHONPATH`` pointing at its tree. Measured per side:
+with ``PYTHONPATH`` pointing at its tree. Three sides: before; after with the key-arithmetic
+partitions (value-table slices with halos; ``wide.ENABLED = False``); after as the planner
+chooses (on this space the wide strategy with count-vector sources: each neighbour's value
+from its source's sums, no table, no halo). Measured per side:
 
 * serial, ``workers=2`` and two 2-worker Dask LocalClusters (start excluded): one with
   Dask's defaults (a user's own cluster) and one as ``cluster="local"`` starts it (no
@@ -38,6 +41,9 @@ from exactdp.queries import parse_query
 mode, top, size, REPEATS, PHASE = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 space = Multisets(IntegerRange(0, top), sizes=(1, size))
 q = parse_query("mean")
+if mode == "delta":  # the after tree with its key-arithmetic partitions (no wide strategy)
+    from exactdp.engine import wide
+    wide.ENABLED = False
 from exactdp.checkers.sensitivity import sensitivity
 def run(**kw):
     t, c = time.perf_counter(), time.process_time()
@@ -108,9 +114,28 @@ def partition_cpu(workers):
             cpu += best
             rows += r["size"]
         return cpu, driver, len(parts), rows
-    from exactdp.engine import backends, plan as P
+    from exactdp.engine import backends, partitions as PP, plan as P, wide as W
     t0 = time.perf_counter()
     pl = P.make_plan(q, space, None, [1], "standard", "error", None, None, False, False, build=False)
+    out["strategy"] = pl.plans[1].kind + (f" ({pl.plans[1].table.sources_as})"
+                                          if pl.plans[1].kind == "wide" else "")
+    if pl.plans[1].kind == "wide":  # tasks that make their own count vectors: no halo
+        table = pl.plans[1].table
+        tasks = W.partitions(table, PP.part_count(workers))
+        driver = time.perf_counter() - t0
+        cpu, results = 0.0, []
+        for task in tasks:  # each task's CPU: the best of 3 runs, as the serial's
+            best = math.inf
+            for _ in range(3):
+                c = time.process_time()
+                r = W.scan_task(table, task)
+                best = min(best, time.process_time() - c)
+            cpu += best
+            results.append(r)
+        t0 = time.perf_counter()
+        W.finish(table, W.merge(results))
+        driver += time.perf_counter() - t0
+        return cpu, driver, len(tasks), sum(W.task_size(t) for t in tasks)
     spec, prefixes, parts, codec = backends.partition_spec(pl, 1, workers, None)
     driver = time.perf_counter() - t0
     cpu, rows, results = 0.0, 0, []
@@ -177,7 +202,7 @@ def main() -> None:
     print(f"machine: {cpu}, {os.cpu_count()} cores visible, Python {platform.python_version()}")
     print(f"space: mean, add/remove, multisets of size 1..{a.max_size} over {{0..{a.top}}}")
     rows = {}
-    for mode, tree in (("before", a.before_dir), ("after", here)):
+    for mode, tree in (("before", a.before_dir), ("delta", here), ("after", here)):
         rows[mode] = r = side(tree, mode, a.top, a.max_size, a.repeats)
         same = r["serial_answer"] == r["pool2_answer"] == r["dask2_answer"] == r["dask2tuned_answer"]
         if mode == "before":
@@ -186,7 +211,9 @@ def main() -> None:
             f = r["driver16_s"] / r["serial_s"]
         infl = r["inflation16"]
         amdahl = 1 / (f + (1 - f) * infl / 16)
-        print(f"\n{mode}: {r['datasets']:,} datasets; answers identical on all backends: {same}")
+        label = {"before": "before", "delta": "after, key-arithmetic partitions (wide.ENABLED = False)",
+                 "after": f"after, as the planner chooses: {r.get('strategy')}"}[mode]
+        print(f"\n{label}: {r['datasets']:,} datasets; answers identical on all backends: {same}")
         print(f"  best of {a.repeats} alternating runs (median in brackets):")
         for name, what in (("serial", "serial"), ("pool2", "workers=2"),
                            ("dask2", "Dask LocalCluster(2), Dask's defaults"),
@@ -196,12 +223,12 @@ def main() -> None:
                   f"[{r[name + '_median_s']:.2f} s, "
                   f"{r.get(name + '_serial_median_s', r['serial_median_s']) / r[name + '_median_s']:.2f}x]{paired}")
         for w in (2, 16):
-            print(f"  partitions for {w:>2} workers: {r[f'parts{w}']:>3}, table rows built "
+            print(f"  partitions for {w:>2} workers: {r[f'parts{w}']:>3}, rows made "
                   f"{r[f'rows{w}']:.2f}x the space, work inflation {r[f'inflation{w}']:.2f}")
         print(f"  serial fraction {f:.1%} ({'whole table in the parent' if mode == 'before' else 'plan, partition planning, combining'}); "
               f"Amdahl at 16 workers: {amdahl:.1f}x")
-    print(f"\nanswers identical before and after: "
-          f"{rows['before']['serial_answer'] == rows['after']['serial_answer']}")
+    print(f"\nanswers identical before and after (both paths): "
+          f"{rows['before']['serial_answer'] == rows['delta']['serial_answer'] == rows['after']['serial_answer']}")
     print(json.dumps(rows))
 
 

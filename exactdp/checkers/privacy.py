@@ -315,7 +315,7 @@ def check_mechanism(
         if query is None or space is None:
             raise InvalidArgument("give a query and a space (or values=(a, b))")
         setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, max_pairs,
-                       exact_k, progress)
+                       exact_k, progress, wide=False)  # the pairs of values: a value table
         if setup.query.output == "sqrt":
             raise InvalidArgument(
                 f"query {setup.query.name} has irrational values (a square root); a mechanism "

@@ -330,17 +330,18 @@ def combine_partitions(plan, results: list, codec):
 
 # -- the wide strategy: runs of sources of one size (pool and Dask) ----------------------------
 
-def _wide_task(s: int, rows, base: int) -> tuple:
-    return _wide.scan_part(_STATE, s, rows, base)
+def _wide_task(task) -> tuple:
+    return _wide.scan_task(_STATE, task)
 
 
 def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
-    """The wide strategy's sources cut into runs of one size (:func:`.wide.partitions`),
-    each scanned by one task against the whole universe; merged in the scan order, so the
-    answer and the witness are the serial run's."""
+    """The wide strategy's sources cut into tasks (:func:`.wide.partitions`: runs of one
+    size, or prefixes of count vectors each task makes itself), each scanned against the
+    whole universe; merged by rank, so the answer and the witness are the serial run's."""
     global _STATE
     table = plan.plans[d_in].table
-    parts = _wide.partitions(table, workers * PARTS_PER_WORKER)
+    parts = _wide.partitions(table, _parts.part_count(workers))
+    sizes = [_wide.task_size(p) for p in parts]
     bar = Progress(f"{plan.query.name}, d_in={d_in}", len(parts), progress)
 
     def counted(rs):
@@ -352,13 +353,13 @@ def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
 
             check_picklable({"query": plan.query, "table": table})
             table_f = client.scatter([table], broadcast=True, hash=False)[0]
-            results = _client_map(client, _wide.scan_part,
-                                  [(table_f, s, rows, base) for s, rows, base in parts], bar,
-                                  counted)
+            results = _client_map(client, _wide.scan_task, [(table_f, p) for p in parts], bar,
+                                  counted, sizes)
         else:
             _STATE = table
             try:
-                results = _pool_map(_wide_task, parts, workers, bar, counted)
+                results = _pool_map(_wide_task, [(p,) for p in parts], workers, bar, counted,
+                                    sizes)
             finally:
                 _STATE = None
     finally:

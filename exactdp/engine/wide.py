@@ -64,6 +64,30 @@ ENABLED = True
 """Consider the wide strategy at all (False: the move lists and scans only, as before issue
 19; kept for the benchmark and the equivalence tests)."""
 
+SOURCES_AS = None
+"""How sources are held: ``None`` picks by cost (:func:`sources_as`); ``"counts"`` or
+``"indices"`` force one where it applies (tests: both forms on the same spaces)."""
+
+CHUNK = 1 << 15
+"""Count vectors made at once by a task (:func:`_chunks`): their arrays (a few of ``m *
+CHUNK`` integers) stay in a core's cache."""
+
+SERIAL_TASKS = 16
+"""Tasks of a serial run of count vectors: each holds a sixteenth of the space at most."""
+
+
+def sources_as(m: int, max_size: int, order: str) -> str:
+    """``"counts"``: count vectors ``(rows, m)`` (a block costs ``m`` per source, and each
+    task makes its own sources from prefixes), or ``"indices"``: sorted value indices
+    ``(rows, s)`` (``s`` per source, made by the parent). Count vectors where the universe
+    is no larger than twice the largest size, in the dense order only."""
+    if order != "dense":
+        return "indices"
+    if SOURCES_AS is not None:
+        return SOURCES_AS
+    return "counts" if m <= 2 * max(max_size, 1) else "indices"
+
+
 FORCE = False
 """Take the wide strategy wherever it applies and fits, whatever the costs (tests only:
 small spaces then exercise it against the other strategies)."""
@@ -101,12 +125,16 @@ class WideTable:
         self.np = np
         values = form.values
         den = common_denominator(values)
-        self.nums = np.asarray([int(v * den) for v in values], dtype=np.int64)
-        self.top = max((abs(int(v * den)) for v in values), default=0)
+        nums = [int(v * den) for v in values]
+        self.top = max((abs(a) for a in nums), default=0)
+        # past 64 bits the bound below sends the planner to the other strategies
+        self.nums = np.asarray(nums, dtype=np.int64 if self.top < BOUND else object)
         self.m = len(values)
         caps = space.caps
         self.caps = None if all(c is None for c in caps) else np.asarray(
             [ambient.max_count(i) for i in range(self.m)], dtype=np.int64)
+        self.count_caps = [ambient.max_count(i) for i in range(self.m)]
+        self.sources_as = sources_as(self.m, space.max_size, order)
         self.qmin = query.min_size
         lo = ambient.min_size
         hi = ambient.max_size
@@ -177,10 +205,13 @@ class WideTable:
         return b
 
     # -- the query on arrays -----------------------------------------------------------
-    def _value(self, n: int, s1, s2, stat):
+    def _value(self, n, s1, s2, stat):
         """The integer values of datasets of size ``n`` with sums ``s1``, ``s2`` (arrays)
-        and order statistics ``stat(j)`` (arrays), or ``None`` where undefined."""
+        and order statistics ``stat(j)`` (arrays), or ``None`` where undefined. ``n`` may be
+        an array of sizes (one per dataset, broadcast with ``s1``): :meth:`_values_of_sizes`."""
         np = self.np
+        if not isinstance(n, int):
+            return self._values_of_sizes(n, s1, s2, stat)
         if n < self.qmin:
             if self.stated is None:
                 return None
@@ -199,6 +230,47 @@ class WideTable:
         if w2:
             out = out + stat(j2) * w2
         return out
+
+    def _values_of_sizes(self, n, s1, s2, stat):
+        """:meth:`_value` for an array of sizes ``n``: the size's multipliers gathered per
+        dataset, ``stat(j)`` with an array ``j``; the stated value where ``n`` is below the
+        query's minimum (never reached without one: see :func:`applies`)."""
+        np = self.np
+        kind, g = self.kind, self._grow
+        if kind == "count":
+            out = np.broadcast_to(n * g, np.broadcast(n, s1).shape)
+        elif kind == "sum":
+            out = s1 * g
+        elif kind in ("mean", "variance"):
+            mult = self._per_size()[0][n]
+            out = s1 * mult if kind == "mean" else (n * s2 - s1 * s1) * mult
+        else:
+            j1, w1, j2, w2 = self._per_size()
+            out = stat(j1[n]) * w1[n]
+            if bool(w2.any()):
+                out = out + stat(j2[n]) * w2[n]
+        if self.stated is not None:
+            under = n < self.qmin
+            if bool(np.any(under)):
+                out = np.where(under, self.stated, out)
+        return out
+
+    def _per_size(self) -> tuple:
+        """The multipliers of :attr:`mult` as arrays indexed by size (0 where none)."""
+        got = self.__dict__.get("_arrays")
+        if got is None:
+            np, top = self.np, self.ambient.max_size + 2
+            if self.kind == "quantile":
+                cols = [[0] * top for _ in range(4)]
+                for n, row in self.mult.items():
+                    for c, x in zip(cols, row):
+                        c[n] = x
+            else:
+                cols = [[0] * top]
+                for n, x in self.mult.items():
+                    cols[0][n] = x
+            got = self.__dict__["_arrays"] = tuple(np.asarray(c, dtype=np.int64) for c in cols)
+        return got
 
     def __getstate__(self):  # sent to a Dask worker: NumPy is imported there again
         state = dict(self.__dict__)
@@ -272,7 +344,9 @@ def choose(query, space, ambient, metric, d_eff: int, exact_k: bool, scope: str,
     only when every strategy that applies is over the budget (with the smaller count).
 
     Where the move lists run on 64-bit keys with NumPy (a dense table of a few dozen
-    values at most: a deep space) they are kept, as before.
+    values at most: a deep space), this strategy is taken only with count-vector sources
+    (:func:`sources_as`): it computes each neighbour's value from its source's sums, where
+    the move lists build a table and look every neighbour up in it.
     """
     if not ENABLED:
         return fallback()
@@ -284,8 +358,9 @@ def choose(query, space, ambient, metric, d_eff: int, exact_k: bool, scope: str,
     order = "sparse" if m > _dense_max() else "dense"
     if order == "dense":
         base = max((ambient.max_count(i) for i in range(m)), default=0) + d_eff + 1
-        if base ** (m - 1) * (ambient.max_size + 1) * 2 < 2**62 and not FORCE:
-            return fallback()  # the NumPy move scan: unchanged
+        if (base ** (m - 1) * (ambient.max_size + 1) * 2 < 2**62 and not FORCE
+                and sources_as(m, ambient.max_size, order) != "counts"):
+            return fallback()  # the NumPy move scan
     table = WideTable(query, space, ambient, halve, policy, form, order)
     if table.bound >= BOUND:
         return fallback()
@@ -356,37 +431,147 @@ def _dense_rank(key: tuple) -> tuple:
 
 # -- the scan ------------------------------------------------------------------------
 
-def _sources(t: WideTable):
-    """``(s, rows, base)`` for each size whose sources have neighbours, in the scan order:
-    the sources of size ``s`` as a ``(rows, s)`` array of sorted value indices and the
-    position of the first of them among all the space's sources."""
-    np = t.np
+def _sizes(t: WideTable) -> list:
+    """``(s, base)`` for each size whose sources have neighbours, in the scan order, with
+    the position of the first source of size ``s`` among all the space's sources."""
+    got = t.__dict__.get("_sizes")
+    if got is None:
+        got = t.__dict__["_sizes"] = _count_sizes(t)
+    return got
+
+
+def _count_sizes(t: WideTable) -> list:
     space, amb = t.space, t.ambient
     lo, hi = space.min_size, space.max_size
-    last = hi if not t.halve else hi - 1  # sources of size hi have no neighbour when halved
-    for s, rows in enumerate(_levels(np, t.m, t.caps, last)):
-        if s < lo:
-            continue
+    out = []
+    for s in range(lo, (hi if not t.halve else hi - 1) + 1):  # size hi: no neighbour, halved
         if s < t.qmin and t.stated is None:
             continue  # undefined sources: the "exclude" policy (counted in :func:`finish`)
         add = s + 1 <= amb.max_size
         remove = not t.halve and s - 1 >= amb.min_size and s >= 1
-        if not add and not remove:
-            continue
-        yield s, rows, sum(space.count_of_size(k) for k in range(lo, s))
+        if add or remove:
+            out.append((s, sum(space.count_of_size(k) for k in range(lo, s))))
+    return out
+
+
+def _sources(t: WideTable):
+    """``(s, rows, base)`` for each size of :func:`_sizes`: its sources as a ``(rows, s)``
+    array of sorted value indices, and the position of the first of them."""
+    wanted = dict(_sizes(t))
+    if not wanted:
+        return
+    for s, rows in enumerate(_levels(t.np, t.m, t.caps, max(wanted))):
+        if s in wanted:
+            yield s, rows, wanted[s]
+
+
+def _count_rows(np, caps: list, lo: int, hi: int, prefix: tuple, first=None, last=None):
+    """Every count vector within ``caps`` of a size in ``lo..hi`` whose first counts are
+    ``prefix`` (and whose next count is ``first..last``, when given): ``(cols, n)``, the
+    counts held values first ``(m, rows)`` with the rows in the enumeration order (the
+    count of the smallest value slowest), and each row's size."""
+    m, j = len(caps), len(prefix)
+    used0 = sum(prefix)
+    room = [0] * (m + 1)
+    for i in range(m - 1, -1, -1):
+        room[i] = room[i + 1] + caps[i]
+    if (j > m or any(c > cap for c, cap in zip(prefix, caps)) or used0 > hi
+            or used0 + room[j] < lo):
+        return np.zeros((m, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    levels = []  # (parent, counts) per free level: the tree, read back from the leaves
+    used = np.full(1, used0, dtype=np.int64)
+    for i in range(j, m):
+        cmin = np.maximum(0, lo - used - room[i + 1])
+        cmax = np.minimum(caps[i], hi - used)
+        if i == j and first is not None:
+            cmin, cmax = np.maximum(cmin, first), np.minimum(cmax, last)
+        nopt = np.maximum(cmax - cmin + 1, 0)
+        if int(nopt.min()) == 1 and int(nopt.max()) == 1:
+            parent, c = None, cmin
+        else:
+            parent = np.repeat(np.arange(len(used), dtype=np.int64), nopt)
+            first = np.cumsum(nopt) - nopt
+            c = np.arange(len(parent), dtype=np.int64) - np.repeat(first - cmin, nopt)
+            used = used[parent]
+        levels.append((parent, c))
+        used = used + c
+    out = np.empty((m, len(used)), dtype=np.int64)
+    out[:j] = np.asarray(prefix, dtype=np.int64).reshape(j, 1)
+    anc = None  # row -> its node at the level being read
+    for k in range(len(levels) - 1, -1, -1):
+        parent, c = levels[k]
+        out[j + k] = c if anc is None else c[anc]
+        if parent is not None:
+            anc = parent if anc is None else parent[anc]
+    return out, used
+
+
+def _chunks(t: WideTable, prefixes, lo: int, hi: int):
+    """``(prefix, first, last)`` runs covering ``prefixes`` in order: the sources whose first
+    counts are ``prefix`` and whose next count is ``first..last`` (``None``: any), at most
+    :data:`CHUNK` of sizes ``lo..hi`` each where a prefix can be taken apart (consecutive
+    small ones together), so a task's arrays stay small whatever its share of the space."""
+    from exactdp.engine.partitions import _between, _suffix_ways
+
+    caps, m = t.count_caps, t.m
+    ways = _suffix_ways(caps, hi)
+
+    def split(p, used):
+        if len(p) >= m - 1 or _between(ways[len(p)], used, lo, hi) <= CHUNK:
+            yield p, None, None
+            return
+        run, held = None, 0  # consecutive next counts, and their sources
+        for c in range(min(caps[len(p)], hi - used) + 1):
+            n = _between(ways[len(p) + 1], used + c, lo, hi)
+            if run is not None and held + n > CHUNK:
+                yield p, run[0], run[1]
+                run = None
+            if n > CHUNK:
+                yield from split(p + (c,), used + c)
+            elif run is None:
+                run, held = [c, c], n
+            else:
+                run[1], held = c, held + n
+        if run is not None:
+            yield p, run[0], run[1]
+
+    for p in prefixes:
+        p = tuple(p)
+        yield from split(p, sum(p))
 
 
 def partitions(t: WideTable, count: int) -> list:
-    """The sources cut into about ``count`` runs ``(s, rows, base)`` of one size each, in
-    the scan order: the tasks a backend submits (:func:`scan_part` each)."""
+    """The sources cut into about ``count`` tasks, each scanned by :func:`scan_task`:
+    ``("rows", s, rows, base)``, a run of sorted index tuples of one size (made here), or
+    ``("prefixes", prefixes, sources)``, the count vectors with those first counts (made
+    by the task, so the parent makes no source: :data:`SOURCES_AS`)."""
+    if t.sources_as == "counts":
+        from exactdp.engine import partitions as _parts
+
+        _, prefixes, parts = _parts.plan_partitions(t.space, t.ambient, [], t.space.count(),
+                                                    1, None, n_parts=count)
+        return [("prefixes", tuple(prefixes[i][0] for i in range(a, b)),
+                 sum(prefixes[i][1] for i in range(a, b))) for a, b, _, _ in parts]
     levels = list(_sources(t))
     total = sum(len(rows) for _, rows, _ in levels)
     per = max(1, -(-total // max(count, 1)))
     out = []
     for s, rows, base in levels:
         for a in range(0, len(rows), per):
-            out.append((s, rows[a:a + per], base + a))
+            out.append(("rows", s, rows[a:a + per], base + a))
     return out
+
+
+def task_size(task) -> int:
+    """A task's work, roughly (its sources), so the backends submit the largest first."""
+    return len(task[2]) if task[0] == "rows" else task[2]
+
+
+def scan_task(t: WideTable, task, progress=None) -> tuple:
+    """One task of :func:`partitions`: :func:`scan_part` or :func:`scan_prefixes`."""
+    if task[0] == "rows":
+        return scan_part(t, *task[1:], progress=progress)
+    return scan_prefixes(t, task[1], progress)
 
 
 _WARM = [False]
@@ -404,52 +589,101 @@ def _warm(np) -> None:
 
 
 def scan_part(t: WideTable, s: int, rows, base: int, progress=None) -> tuple:
-    """One partition: the sources ``rows`` of size ``s`` (the first at position ``base``)
-    scanned block by block. ``(best, (rank, key, w) or None, pairs, sources)``: the best
-    gap in integer units, its first source in the scan order with the neighbour value
-    ``w`` that reaches it, and the counts. Partitions combine by :func:`merge` to exactly
-    the serial result, whatever the cut."""
+    """One partition of sorted index tuples: the sources ``rows`` of size ``s`` (the first
+    at position ``base``) scanned block by block. ``(best, (rank, key, w) or None, pairs,
+    sources)``: the best gap in integer units, its first source in the scan order with the
+    neighbour value ``w`` that reaches it, and the counts. Partitions combine by
+    :func:`merge` to exactly the serial result, whatever the cut."""
     np = t.np
     _warm(np)
-    m = t.m
-    nums = t.nums
-    amb = t.ambient
-    add = s + 1 <= amb.max_size
-    remove = not t.halve and s - 1 >= amb.min_size and s >= 1
-    best = -1
-    tied: list = []  # (rank, key, w) of the sources reaching ``best``
-    pairs = done = 0
-    step = max(1, BLOCK // max(m, 1))
+    found = _Best()
+    step = max(1, BLOCK // max(t.m, 1))
     for start in range(0, len(rows), step):
         idx = rows[start:start + step]
-        x = nums[idx]  # (B, s) sorted values
-        s1 = x.sum(axis=1)
-        s2 = (x * x).sum(axis=1)
-        v = t._value(s, s1, s2, lambda j, x=x: x[:, j])
-        hi_w, lo_w, cnt = _neighbour_extremes(t, s, idx, x, s1, s2, add, remove)
-        found = int(cnt.sum())
-        pairs += found
-        if found:
-            has = cnt > 0
-            up, down = hi_w - v, v - lo_w
-            gap = np.where(has, np.maximum(up, down), -1)
-            top = int(gap.max())
-            if top > best or (top == best and t.order == "dense"):
-                at = np.nonzero(gap == top)[0]
-                if t.order == "sparse":
-                    at = at[:1]  # sources come in their scan order: the first is kept
-                if top > best:
-                    best, tied = top, []
-                for r in at.tolist():
-                    key = tuple(idx[r].tolist())
-                    w = int(hi_w[r]) if int(up[r]) == top else int(lo_w[r])
-                    rank = _dense_rank(key) if t.order == "dense" else base + start + r
-                    tied.append((rank, key, w))
-                tied = [min(tied, key=lambda c: c[0])]
-        done += len(idx)
+        block = _Indices(t, idx)
+        at = found.offer(t, s, block, t.order == "dense")
+        if at is not None:
+            for r in at.tolist():
+                key = tuple(idx[r].tolist())
+                rank = _dense_rank(key) if t.order == "dense" else base + start + r
+                found.keep(rank, key, found.w_of(r))
         if progress is not None:
-            progress(len(idx), found)
-    return best, (tied[0] if tied else None), pairs, done
+            progress(len(idx), found.last)
+    return found.result()
+
+
+def scan_prefixes(t: WideTable, prefixes, progress=None) -> tuple:
+    """One partition of count vectors (:func:`sources_as` ``"counts"``): every source whose
+    first counts are one of ``prefixes``, made here (:func:`_count_rows`, a chunk of
+    :data:`CHUNK` at a time, every size together) and scanned block by block, each row with
+    its own size; the result as :func:`scan_part`'s, ranked by count vector."""
+    np = t.np
+    _warm(np)
+    found = _Best()
+    step = max(1, BLOCK // max(t.m, 1))
+    sizes = [s for s, _ in _sizes(t)]
+    if not sizes:
+        return found.result()
+    lo, hi = sizes[0], sizes[-1]  # contiguous (see _count_sizes)
+    for prefix, first, last in _chunks(t, prefixes, lo, hi):
+        cols, n = _count_rows(np, t.count_caps, lo, hi, prefix, first, last)  # (m, rows), sizes
+        for start in range(0, len(n), step):
+            counts = cols[:, start:start + step]
+            at = found.offer(t, n[start:start + step], _Counts(t, counts), False)
+            if at is not None:  # rows come in count-vector order: the first tied is least
+                row = counts[:, int(at[0])].tolist()
+                key = tuple(i for i, c in enumerate(row) for _ in range(c))
+                found.keep(tuple(row), key, found.w_of(int(at[0])))
+            if progress is not None:
+                progress(counts.shape[1], found.last)
+    return found.result()
+
+
+class _Best:
+    """The running best of a partition: the largest gap, and among the sources reaching it
+    the one of least rank, with the neighbour value reaching it."""
+
+    def __init__(self):
+        self.best = -1
+        self.cand = None  # (rank, key, w)
+        self.pairs = self.done = self.last = 0
+
+    def offer(self, t: WideTable, s, block, every_tie: bool):
+        """Scan one block of sources of size ``s`` (or of sizes ``s``, an array: a block of
+        count vectors); the rows that may hold a new candidate (all rows tied at the block's
+        best when ``every_tie``, else the first), or ``None``."""
+        np = t.np
+        amb = t.ambient
+        add = s + 1 <= amb.max_size  # a row mask for an array of sizes
+        remove = (s - 1 >= amb.min_size) & (s >= 1) & (not t.halve)
+        v = t._value(s, block.s1, block.s2, block.stat)
+        hi_w, lo_w, cnt = _neighbour_extremes(t, s, block, add, remove)
+        found = int(cnt.sum())
+        self.pairs += found
+        self.done += block.rows
+        self.last = found
+        if not found:
+            return None
+        up, down = hi_w - v, v - lo_w
+        gap = np.where(cnt > 0, np.maximum(up, down), -1)
+        top = int(gap.max())
+        if top < self.best or (top == self.best and not every_tie and t.order == "sparse"):
+            return None  # sparse order: sources come in their scan order, the earlier is kept
+        if top > self.best:
+            self.best, self.cand = top, None
+        at = np.nonzero(gap == top)[0]
+        self._up, self._hi, self._lo = up, hi_w, lo_w
+        return at if every_tie else at[:1]
+
+    def w_of(self, r: int) -> int:
+        return int(self._hi[r]) if int(self._up[r]) == self.best else int(self._lo[r])
+
+    def keep(self, rank, key: tuple, w: int) -> None:
+        if self.cand is None or rank < self.cand[0]:
+            self.cand = (rank, key, w)
+
+    def result(self) -> tuple:
+        return self.best, self.cand, self.pairs, self.done
 
 
 def merge(parts) -> tuple:
@@ -494,80 +728,191 @@ def run(plan: WidePlan, progress) -> tuple:
         seen[1] += found
         progress.update(seen[0], seen[1])
 
-    parts = [scan_part(t, s, rows, base, shown) for s, rows, base in _sources(t)]
+    if t.sources_as == "counts":  # the serial run's tasks: a bounded slice of the space each
+        parts = [scan_task(t, task, shown) for task in partitions(t, SERIAL_TASKS)]
+    else:
+        parts = [scan_part(t, s, rows, base, shown) for s, rows, base in _sources(t)]
     return finish(t, merge(parts))
 
 
-def _neighbour_extremes(t: WideTable, s: int, idx, x, s1, s2, add: bool, remove: bool):
-    """Per source row: the largest and smallest neighbour value and how many neighbours."""
+class _Indices:
+    """A block of sources as sorted value indices ``(rows, s)``: wide universes, few
+    records (each source costs its size)."""
+
+    axis = 1  # the universe's values run along this axis of ``(rows, m)`` arrays
+
+    def __init__(self, t: WideTable, idx):
+        self.t, self.idx = t, idx
+        self.rows = len(idx)
+        self.x = x = t.nums[idx]  # (rows, s) sorted values
+        self.s1 = x.sum(axis=1)
+        self.s2 = (x * x).sum(axis=1)
+
+    def stat(self, j: int):
+        """The order statistic ``x[j]`` of each source."""
+        return self.x[:, j]
+
+    def full(self):
+        """``(rows, m)``: where a value is held as often as its cap allows (``None``: no caps)."""
+        t, idx = self.t, self.idx
+        if t.caps is None:
+            return None
+        np = t.np
+        out = np.broadcast_to(t.caps[None, :] < 1, (len(idx), t.m)).copy()
+        if idx.shape[1]:
+            held = (idx[:, :, None] == idx[:, None, :]).sum(axis=2)  # multiplicity of each record
+            rows = np.nonzero(held + 1 > t.caps[idx])
+            out[rows[0], idx[rows]] = True
+        return out
+
+    def removals(self):
+        """Per removal move in move order (by value): ``(removed value, which rows have the
+        move, the order statistics after it)``: the first record of each distinct value."""
+        x, idx = self.x, self.idx
+        np = self.t.np
+        for p in range(x.shape[1]):
+            ok = np.ones(len(x), dtype=bool) if p == 0 else idx[:, p] != idx[:, p - 1]
+            rest = np.delete(x, p, axis=1)
+            yield x[:, p], ok, (lambda j, r=rest: r[:, j])
+
+
+class _Counts:
+    """A block of sources as count vectors, held values first ``(m, rows)``, of mixed sizes:
+    a small universe, many records (each source costs the universe's size, and every
+    operation runs along whole rows of sources)."""
+
+    axis = 0
+
+    def __init__(self, t: WideTable, counts):
+        self.t, self.counts = t, counts  # (m, rows)
+        self.rows = counts.shape[1]
+        nums = t.nums
+        self.s1 = nums @ counts
+        self.s2 = (nums * nums) @ counts if t.kind == "variance" else None  # variance only
+        self._cum = None
+
+    def cum(self):
+        if self._cum is None:
+            self._cum = self.counts.cumsum(axis=0)
+        return self._cum
+
+    def stat(self, j):
+        """``x[j]`` for each row's own ``j`` (an array; 0 <= j < size): the value whose
+        cumulative count first exceeds ``j``."""
+        j = self.t.np.asarray(j).reshape(-1)
+        idx = (self.cum() <= j[None, :]).sum(axis=0)
+        return self.t.nums[self.t.np.minimum(idx, self.t.m - 1)]
+
+    def full(self):
+        t = self.t
+        if t.caps is None:
+            return None
+        return self.counts >= t.caps[:, None]
+
+    def removals(self):
+        t, counts = self.t, self.counts
+        np = t.np
+        quantile = t.kind == "quantile"
+        for i in range(t.m):
+            ok = counts[i] > 0
+            after = None
+            if quantile:  # x without one record of value i: x[j] before it, else x[j + 1]
+                below = self.cum()[i] - counts[i]
+
+                def after(j, b=below):
+                    j = np.asarray(j).reshape(-1)
+                    return np.where(j < b, self.stat(j), self.stat(j + 1))
+            yield t.nums[i], ok, after
+
+
+def _neighbour_extremes(t: WideTable, s, block, add, remove):
+    """Per source row: the largest and smallest neighbour value and how many neighbours.
+    ``add`` and ``remove``: whether the moves exist (row masks for a block of mixed sizes)."""
     np = t.np
-    n_rows = len(idx)
+    n_rows = block.rows
     big = np.int64(BOUND)
     hi_w = np.full(n_rows, -big, dtype=np.int64)
     lo_w = np.full(n_rows, big, dtype=np.int64)
     cnt = np.zeros(n_rows, dtype=np.int64)
-    if add:
-        vals, ok = _added(t, s, idx, x, s1, s2)
+    if np.any(add):
+        vals, ok = _added(t, s, block, add)
         if vals is not None:
+            axis = block.axis
             if ok is None:
-                np.maximum(hi_w, vals.max(axis=1), out=hi_w)
-                np.minimum(lo_w, vals.min(axis=1), out=lo_w)
-                cnt += vals.shape[1]
+                np.maximum(hi_w, vals.max(axis=axis), out=hi_w)
+                np.minimum(lo_w, vals.min(axis=axis), out=lo_w)
+                cnt += vals.shape[axis]
             else:
-                np.maximum(hi_w, np.where(ok, vals, -big).max(axis=1), out=hi_w)
-                np.minimum(lo_w, np.where(ok, vals, big).min(axis=1), out=lo_w)
-                cnt += ok.sum(axis=1)
-    if remove:
-        for p, (vals, ok) in enumerate(_removed(t, s, idx, x, s1, s2)):
+                np.maximum(hi_w, np.where(ok, vals, -big).max(axis=axis), out=hi_w)
+                np.minimum(lo_w, np.where(ok, vals, big).min(axis=axis), out=lo_w)
+                cnt += ok.sum(axis=axis)
+    if np.any(remove):
+        for vals, ok in _removed(t, s, block):
             if vals is None:
                 continue
+            if not isinstance(remove, bool):
+                ok = ok & remove
             np.maximum(hi_w, np.where(ok, vals, -big), out=hi_w)
             np.minimum(lo_w, np.where(ok, vals, big), out=lo_w)
             cnt += ok
     return hi_w, lo_w, cnt
 
 
-def _added(t: WideTable, s: int, idx, x, s1, s2):
-    """The values of every ``x + {v}``, ``(rows, m)``, and which are in the table (``None``:
-    all of them)."""
+def _added(t: WideTable, s, block, add=True):
+    """The values of every ``x + {v}`` (``(rows, m)``, or ``(m, rows)`` for count vectors:
+    ``block.axis``), and which are in the table (``None``: all of them)."""
     np = t.np
-    a = t.nums[None, :]
     inf = np.int64(BOUND)
+    rows = block.rows
+    if block.axis:  # sorted indices, one size s
+        a, shape, grown = t.nums[None, :], (rows, t.m), s + 1
 
-    def stat(j):
-        low = x[:, j - 1:j] if j >= 1 else np.full((len(x), 1), -inf, dtype=np.int64)
-        high = x[:, j:j + 1] if j < s else np.full((len(x), 1), inf, dtype=np.int64)
-        return np.minimum(np.maximum(a, low), high)
+        def per_row(v):
+            return v[:, None]
 
-    vals = t._value(s + 1, s1[:, None] + a, s2[:, None] + a * a, stat)
+        def stat(j):  # y[j] of x + {a}: a clipped to [x[j - 1], x[j]]
+            low = block.stat(j - 1)[:, None] if j >= 1 else np.full((rows, 1), -inf, dtype=np.int64)
+            high = block.stat(j)[:, None] if j < s else np.full((rows, 1), inf, dtype=np.int64)
+            return np.minimum(np.maximum(a, low), high)
+    else:  # count vectors, each row its own size
+        a, shape, grown = t.nums[:, None], (t.m, rows), (s + 1)[None, :]
+
+        def per_row(v):
+            return v[None, :]
+
+        def stat(j):
+            j = np.asarray(j).reshape(-1)
+            low = np.where(j >= 1, block.stat(np.maximum(j - 1, 0)), -inf)
+            high = np.where(j < s, block.stat(np.minimum(j, s - 1)), inf)
+            return np.minimum(np.maximum(a, low[None, :]), high[None, :])
+
+    s2 = None if block.s2 is None else per_row(block.s2) + a * a
+    vals = t._value(grown, per_row(block.s1) + a, s2, stat)
     if vals is None:
         return None, None
-    if vals.ndim == 1 or vals.shape != (len(x), t.m):
-        vals = np.broadcast_to(vals, (len(x), t.m))
-    ok = None
-    if t.caps is not None:
-        ok = np.broadcast_to(t.caps[None, :] >= 1, (len(x), t.m)).copy()
-        if s:
-            held = (idx[:, :, None] == idx[:, None, :]).sum(axis=2)  # multiplicity of each record
-            full = held + 1 > t.caps[idx]
-            rows = np.nonzero(full)
-            ok[rows[0], idx[rows]] = False
+    if vals.shape != shape:
+        vals = np.broadcast_to(vals, shape)
+    full = block.full()
+    ok = None if full is None else ~full
+    if not isinstance(add, bool):  # rows at the largest size have no addition
+        if not bool(add.all()):
+            ok = np.broadcast_to(add[None, :], shape) if ok is None else ok & add[None, :]
+        if block.axis == 0 and t.stated is None and bool((grown < t.qmin).any()):
+            raise AssertionError("an undefined neighbour in the wide scan")  # pragma: no cover
     return vals, ok
 
 
-def _removed(t: WideTable, s: int, idx, x, s1, s2):
-    """For each position ``p`` of the sources' records: the values of ``x`` without its
-    ``p``-th record and which rows count it (the first record of each distinct value)."""
+def _removed(t: WideTable, s, block):
+    """For each removal move (:meth:`_Indices.removals`): the values of ``x`` without that
+    record and which rows have the move."""
     np = t.np
-    for p in range(s):
-        xp = x[:, p]
-        ok = np.ones(len(x), dtype=bool) if p == 0 else idx[:, p] != idx[:, p - 1]
-        rest = np.delete(x, p, axis=1)
-        vals = t._value(s - 1, s1 - xp, s2 - xp * xp, lambda j, r=rest: r[:, j])
+    for xp, ok, after in block.removals():
+        s2 = None if block.s2 is None else block.s2 - xp * xp
+        vals = t._value(s - 1, block.s1 - xp, s2, after)
         if vals is None:
             yield None, None
             continue
-        yield np.broadcast_to(vals, (len(x),)), ok
+        yield np.broadcast_to(vals, (block.rows,)), ok
 
 
 def _find(t: WideTable, key: tuple, w: int, remove: bool) -> tuple:
@@ -575,11 +920,9 @@ def _find(t: WideTable, key: tuple, w: int, remove: bool) -> tuple:
     removals) whose value is ``w``."""
     np = t.np
     s = len(key)
-    idx = np.asarray([key], dtype=np.int64).reshape(1, s)
-    x = t.nums[idx]
-    s1, s2 = x.sum(axis=1), (x * x).sum(axis=1)
+    block = _Indices(t, np.asarray([key], dtype=np.int64).reshape(1, s))
     if s + 1 <= t.ambient.max_size:
-        vals, ok = _added(t, s, idx, x, s1, s2)
+        vals, ok = _added(t, s, block)
         if vals is not None:
             hit = vals[0] == w
             if ok is not None:
@@ -590,7 +933,7 @@ def _find(t: WideTable, key: tuple, w: int, remove: bool) -> tuple:
                 t.value_of(y)
                 return y
     if remove and s - 1 >= t.ambient.min_size:
-        for p, (vals, ok) in enumerate(_removed(t, s, idx, x, s1, s2)):
+        for p, (vals, ok) in enumerate(_removed(t, s, block)):
             if vals is not None and bool(ok[0]) and int(vals[0]) == w:
                 y = key[:p] + key[p + 1:]
                 t.value_of(y)

@@ -250,6 +250,11 @@ def test_budgets_scale_with_workers(client):
 
 
 def test_partition_slice_over_the_per_worker_budget_refused(client, monkeypatch):
+    from exactdp.engine import wide
+
+    # the key-arithmetic partitions (the wide strategy holds no slice: a task makes at most
+    # wide.CHUNK sources at a time)
+    monkeypatch.setattr(wide, "ENABLED", False)
     monkeypatch.setattr(_dask, "MAX_PREFIXES", 1)  # one partition: the whole space in one slice
     space = Multisets(IntegerRange(0, 9), sizes=(0, 6))
     with pytest.raises(TooLarge, match="8,008 datasets in one partition's table slice"):

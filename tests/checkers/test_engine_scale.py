@@ -245,6 +245,9 @@ def test_bad_workers_are_refused_in_one_line(workers):
 
 
 def test_a_failing_part_fails_the_run_with_the_workers_error(monkeypatch, pool_always):
+    from exactdp.engine import wide
+
+    monkeypatch.setattr(wide, "ENABLED", False)  # the table scan's parts (wide: test_backends)
     space = Multisets(IntegerRange(0, 5), sizes=(0, 5))
     real = _scan.scan
     first = []
@@ -264,6 +267,9 @@ def test_a_failing_part_fails_the_run_with_the_workers_error(monkeypatch, pool_a
 def test_a_dying_worker_fails_the_run(monkeypatch, pool_always):
     """Issue 19: a worker that dies is retried on a fresh pool; dying again, the run is
     refused in one line (InvalidArgument), never answered from fewer partitions."""
+    from exactdp.engine import wide
+
+    monkeypatch.setattr(wide, "ENABLED", False)  # the table scan's parts (wide: test_backends)
     space = Multisets(IntegerRange(0, 5), sizes=(0, 5))
     parent = os.getpid()
     real = _scan.scan

@@ -198,6 +198,9 @@ def test_building_the_value_table_shows_progress(capsys, monkeypatch):
         real(self, label, total, enabled=True, interval=0.0)
 
     monkeypatch.setattr(progress_module.Progress, "__init__", eager)
+    from exactdp.engine import wide
+
+    monkeypatch.setattr(wide, "ENABLED", False)  # a value table (the wide strategy has none)
     r = sensitivity("median", Multisets(IntegerRange(0, 5), sizes=(1, 4)), progress=True)
     err = capsys.readouterr().err
     assert "median: building the value table: universe value 1 of 6" in err

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from exactdp import ExactSet, IntegerRange, Multisets, SubMultisets, sensitivity
 from exactdp.checkers.sensitivity import sensitivity_curve
-from exactdp.engine import backends, partitions, tables
+from exactdp.engine import backends, partitions, tables, wide
 from exactdp.errors import InvalidArgument
 from exactdp.queries import histogram
 
@@ -89,9 +89,22 @@ def test_many_partitions_on_each_backend(client, pool_always):
         assert _key(pool) == _key(serial) == _key(dask)
 
 
-def test_the_pool_builds_no_table_in_the_parent(monkeypatch, pool_always):
+@pytest.fixture(params=["delta", "wide"])
+def path(request, monkeypatch):
+    """Each test twice: on the key-arithmetic partitions (each task builds its slice and
+    halo: :func:`.partitions.scan_partition`) and on the wide strategy's count-vector tasks
+    (each makes its own sources: :func:`.wide.scan_task`); returns the module and the name
+    of the task function."""
+    if request.param == "delta":
+        monkeypatch.setattr(wide, "ENABLED", False)
+        return partitions, "scan_partition"
+    return wide, "scan_task"
+
+
+def test_the_pool_builds_no_table_in_the_parent(monkeypatch, pool_always, path):
     """Parallel table building: with key arithmetic each partition builds its own slice
-    (and halo) in its worker; the parent never builds the whole table."""
+    (and halo) in its worker, the wide strategy needs none; the parent never builds the
+    whole table."""
     space = Multisets(IntegerRange(0, 7), sizes=(1, 6))
     serial = sensitivity("mean", space)
 
@@ -108,31 +121,32 @@ def test_the_pool_builds_no_table_in_the_parent(monkeypatch, pool_always):
         "x=[7], x'=[0, 7]: f(x)=7, f(x')=7/2"
 
 
-def test_a_worker_killed_once_is_retried(monkeypatch, pool_always, tmp_path):
+def test_a_worker_killed_once_is_retried(monkeypatch, pool_always, tmp_path, path):
     """A partition whose worker dies is run again on a fresh pool: the same answer."""
     space = Multisets(IntegerRange(0, 5), sizes=(0, 5))
     flag = tmp_path / "died"
-    real = partitions.scan_partition
+    module, name = path
+    real = getattr(module, name)
 
-    def dies_once(spec, own, halo):
+    def dies_once(*args):
         try:
             fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
-            return real(spec, own, halo)
+            return real(*args)
         os.close(fd)
         os._exit(9)  # the first task to run kills its process
 
-    monkeypatch.setattr(partitions, "scan_partition", dies_once)
+    monkeypatch.setattr(module, name, dies_once)
     got = sensitivity("sum", space, workers=2)
     assert flag.exists()
-    monkeypatch.setattr(partitions, "scan_partition", real)
+    monkeypatch.setattr(module, name, real)
     assert _key(got) == _key(sensitivity("sum", space))
     assert got.value == 5 and got.scope.pairs == 1260
 
 
-def test_a_worker_that_always_dies_is_refused_in_one_line(monkeypatch, pool_always):
+def test_a_worker_that_always_dies_is_refused_in_one_line(monkeypatch, pool_always, path):
     space = Multisets(IntegerRange(0, 5), sizes=(0, 5))
-    monkeypatch.setattr(partitions, "scan_partition", lambda *a: os._exit(9))
+    monkeypatch.setattr(*path, lambda *a: os._exit(9))
     with pytest.raises(InvalidArgument, match=r"^a worker process died while computing \d+ "
                                               r"partition\(s\) .*also when retried; nothing is "
                                               r"reported from fewer partitions") as e:

@@ -79,8 +79,44 @@ def test_refused_only_over_budget_with_the_smaller_count():
     assert "over max_pairs=1,000,000" in str(e.value)
 
 
-def test_deep_space_keeps_the_move_lists():
-    assert _kinds("mean", Multisets(IntegerRange(0, 7), sizes=(1, 6))) == "delta"
+def test_deep_space_takes_count_vectors_and_other_relations_the_move_lists():
+    space = Multisets(IntegerRange(0, 7), sizes=(1, 6))
+    plan = _plan.make_plan("mean", space, "add-remove", [1], "standard", "error", None, None,
+                           False, False, build=False)
+    assert plan.plans[1].kind == "wide" and plan.plans[1].table.sources_as == "counts"
+    plan = _plan.make_plan("mean", space, "substitute", [1], "standard", "error", None, None,
+                           False, False, build=False)
+    assert plan.plans[1].kind == "delta"
+
+
+def test_count_rows_are_the_enumeration_in_order():
+    """The count vectors a task makes, chunk by chunk, are the space's own, in its order."""
+    import numpy as np
+
+    for space in (Multisets(IntegerRange(0, 4), sizes=(2, 7)),
+                  SubMultisets([0, 0, 0, 1, 2, 2, 3, 4, 4, 4], sizes=(1, 6))):
+        amb = space
+        caps = [amb.max_count(i) for i in range(space.universe.size)]
+        expected = [c for c in space]
+        cols, n = wide._count_rows(np, caps, 2 if space.min_size == 2 else 1, space.max_size, ())
+        assert [tuple(r) for r in cols.T.tolist()] == expected
+        assert n.tolist() == [sum(c) for c in expected]
+        plan = _plan.make_plan("sum", space, "add-remove", [1], "release-centred", "error", None,
+                               None, False, False, build=False)
+        t = plan.plans[1].table
+        got = []
+        for chunk_size in (1, 3, 10, 10**6):
+            wide_chunk = wide.CHUNK
+            wide.CHUNK = chunk_size
+            try:
+                got = []
+                for p, a, b in wide._chunks(t, [(0,), (1,), (2,), (3,)], space.min_size,
+                                            space.max_size):
+                    cols, _ = wide._count_rows(np, caps, space.min_size, space.max_size, p, a, b)
+                    got += [tuple(r) for r in cols.T.tolist()]
+            finally:
+                wide.CHUNK = wide_chunk
+            assert got == [c for c in expected if c[0] <= 3], chunk_size
 
 
 def test_not_applicable_keeps_the_other_strategies():
@@ -139,7 +175,9 @@ def _random_case(rng):
     return query, space, scope, undefined
 
 
-def test_random_spaces_same_answers_as_before(forced):
+@pytest.mark.parametrize("form", [None, "counts", "indices"])
+def test_random_spaces_same_answers_as_before(forced, monkeypatch, form):
+    monkeypatch.setattr(wide, "SOURCES_AS", form)
     rng = random.Random(19)
     used = 0
     for _ in range(300):
@@ -198,6 +236,12 @@ def test_serial_pool_and_cluster_identical_on_random_wide_spaces(client, partiti
         (parse_query("median"), Multisets(IntegerRange(-30, 35), sizes=(1, 3)), "release-centred",
          "1/2"),
         (parse_query("var"), Multisets(IntegerRange(0, 50), sizes=(0, 2)), "standard", "exclude"),
+        # deep spaces: count vectors made by each task from its prefixes
+        (parse_query("mean"), Multisets(IntegerRange(0, 5), sizes=(1, 10)), "standard", "error"),
+        (parse_query("median"), Multisets(IntegerRange(-2, 3), sizes=(0, 8)), "release-centred",
+         "-1"),
+        (parse_query("var:1"), SubMultisets([0, 1, 1, 2, 2, 2, 3, 3, 3, 3], sizes=(2, 8)),
+         "standard", "exclude"),
     ]
     for query, space, scope, undefined in cases:
         kw = {"scope": scope, "undefined": undefined}
@@ -237,11 +281,29 @@ def test_partitions_cut_the_sources_in_scan_order():
                            None, False, False, build=False)
     t = plan.plans[1].table
     parts = wide.partitions(t, 7)
-    assert [(s, len(rows), base) for s, rows, base in parts][:3] == [(0, 1, 0), (1, 100, 1),
-                                                                       (2, 736, 101)]
-    assert sum(len(rows) for _, rows, _ in parts) == space.count()
-    assert wide.merge(wide.scan_part(t, s, rows, base) for s, rows, base in parts)[2:] == \
+    assert [(s, len(rows), base) for _, s, rows, base in parts][:3] == [(0, 1, 0), (1, 100, 1),
+                                                                          (2, 736, 101)]
+    assert sum(len(rows) for _, _, rows, _ in parts) == space.count()
+    assert wide.merge(wide.scan_task(t, p) for p in parts)[2:] == \
         (100 + 100 * 101 + 5050 * 100 + 5050 * 2 - 100, space.count())
+
+
+def test_count_vector_tasks_cover_the_space_once():
+    """Prefix tasks (each making its own count vectors, no halo) hold every source once,
+    and their merged result is the serial scan's, witness included."""
+    space = Multisets(IntegerRange(0, 5), sizes=(0, 9))
+    plan = _plan.make_plan("mean", space, "add-remove", [1], "release-centred", "1/2", None,
+                           None, False, False, build=False)
+    t = plan.plans[1].table
+    assert t.sources_as == "counts"
+    parts = wide.partitions(t, 7)
+    assert all(p[0] == "prefixes" for p in parts) and len(parts) >= 5
+    assert sum(wide.task_size(p) for p in parts) == space.count()
+    merged = wide.merge(wide.scan_task(t, p) for p in reversed(parts))  # any order
+    serial = wide.merge([wide.scan_task(t, ("prefixes", ((),), space.count()))])
+    assert merged == serial
+    assert merged[3] == space.count()  # every source scanned once
+
 
 
 def test_cli_0_1023_on_two_workers_and_on_dask(client, capsys):
