@@ -15,8 +15,10 @@ pool as on Dask: the parent builds nothing. The other strategies (``"scan"``,
 ``"sparse"``) need the whole table: the pool's forked processes inherit it from the
 parent and each scans a contiguous run of the sources; Dask refuses them in one line.
 
-The wide strategy (:mod:`.wide`, no table) cuts its sources into runs of one size; each
-task scans a run against the whole universe, on the pool as on Dask.
+The wide strategy (:mod:`.wide`, no table: each neighbour's value from its source's sums)
+cuts its sources into tasks: runs of sorted index tuples of one size (wide universes, made
+by the parent), or prefixes of count vectors (deep spaces: each task makes its own sources,
+so the parent makes nothing and no task repeats another's work), on the pool as on Dask.
 
 Results are combined in source order (:func:`.scan.combine`, after rescaling every part
 to one common denominator), so the answer *and* the witness are those of the serial
@@ -43,7 +45,8 @@ from exactdp.engine import tables as _tables
 from exactdp.engine import wide as _wide
 from exactdp.errors import InvalidArgument
 
-__all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "PARTS_PER_WORKER",
+__all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "COUNTS_SERIAL_BELOW",
+           "PARTS_PER_WORKER",
            "POOL_RETRIES"]
 
 PARTS_PER_WORKER = 4
@@ -56,6 +59,11 @@ WIDE_SERIAL_BELOW = 20_000_000
 """Fewer candidate pairs than this run the wide strategy in this process: it scans some
 300-400 million pairs a second here, so forking (about 13 ms) gains nothing below (sum over
 {0..999}, sizes 0..2, 10^6 pairs: 13 ms serial, 26 ms on 2 workers)."""
+
+COUNTS_SERIAL_BELOW = 2_000_000
+"""The same for the wide strategy on count vectors (deep spaces, some 100 million pairs a
+second here): mean over {0..7}, sizes 1..12 (604,648 pairs) 26 ms serial, 28 ms on 2
+workers; sizes 1..14 (1.6 million) 48 ms against 43 ms."""
 
 POOL_RETRIES = 1
 """Fresh pools tried after a worker process died, before the run is refused."""
@@ -372,9 +380,10 @@ def run(plan, d_in: int, progress, workers: int = 1, client=None, per_worker: in
     ``client`` (a Dask client), ``workers > 1`` (a process pool) or this process."""
     strategy = plan.plans[d_in].kind
     if strategy == "wide":  # vectorised over the universe (see .wide); sources partitioned
+        below = (COUNTS_SERIAL_BELOW if plan.plans[d_in].table.sources_as == "counts"
+                 else WIDE_SERIAL_BELOW)
         if client is None and (workers < 2 or _fork_context() is None
-                               or plan.plans[d_in].estimate < WIDE_SERIAL_BELOW
-                               or _STATE is not None):
+                               or plan.plans[d_in].estimate < below or _STATE is not None):
             return _wide.answer(plan, d_in, progress)
         return _wide_partitioned(plan, d_in, progress, workers, client)
     if client is not None:

@@ -1,4 +1,4 @@
-"""Wide, shallow spaces: neighbours by size, over the whole universe at once (issue 19, part 3).
+"""Neighbour values from their sources' sums: add/remove without a value table (issue 19).
 
 Under add/remove at ``d_in = 1`` the neighbours of a dataset ``x`` of size ``s`` are the
 datasets ``x + {v}`` of size ``s + 1`` (one per universe value ``v`` the space allows) and,
@@ -6,10 +6,18 @@ in the release-centred scope, the datasets ``x - {v}`` of size ``s - 1`` (one pe
 value of ``x``). The standard scope visits each unordered pair once from its smaller
 dataset, so only the additions are kept there, exactly as the move lists do.
 
-This strategy never builds the value table. The sources (the ``x`` side) are enumerated
-level by level as arrays of sorted value indices, a block of them at a time; for a block
-of sources of one size the query's value on *every* ``x + {v}`` is one vectorised integer
-expression over a ``(sources, universe)`` array:
+This strategy never builds the value table. The sources (the ``x`` side) are held in one
+of two forms (:func:`sources_as`), a block of them at a time:
+
+* wide, shallow spaces (many values, few records): sorted value indices ``(sources, s)``,
+  enumerated level by level, one size per block;
+* deep spaces (few values, many records): count vectors held values first ``(m,
+  sources)``, each row with its own size, made from prefixes of the counts by the task that
+  scans them (:func:`_count_rows`, :data:`CHUNK` at a time), so no task repeats another's
+  work and the parent makes none (no halo: a neighbour's value needs no table).
+
+For a block the query's value on *every* ``x + {v}`` is one vectorised integer expression
+over a ``(sources, universe)`` array, with each source's size ``s``:
 
 * ``count``: ``s + 1``; ``sum``: ``S1 + a_v``; ``mean``: ``(S1 + a_v) * L / (s + 1)``;
 * ``variance`` (and the radicand of the standard deviation): ``((s + 1)(S2 + a_v**2) -
@@ -27,9 +35,9 @@ tuples by size for a sparse one) and, for it, the first neighbour in move order 
 best value are the witness, so values, witnesses and pair counts equal theirs.
 
 The cost is one vectorised element per candidate pair (no lookup, no table), against a
-dictionary lookup per move for the move lists once the table's keys no longer fit in
-64 bits (more than about 30 universe values). :func:`choose` compares the counted costs
-and the pair budget; a space another strategy answers is never refused here.
+binary search per move for the move lists on 64-bit keys and a dictionary lookup once the
+keys no longer fit (more than about 30 universe values). :func:`choose` compares the
+counted costs and the pair budget; a space another strategy answers is never refused here.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ QUERIES = ["mean", "median", "var", "std", "sum", "count", "percentile:25:lower"
 def pool_always(monkeypatch):
     monkeypatch.setattr(backends, "SERIAL_BELOW", 0)  # the pool forks even for a small space
     monkeypatch.setattr(backends, "WIDE_SERIAL_BELOW", 0)
+    monkeypatch.setattr(backends, "COUNTS_SERIAL_BELOW", 0)
 
 
 def _key(r):

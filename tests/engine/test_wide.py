@@ -204,6 +204,7 @@ def partitioned(monkeypatch):
     monkeypatch.setattr(wide, "FORCE", True)
     monkeypatch.setattr(backends, "SERIAL_BELOW", 0)
     monkeypatch.setattr(backends, "WIDE_SERIAL_BELOW", 0)
+    monkeypatch.setattr(backends, "COUNTS_SERIAL_BELOW", 0)
     calls = []
     real = wide.partitions
 
@@ -316,3 +317,15 @@ def test_cli_0_1023_on_two_workers_and_on_dask(client, capsys):
         assert code == 0, extra
         assert "sum: sensitivity 1023, attained by x=[], x'=[1023]" in out
         assert "1,049,600 unordered pairs examined" in out
+
+
+def test_values_past_64_bits_move_on_to_the_other_strategies():
+    """Regression: a wide universe holding a value past 2**63 raised OverflowError while the
+    planner weighed the wide strategy; it now moves on to the move lists."""
+    big = 10**30
+    space = Multisets(ExactSet([str(i) for i in range(39)] + [str(big)]), sizes=(0, 2))
+    value, witness, pairs, _ = _answer("sum", space)
+    assert value == big
+    assert witness == ((), (F(big),), 0, big)
+    assert pairs == 40 + 40 * 40
+    assert _kinds("sum", space) != "wide"
