@@ -121,7 +121,7 @@ def partition_cpu(workers):
                                           if pl.plans[1].kind == "wide" else "")
     if pl.plans[1].kind == "wide":  # tasks that make their own count vectors: no halo
         table = pl.plans[1].table
-        tasks = W.partitions(table, PP.part_count(workers))
+        tasks = W.partitions(table, W.task_count(table, workers))  # the pool's tasks
         driver = time.perf_counter() - t0
         cpu, results = 0.0, []
         for task in tasks:  # each task's CPU: the best of 3 runs, as the serial's

@@ -110,6 +110,8 @@ def _largest_first(n: int, sizes: list | None) -> list[int]:
 def _pool_map(task, args: list, workers: int, bar: Progress, counted,
               sizes: list | None = None) -> list:
     """``task(*a)`` for each ``a`` of ``args`` on forked processes, results in order."""
+    if not args:
+        return []
     ctx = _fork_context()
     results: list = [None] * len(args)
     pending = _largest_first(len(args), sizes)
@@ -348,7 +350,7 @@ def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
     whole universe; merged by rank, so the answer and the witness are the serial run's."""
     global _STATE
     table = plan.plans[d_in].table
-    parts = _wide.partitions(table, _parts.part_count(workers))
+    parts = _wide.partitions(table, _wide.task_count(table, workers, client is not None))
     sizes = [_wide.task_size(p) for p in parts]
     bar = Progress(f"{plan.query.name}, d_in={d_in}", len(parts), progress)
 

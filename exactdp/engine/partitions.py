@@ -72,14 +72,13 @@ def _between(row: list[int], used: int, lo: int, hi: int) -> int:
 
 
 def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
-                    per_worker: int | None, n_parts: int | None = None) -> tuple[int, list, list]:
+                    per_worker: int | None) -> tuple[int, list, list]:
     """``(depth, prefixes, parts)``.
 
     ``prefixes``: ``(counts, sources, datasets)`` per prefix, in source order; a prefix
     holding more sources than a partition's target is split by the count of the next
     value (so prefixes have different lengths, at most ``depth``), until at most
-    :data:`MAX_PREFIXES` (and a quarter of the sources); about ``n_parts`` partitions
-    (default :func:`part_count`). ``parts``: ``(start, stop, halo, size)`` per partition: a run of
+    :data:`MAX_PREFIXES` (and a quarter of the sources). ``parts``: ``(start, stop, halo, size)`` per partition: a run of
     prefixes, the prefixes of the neighbours its own datasets may have (not covered by a
     shorter one), and the datasets of its table slice (an upper bound).
     """
@@ -87,8 +86,7 @@ def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
     caps = [ambient.max_count(i) for i in range(m)]
     lo_a, hi_a, lo_s, hi_s = ambient.min_size, ambient.max_size, space.min_size, space.max_size
     ways = _suffix_ways(caps, hi_a)
-    wanted = part_count(workers) if n_parts is None else max(1, n_parts)
-    target = max(1, -(-n_sources // wanted))
+    target = max(1, -(-n_sources // part_count(workers)))
     if per_worker is not None:
         target = max(1, min(target, per_worker // 4))
 
@@ -125,7 +123,7 @@ def plan_partitions(space, ambient, moves, n_sources: int, workers: int,
 
     # more prefixes than a quarter of the sources buy no locality: on wide universes
     # neighbours spread over every prefix and splitting would go to the last value
-    most = min(MAX_PREFIXES, max(4 * wanted, n_sources // 4))
+    most = min(MAX_PREFIXES, max(4 * part_count(workers), n_sources // 4))
     leaves = [((), 0, False)]  # (prefix, records in it, final: not split further)
     while True:
         grown, split = [], False

@@ -80,8 +80,10 @@ CHUNK = 1 << 15
 """Count vectors made at once by a task (:func:`_chunks`): their arrays (a few of ``m *
 CHUNK`` integers) stay in a core's cache."""
 
-SERIAL_TASKS = 16
-"""Tasks of a serial run of count vectors: each holds a sixteenth of the space at most."""
+TASK_SOURCES = 1_000_000
+"""Count vectors per task at least, when the space has enough (:func:`task_count`): a Dask
+task costs its scheduler about 3.5 ms here (13 empty tasks on two workers: 45 ms), and
+tasks of equal size need no more than one per worker to finish together."""
 
 
 def sources_as(m: int, max_size: int, order: str) -> str:
@@ -514,52 +516,61 @@ def _count_rows(np, caps: list, lo: int, hi: int, prefix: tuple, first=None, las
     return out, used
 
 
-def _chunks(t: WideTable, prefixes, lo: int, hi: int):
-    """``(prefix, first, last)`` runs covering ``prefixes`` in order: the sources whose first
-    counts are ``prefix`` and whose next count is ``first..last`` (``None``: any), at most
-    :data:`CHUNK` of sizes ``lo..hi`` each where a prefix can be taken apart (consecutive
-    small ones together), so a task's arrays stay small whatever its share of the space."""
+def _chunks(t: WideTable, lo: int, hi: int):
+    """``(prefix, first, last, sources)`` runs covering every count vector of sizes
+    ``lo..hi`` in the enumeration order: those whose first counts are ``prefix`` and whose
+    next count is ``first..last`` (``None``: any), at most :data:`CHUNK` each wherever a
+    prefix can be taken apart (consecutive small ones together), with their number."""
     from exactdp.engine.partitions import _between, _suffix_ways
 
     caps, m = t.count_caps, t.m
     ways = _suffix_ways(caps, hi)
 
     def split(p, used):
-        if len(p) >= m - 1 or _between(ways[len(p)], used, lo, hi) <= CHUNK:
-            yield p, None, None
+        here = _between(ways[len(p)], used, lo, hi)
+        if len(p) >= m - 1 or here <= CHUNK:
+            if here:
+                yield p, None, None, here
             return
         run, held = None, 0  # consecutive next counts, and their sources
         for c in range(min(caps[len(p)], hi - used) + 1):
             n = _between(ways[len(p) + 1], used + c, lo, hi)
             if run is not None and held + n > CHUNK:
-                yield p, run[0], run[1]
+                yield p, run[0], run[1], held
                 run = None
             if n > CHUNK:
                 yield from split(p + (c,), used + c)
-            elif run is None:
+            elif n and run is None:
                 run, held = [c, c], n
-            else:
+            elif n:
                 run[1], held = c, held + n
         if run is not None:
-            yield p, run[0], run[1]
+            yield p, run[0], run[1], held
 
-    for p in prefixes:
-        p = tuple(p)
-        yield from split(p, sum(p))
+    yield from split((), 0)
 
 
 def partitions(t: WideTable, count: int) -> list:
     """The sources cut into about ``count`` tasks, each scanned by :func:`scan_task`:
     ``("rows", s, rows, base)``, a run of sorted index tuples of one size (made here), or
-    ``("prefixes", prefixes, sources)``, the count vectors with those first counts (made
-    by the task, so the parent makes no source: :data:`SOURCES_AS`)."""
+    ``("chunks", chunks, sources)``, consecutive runs of :func:`_chunks` holding nearly
+    equal numbers of count vectors (made by the task, so the parent makes no source:
+    :func:`sources_as`)."""
     if t.sources_as == "counts":
-        from exactdp.engine import partitions as _parts
-
-        _, prefixes, parts = _parts.plan_partitions(t.space, t.ambient, [], t.space.count(),
-                                                    1, None, n_parts=count)
-        return [("prefixes", tuple(prefixes[i][0] for i in range(a, b)),
-                 sum(prefixes[i][1] for i in range(a, b))) for a, b, _, _ in parts]
+        sizes = [s for s, _ in _sizes(t)]
+        if not sizes:
+            return []
+        chunks = list(_chunks(t, sizes[0], sizes[-1]))
+        total = sum(c[3] for c in chunks)
+        out, run, held, done = [], [], 0, 0
+        for c in chunks:  # cut where the running count passes each k/count of the total
+            run.append(c[:3])
+            held += c[3]
+            done += c[3]
+            if done * count >= total * (len(out) + 1) or c is chunks[-1]:
+                out.append(("chunks", tuple(run), held))
+                run, held = [], 0
+        return out
     levels = list(_sources(t))
     total = sum(len(rows) for _, rows, _ in levels)
     per = max(1, -(-total // max(count, 1)))
@@ -575,11 +586,24 @@ def task_size(task) -> int:
     return len(task[2]) if task[0] == "rows" else task[2]
 
 
+def task_count(t: WideTable, workers: int, cluster: bool = False) -> int:
+    """How many tasks to cut for ``workers`` workers: :func:`.partitions.part_count` (many
+    small tasks even out a noisy machine), except for count vectors on a Dask cluster
+    (tasks of equal size): ``workers`` times 1 to :data:`.partitions.PARTS_PER_WORKER`, each
+    of :data:`TASK_SOURCES` sources at least."""
+    from exactdp.engine.partitions import PARTS_PER_WORKER, part_count
+
+    if t.sources_as != "counts" or not cluster:
+        return part_count(workers)
+    each = t.space.count() // (workers * TASK_SOURCES)
+    return workers * max(1, min(PARTS_PER_WORKER, each))
+
+
 def scan_task(t: WideTable, task, progress=None) -> tuple:
-    """One task of :func:`partitions`: :func:`scan_part` or :func:`scan_prefixes`."""
+    """One task of :func:`partitions`: :func:`scan_part` or :func:`scan_chunks`."""
     if task[0] == "rows":
         return scan_part(t, *task[1:], progress=progress)
-    return scan_prefixes(t, task[1], progress)
+    return scan_chunks(t, task[1], progress)
 
 
 _WARM = [False]
@@ -620,11 +644,12 @@ def scan_part(t: WideTable, s: int, rows, base: int, progress=None) -> tuple:
     return found.result()
 
 
-def scan_prefixes(t: WideTable, prefixes, progress=None) -> tuple:
-    """One partition of count vectors (:func:`sources_as` ``"counts"``): every source whose
-    first counts are one of ``prefixes``, made here (:func:`_count_rows`, a chunk of
-    :data:`CHUNK` at a time, every size together) and scanned block by block, each row with
-    its own size; the result as :func:`scan_part`'s, ranked by count vector."""
+def scan_chunks(t: WideTable, chunks, progress=None) -> tuple:
+    """One partition of count vectors (:func:`sources_as` ``"counts"``): the sources of
+    ``chunks`` (``(prefix, first, last)`` runs of :func:`_chunks`), made here
+    (:func:`_count_rows`, a chunk at a time, every size together) and scanned block by
+    block, each row with its own size; the result as :func:`scan_part`'s, ranked by count
+    vector."""
     np = t.np
     _warm(np)
     found = _Best()
@@ -633,7 +658,7 @@ def scan_prefixes(t: WideTable, prefixes, progress=None) -> tuple:
     if not sizes:
         return found.result()
     lo, hi = sizes[0], sizes[-1]  # contiguous (see _count_sizes)
-    for prefix, first, last in _chunks(t, prefixes, lo, hi):
+    for prefix, first, last in chunks:
         cols, n = _count_rows(np, t.count_caps, lo, hi, prefix, first, last)  # (m, rows), sizes
         for start in range(0, len(n), step):
             counts = cols[:, start:start + step]
@@ -736,8 +761,8 @@ def run(plan: WidePlan, progress) -> tuple:
         seen[1] += found
         progress.update(seen[0], seen[1])
 
-    if t.sources_as == "counts":  # the serial run's tasks: a bounded slice of the space each
-        parts = [scan_task(t, task, shown) for task in partitions(t, SERIAL_TASKS)]
+    if t.sources_as == "counts":  # one task: it holds one chunk at a time
+        parts = [scan_task(t, task, shown) for task in partitions(t, 1)]
     else:
         parts = [scan_part(t, s, rows, base, shown) for s, rows, base in _sources(t)]
     return finish(t, merge(parts))

@@ -89,63 +89,30 @@ def test_deep_space_takes_count_vectors_and_other_relations_the_move_lists():
     assert plan.plans[1].kind == "delta"
 
 
-def test_count_rows_are_the_enumeration_in_order():
+def test_count_rows_are_the_enumeration_in_order(monkeypatch):
     """The count vectors a task makes, chunk by chunk, are the space's own, in its order."""
     import numpy as np
 
     for space in (Multisets(IntegerRange(0, 4), sizes=(2, 7)),
                   SubMultisets([0, 0, 0, 1, 2, 2, 3, 4, 4, 4], sizes=(1, 6))):
-        amb = space
-        caps = [amb.max_count(i) for i in range(space.universe.size)]
+        lo, hi = space.min_size, space.max_size
+        caps = [space.max_count(i) for i in range(space.universe.size)]
         expected = [c for c in space]
-        cols, n = wide._count_rows(np, caps, 2 if space.min_size == 2 else 1, space.max_size, ())
+        cols, n = wide._count_rows(np, caps, lo, hi, ())
         assert [tuple(r) for r in cols.T.tolist()] == expected
         assert n.tolist() == [sum(c) for c in expected]
         plan = _plan.make_plan("sum", space, "add-remove", [1], "release-centred", "error", None,
                                None, False, False, build=False)
         t = plan.plans[1].table
-        got = []
         for chunk_size in (1, 3, 10, 10**6):
-            wide_chunk = wide.CHUNK
-            wide.CHUNK = chunk_size
-            try:
-                got = []
-                for p, a, b in wide._chunks(t, [(0,), (1,), (2,), (3,)], space.min_size,
-                                            space.max_size):
-                    cols, _ = wide._count_rows(np, caps, space.min_size, space.max_size, p, a, b)
-                    got += [tuple(r) for r in cols.T.tolist()]
-            finally:
-                wide.CHUNK = wide_chunk
-            assert got == [c for c in expected if c[0] <= 3], chunk_size
-
-
-def test_not_applicable_keeps_the_other_strategies():
-    space = Multisets(IntegerRange(0, 40), sizes=(0, 2))
-    assert _kinds("sum", space) == "wide"
-    plan = _plan.make_plan("sum", space, "substitute", [1], "standard", "error", None, None,
-                           False, False, build=False)
-    assert plan.plans[1].kind != "wide"
-    plan = _plan.make_plan("sum", space, "add-remove", [2], "standard", "error", None, None,
-                           False, False, build=False)
-    assert plan.plans[2].kind != "wide"
-
-
-def test_sparse_universe_same_as_sparse_strategy(forced):
-    space = Multisets(IntegerRange(-3, 1030), sizes=(0, 1))
-    kind, got, before = forced("sum", space)
-    assert kind == "wide"
-    assert got == before
-    assert got == (1030, ((), (F(1030),), 0, 1030), 1034, 0)
-
-
-def test_release_centred_undefined_neighbour_refused_as_before():
-    from exactdp.errors import UndefinedQuery
-
-    space = Multisets(IntegerRange(0, 40), sizes=(1, 2))
-    assert _kinds("median", space, "release-centred", "1/2") == "wide"
-    assert _kinds("median", space, "release-centred", "exclude") != "wide"
-    with pytest.raises(UndefinedQuery, match=r"x'=\[\] \(size 0\), a neighbour of x=\[40\]"):
-        sensitivity("median", space, scope="release-centred", workers=1)
+            monkeypatch.setattr(wide, "CHUNK", chunk_size)
+            got = []
+            for p, a, b, n in wide._chunks(t, lo, hi):
+                cols, _ = wide._count_rows(np, caps, lo, hi, p, a, b)
+                got += [tuple(r) for r in cols.T.tolist()]
+                assert cols.shape[1] == n
+                assert n <= chunk_size or len(p) >= len(caps) - 1  # a last count: no split
+            assert got == expected, chunk_size
 
 
 # -- the property: same value, witness, pairs, excluded on random small spaces ----------
@@ -289,19 +256,22 @@ def test_partitions_cut_the_sources_in_scan_order():
         (100 + 100 * 101 + 5050 * 100 + 5050 * 2 - 100, space.count())
 
 
-def test_count_vector_tasks_cover_the_space_once():
-    """Prefix tasks (each making its own count vectors, no halo) hold every source once,
-    and their merged result is the serial scan's, witness included."""
+def test_count_vector_tasks_cover_the_space_once(monkeypatch):
+    """Count-vector tasks (each making its own sources, no halo) hold every source once, in
+    nearly equal shares, and their merged result is the serial scan's, witness included."""
+    monkeypatch.setattr(wide, "CHUNK", 100)
     space = Multisets(IntegerRange(0, 5), sizes=(0, 9))
     plan = _plan.make_plan("mean", space, "add-remove", [1], "release-centred", "1/2", None,
                            None, False, False, build=False)
     t = plan.plans[1].table
     assert t.sources_as == "counts"
     parts = wide.partitions(t, 7)
-    assert all(p[0] == "prefixes" for p in parts) and len(parts) >= 5
+    assert all(p[0] == "chunks" for p in parts) and len(parts) == 7
     assert sum(wide.task_size(p) for p in parts) == space.count()
+    assert max(wide.task_size(p) for p in parts) <= space.count() // 7 + 100  # a chunk at most
     merged = wide.merge(wide.scan_task(t, p) for p in reversed(parts))  # any order
-    serial = wide.merge([wide.scan_task(t, ("prefixes", ((),), space.count()))])
+    [whole] = wide.partitions(t, 1)
+    serial = wide.merge([wide.scan_task(t, whole)])
     assert merged == serial
     assert merged[3] == space.count()  # every source scanned once
 
