@@ -1,6 +1,7 @@
 """Issue 19: the partitioned engine on its backends, before and after, in one run.
 
-    python benchmarks/bench_engine_backends.py [--top 7] [--max-size 22] [--before-dir DIR] [--repeats 5]
+    python benchmarks/bench_engine_backends.py [--top 7] [--max-size 22] [--before-dir DIR]
+        [--repeats 5] [--sides before,delta,after]
 
 The space is the issue's: ``mean``, add/remove, multisets of size ``1..max-size`` over
 ``{0..top}``. ``--before-dir`` is a checkout of the commit before the engine package (e.g.
@@ -18,8 +19,10 @@ from its source's sums, no table, no halo). Measured per side:
   witness (identical on every run, or the script says so). Speed-ups are over the best
   serial run, over the median serial run, and the median of each run's ratio to the serial
   run paired with it (the most robust on a noisy machine);
-* work inflation: CPU seconds of all partitions (each run once in this process) over the
-  serial run's CPU seconds, for the partitions of 2 and of 16 workers;
+* work inflation: CPU seconds of all partitions (all run once in this process) over the
+  CPU seconds of a serial run just before, the median of ``--repeats`` such pairs, for the
+  partitions of 2 and of 16 workers (rows made: the datasets the partitions make, with
+  their halos, over the space's; below 1 where sources without a neighbour are skipped);
 * serial fraction: the parent's work that no worker shares (plan, partition planning,
   combining; before: the whole value table, built in the parent) over the serial time;
 * the speed-up Amdahl's law predicts at 16 workers from both: ``1 / (f + (1 - f) * I / 16)``.
@@ -91,7 +94,10 @@ if PHASE != "local":
     print(json.dumps(out))
     raise SystemExit(0)
 
-def partition_cpu(workers):
+def partitions_once(workers):
+    # (run_all, driver_s, parts, rows): run_all() runs every partition once in this process
+    # and returns their results; the driver's time (plan, partition planning, and the
+    # combining, timed once) is the work no worker shares
     if mode == "before":
         from exactdp.checkers import _dask, _engine
         from exactdp.checkers.sensitivity import _setup, _ambient
@@ -104,17 +110,11 @@ def partition_cpu(workers):
                 "deltas": codec.deltas(moves, True), "halve": True, "policy": "error"}
         j, prefixes, parts = _dask.plan_partitions(space, space, kept, space.count(), workers, None)
         driver = time.perf_counter() - t0
-        cpu, rows = 0.0, 0
-        for a, b, halo, _ in parts:  # best of 3, as after
-            best = None
-            for _ in range(3):
-                c = time.process_time()
-                r = _dask.scan_partition(spec, [prefixes[i][0] for i in range(a, b)], halo)
-                best = min(best or math.inf, time.process_time() - c)
-            cpu += best
-            rows += r["size"]
-        return cpu, driver, len(parts), rows
-    from exactdp.engine import backends, partitions as PP, plan as P, wide as W
+        def run_all():
+            return [_dask.scan_partition(spec, [prefixes[i][0] for i in range(a, b)], halo)
+                    for a, b, halo, _ in parts]
+        return run_all, driver, len(parts), sum(r["size"] for r in run_all())
+    from exactdp.engine import backends, plan as P, wide as W
     t0 = time.perf_counter()
     pl = P.make_plan(q, space, None, [1], "standard", "error", None, None, False, False, build=False)
     out["strategy"] = pl.plans[1].kind + (f" ({pl.plans[1].table.sources_as})"
@@ -123,38 +123,35 @@ def partition_cpu(workers):
         table = pl.plans[1].table
         tasks = W.partitions(table, W.task_count(table, workers))  # the pool's tasks
         driver = time.perf_counter() - t0
-        cpu, results = 0.0, []
-        for task in tasks:  # each task's CPU: the best of 3 runs, as the serial's
-            best = math.inf
-            for _ in range(3):
-                c = time.process_time()
-                r = W.scan_task(table, task)
-                best = min(best, time.process_time() - c)
-            cpu += best
-            results.append(r)
+        def run_all():
+            return [W.scan_task(table, task) for task in tasks]
+        results = run_all()
         t0 = time.perf_counter()
         W.finish(table, W.merge(results))
-        driver += time.perf_counter() - t0
-        return cpu, driver, len(tasks), sum(W.task_size(t) for t in tasks)
+        return (run_all, driver + time.perf_counter() - t0, len(tasks),
+                sum(W.task_size(t) for t in tasks))
     spec, prefixes, parts, codec = backends.partition_spec(pl, 1, workers, None)
     driver = time.perf_counter() - t0
-    cpu, rows, results = 0.0, 0, []
-    for a, b, halo, _ in parts:  # each partition's CPU: the best of 3 runs, as the serial's
-        rs = [backends.timed_partition(spec, [prefixes[i][0] for i in range(a, b)], halo)
-              for _ in range(3)]
-        r = min(rs, key=lambda r: r["cpu"])
-        cpu += r["cpu"]
-        rows += r["size"]
-        results.append(r)
+    def run_all():
+        return [backends.timed_partition(spec, [prefixes[i][0] for i in range(a, b)], halo)
+                for a, b, halo, _ in parts]
+    results = run_all()
     t0 = time.perf_counter()
     backends.combine_partitions(pl, results, codec)
-    driver += time.perf_counter() - t0
-    return cpu, driver, len(parts), rows
+    return (run_all, driver + time.perf_counter() - t0, len(parts),
+            sum(r["size"] for r in results))
 
 for w in (2, 16):
-    cpu, driver, n, rows = partition_cpu(w)
+    run_all, driver, n, rows = partitions_once(w)
+    ratios = []
+    for _ in range(REPEATS):  # each pass over the partitions paired with a serial run before it
+        _, serial_cpu, _ = run()
+        c = time.process_time()
+        run_all()
+        ratios.append((time.process_time() - c) / serial_cpu)
     out[f"parts{w}"] = n
-    out[f"inflation{w}"] = cpu / out["serial_cpu"]
+    out[f"inflation{w}"] = statistics.median(ratios)
+    out[f"inflation{w}_range"] = (min(ratios), max(ratios))
     out[f"rows{w}"] = rows / space.count()
     out[f"driver{w}_s"] = driver
 if mode == "before":  # the pool built the whole table in the parent: serial work
@@ -191,6 +188,8 @@ def main() -> None:
     ap.add_argument("--max-size", type=int, default=22)
     ap.add_argument("--before-dir", default="/tmp/engine-before")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--sides", default="before,delta,after",
+                    help="which of before, delta, after to measure (comma-separated)")
     a = ap.parse_args()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cpu = platform.processor() or platform.machine()
@@ -202,7 +201,10 @@ def main() -> None:
     print(f"machine: {cpu}, {os.cpu_count()} cores visible, Python {platform.python_version()}")
     print(f"space: mean, add/remove, multisets of size 1..{a.max_size} over {{0..{a.top}}}")
     rows = {}
+    sides = [m.strip() for m in a.sides.split(",")]
     for mode, tree in (("before", a.before_dir), ("delta", here), ("after", here)):
+        if mode not in sides:
+            continue
         rows[mode] = r = side(tree, mode, a.top, a.max_size, a.repeats)
         same = r["serial_answer"] == r["pool2_answer"] == r["dask2_answer"] == r["dask2tuned_answer"]
         if mode == "before":
@@ -223,12 +225,14 @@ def main() -> None:
                   f"[{r[name + '_median_s']:.2f} s, "
                   f"{r.get(name + '_serial_median_s', r['serial_median_s']) / r[name + '_median_s']:.2f}x]{paired}")
         for w in (2, 16):
+            lo_i, hi_i = r[f"inflation{w}_range"]
             print(f"  partitions for {w:>2} workers: {r[f'parts{w}']:>3}, rows made "
-                  f"{r[f'rows{w}']:.2f}x the space, work inflation {r[f'inflation{w}']:.2f}")
+                  f"{r[f'rows{w}']:.2f}x the space, work inflation {r[f'inflation{w}']:.2f} "
+                  f"(median of {a.repeats} passes paired with a serial run; {lo_i:.2f}-{hi_i:.2f})")
         print(f"  serial fraction {f:.1%} ({'whole table in the parent' if mode == 'before' else 'plan, partition planning, combining'}); "
               f"Amdahl at 16 workers: {amdahl:.1f}x")
-    print(f"\nanswers identical before and after (both paths): "
-          f"{rows['before']['serial_answer'] == rows['delta']['serial_answer'] == rows['after']['serial_answer']}")
+    answers = {r["serial_answer"] == rows[sides[0]]["serial_answer"] for r in rows.values()}
+    print(f"\nanswers identical on every side measured ({', '.join(rows)}): {answers == {True}}")
     print(json.dumps(rows))
 
 

@@ -46,8 +46,7 @@ from exactdp.engine import wide as _wide
 from exactdp.errors import InvalidArgument
 
 __all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "COUNTS_SERIAL_BELOW",
-           "PARTS_PER_WORKER",
-           "POOL_RETRIES"]
+           "PARTS_PER_WORKER", "POOL_RETRIES", "SEND_WITH_TASKS"]
 
 PARTS_PER_WORKER = 4
 """Parts per process for a shared-table scan: the last part to finish is then short."""
@@ -64,6 +63,11 @@ COUNTS_SERIAL_BELOW = 2_000_000
 """The same for the wide strategy on count vectors (deep spaces, some 100 million pairs a
 second here): mean over {0..7}, sizes 1..12 (604,648 pairs) 26 ms serial, 28 ms on 2
 workers; sizes 1..14 (1.6 million) 48 ms against 43 ms."""
+
+SEND_WITH_TASKS = 1 << 16
+"""Bytes (pickled) up to which a spec or table travels with each Dask task; a larger one is
+scattered once to every worker. A scatter costs a round trip to every worker (about 10 ms
+here, of a 0.2 s run); the wide strategy's table for a small universe is about 2 KB."""
 
 POOL_RETRIES = 1
 """Fresh pools tried after a worker process died, before the run is refused."""
@@ -135,6 +139,15 @@ def _pool_map(task, args: list, workers: int, bar: Progress, counted,
             if attempt == POOL_RETRIES:
                 raise _died("process", len(pending), "the process pool broke") from None
     return results  # pragma: no cover
+
+
+def _for_tasks(client, obj, nbytes: int):
+    """``obj`` as a Dask task takes it: by value when small (:data:`SEND_WITH_TASKS`), else
+    scattered once to every worker, under a fresh key (``hash=False``: an identical object
+    of the previous ``d_in`` may still be being released under the hashed key)."""
+    if nbytes <= SEND_WITH_TASKS:
+        return obj
+    return client.scatter([obj], broadcast=True, hash=False)[0]
 
 
 def _client_map(client, task, args: list, bar: Progress, counted,
@@ -291,10 +304,7 @@ def _partitioned(plan, d_in: int, progress, workers: int, client, per_worker):
         if client is not None:
             from exactdp.engine.cluster import check_picklable
 
-            check_picklable(spec)
-            # one object, not one per task; a fresh key (hash=False): an identical spec of the
-            # previous d_in may still be being released under the hashed key
-            spec_f = client.scatter([spec], broadcast=True, hash=False)[0]
+            spec_f = _for_tasks(client, spec, check_picklable(spec))
             results = _client_map(client, _parts.scan_partition,
                                   [(spec_f, own, halo) for own, halo in args], bar, counted, sizes)
         else:
@@ -361,8 +371,8 @@ def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
         if client is not None:
             from exactdp.engine.cluster import check_picklable
 
-            check_picklable({"query": plan.query, "table": table})
-            table_f = client.scatter([table], broadcast=True, hash=False)[0]
+            table_f = _for_tasks(client, table,
+                                 check_picklable({"query": plan.query, "table": table}))
             results = _client_map(client, _wide.scan_task, [(table_f, p) for p in parts], bar,
                                   counted, sizes)
         else:

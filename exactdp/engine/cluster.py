@@ -200,12 +200,13 @@ def worker_count(client) -> int:
     return n
 
 
-def check_picklable(spec: dict) -> None:
-    """Refuse, before any task is sent, a spec the workers could not receive."""
+def check_picklable(spec: dict) -> int:
+    """Refuse, before any task is sent, a spec the workers could not receive; its size in
+    bytes, pickled."""
     try:
         import cloudpickle
 
-        cloudpickle.dumps(spec)
+        return len(cloudpickle.dumps(spec))
     except Exception as e:  # noqa: BLE001 - any pickling failure
         raise InvalidArgument(
             f"query={spec['query'].name!r} cannot be sent to Dask workers ({type(e).__name__}: "

@@ -144,7 +144,7 @@ class WideTable:
         self.caps = None if all(c is None for c in caps) else np.asarray(
             [ambient.max_count(i) for i in range(self.m)], dtype=np.int64)
         self.count_caps = [ambient.max_count(i) for i in range(self.m)]
-        self.sources_as = sources_as(self.m, space.max_size, order)
+        self.sources_as = sources_as(self.m, ambient.max_size, order)
         self.qmin = query.min_size
         lo = ambient.min_size
         hi = ambient.max_size
@@ -500,8 +500,8 @@ def _count_rows(np, caps: list, lo: int, hi: int, prefix: tuple, first=None, las
             parent, c = None, cmin
         else:
             parent = np.repeat(np.arange(len(used), dtype=np.int64), nopt)
-            first = np.cumsum(nopt) - nopt
-            c = np.arange(len(parent), dtype=np.int64) - np.repeat(first - cmin, nopt)
+            start = np.cumsum(nopt) - nopt  # where each node's children begin
+            c = np.arange(len(parent), dtype=np.int64) - np.repeat(start - cmin, nopt)
             used = used[parent]
         levels.append((parent, c))
         used = used + c

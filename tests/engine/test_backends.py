@@ -163,3 +163,15 @@ def test_inline_executor_is_an_executor():
     with pytest.raises(ZeroDivisionError):
         bad.result()
     assert list(ex.map(abs, [-1, 2, -3])) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("send_with_tasks", [0, backends.SEND_WITH_TASKS])
+def test_spec_scattered_or_sent_with_each_task_same_answer(client, monkeypatch, path,
+                                                           send_with_tasks):
+    """A small spec or table travels with each Dask task, a large one is scattered once
+    (``SEND_WITH_TASKS = 0`` forces the scatter): the same answer either way."""
+    monkeypatch.setattr(backends, "SEND_WITH_TASKS", send_with_tasks)
+    space = Multisets(IntegerRange(0, 6), sizes=(1, 9))
+    serial = sensitivity("median", space)
+    assert _key(sensitivity("median", space, cluster=client)) == _key(serial)
+    assert serial.value == 3 and str(serial.witness) == "x=[6], x'=[0, 6]: f(x)=6, f(x')=3"
