@@ -25,6 +25,7 @@ from exactdp._progress import Progress
 from exactdp.engine import incremental as _incremental
 from exactdp.engine import scan as _scan
 from exactdp.engine import tables as _tables
+from exactdp.engine.heap import roomy_heap
 from exactdp.engine.neighbours import DeltaNeighbours
 
 __all__ = ["plan_partitions", "scan_partition", "codec", "part_count", "PARTS_PER_WORKER",
@@ -214,7 +215,13 @@ def _suffixes(ambient, prefix: tuple, used: int):
 
 def scan_partition(spec: dict, own: list, halo: list) -> dict:
     """Build the slice (the datasets of the prefixes ``own`` and ``halo``), scan the
-    datasets of ``own`` within the space's sizes, and return the part's result."""
+    datasets of ``own`` within the space's sizes, and return the part's result (with
+    :func:`.heap.roomy_heap`, for a Dask worker's heap settings)."""
+    with roomy_heap():
+        return _scan_partition(spec, own, halo)
+
+
+def _scan_partition(spec: dict, own: list, halo: list) -> dict:
     query, space, ambient = spec["query"], spec["space"], spec["ambient"]
     t = codec(query, space, ambient, spec["base"])
     sources = _fill_incremental(t, spec["policy"], own, halo)

@@ -600,10 +600,14 @@ def task_count(t: WideTable, workers: int, cluster: bool = False) -> int:
 
 
 def scan_task(t: WideTable, task, progress=None) -> tuple:
-    """One task of :func:`partitions`: :func:`scan_part` or :func:`scan_chunks`."""
-    if task[0] == "rows":
-        return scan_part(t, *task[1:], progress=progress)
-    return scan_chunks(t, task[1], progress)
+    """One task of :func:`partitions`: :func:`scan_part` or :func:`scan_chunks` (with
+    :func:`.heap.roomy_heap`, for a Dask worker's heap settings)."""
+    from exactdp.engine.heap import roomy_heap
+
+    with roomy_heap():
+        if task[0] == "rows":
+            return scan_part(t, *task[1:], progress=progress)
+        return scan_chunks(t, task[1], progress)
 
 
 _WARM = [False]
