@@ -783,7 +783,7 @@ class _Indices:
         self.rows = len(idx)
         self.x = x = t.nums[idx]  # (rows, s) sorted values
         self.s1 = x.sum(axis=1)
-        self.s2 = (x * x).sum(axis=1)
+        self.s2 = (x * x).sum(axis=1) if t.kind == "variance" else None  # variance only
 
     def stat(self, j: int):
         """The order statistic ``x[j]`` of each source."""
@@ -862,6 +862,11 @@ class _Counts:
             yield t.nums[i], ok, after
 
 
+def _some(flag) -> bool:
+    """A move's flag: a ``bool``, or a row mask (true for some row)."""
+    return flag if isinstance(flag, bool) else bool(flag.any())
+
+
 def _neighbour_extremes(t: WideTable, s, block, add, remove):
     """Per source row: the largest and smallest neighbour value and how many neighbours.
     ``add`` and ``remove``: whether the moves exist (row masks for a block of mixed sizes)."""
@@ -871,7 +876,7 @@ def _neighbour_extremes(t: WideTable, s, block, add, remove):
     hi_w = np.full(n_rows, -big, dtype=np.int64)
     lo_w = np.full(n_rows, big, dtype=np.int64)
     cnt = np.zeros(n_rows, dtype=np.int64)
-    if np.any(add):
+    if _some(add):
         vals, ok = _added(t, s, block, add)
         if vals is not None:
             axis = block.axis
@@ -883,7 +888,7 @@ def _neighbour_extremes(t: WideTable, s, block, add, remove):
                 np.maximum(hi_w, np.where(ok, vals, -big).max(axis=axis), out=hi_w)
                 np.minimum(lo_w, np.where(ok, vals, big).min(axis=axis), out=lo_w)
                 cnt += ok.sum(axis=axis)
-    if np.any(remove):
+    if _some(remove):
         for vals, ok in _removed(t, s, block):
             if vals is None:
                 continue
