@@ -348,7 +348,7 @@ def combine_partitions(plan, results: list, codec):
     return raw, witness, big, None
 
 
-# -- the wide strategy: runs of sources of one size (pool and Dask) ----------------------------
+# -- the wide strategy: its tasks of sources (pool and Dask) ---------------------------------
 
 def _wide_task(task) -> tuple:
     return _wide.scan_task(_STATE, task)
