@@ -936,11 +936,8 @@ def _added(t: WideTable, s, block, add=True):
         vals = np.broadcast_to(vals, shape)
     full = block.full()
     ok = None if full is None else ~full
-    if not isinstance(add, bool):  # rows at the largest size have no addition
-        if not bool(add.all()):
-            ok = np.broadcast_to(add[None, :], shape) if ok is None else ok & add[None, :]
-        if block.axis == 0 and t.stated is None and bool((grown < t.qmin).any()):
-            raise AssertionError("an undefined neighbour in the wide scan")  # pragma: no cover
+    if not isinstance(add, bool) and not bool(add.all()):  # rows at the largest size
+        ok = np.broadcast_to(add[None, :], shape) if ok is None else ok & add[None, :]
     return vals, ok
 
 

@@ -171,7 +171,16 @@ def test_spec_scattered_or_sent_with_each_task_same_answer(client, monkeypatch, 
     """A small spec or table travels with each Dask task, a large one is scattered once
     (``SEND_WITH_TASKS = 0`` forces the scatter): the same answer either way."""
     monkeypatch.setattr(backends, "SEND_WITH_TASKS", send_with_tasks)
+    scattered = []
+    real = client.scatter
+
+    def scatter(*args, **kwargs):
+        scattered.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client, "scatter", scatter)
     space = Multisets(IntegerRange(0, 6), sizes=(1, 9))
     serial = sensitivity("median", space)
     assert _key(sensitivity("median", space, cluster=client)) == _key(serial)
+    assert len(scattered) == (1 if send_with_tasks == 0 else 0)
     assert serial.value == 3 and str(serial.witness) == "x=[6], x'=[0, 6]: f(x)=6, f(x')=3"
