@@ -24,7 +24,13 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["alarm_after", "usable", "RETRY_SECONDS"]
+from exactdp.errors import InvalidArgument
+
+__all__ = ["alarm_after", "usable", "read_seconds", "RETRY_SECONDS", "MAX_SECONDS"]
+
+MAX_SECONDS = 1_000_000
+"""Longest time limit accepted, in seconds (about 11.6 days; the platform's timer holds
+far less than 1e300)."""
 
 RETRY_SECONDS = 0.005
 """How soon an alarm that landed in a finaliser or a GC callback fires again."""
@@ -69,11 +75,32 @@ def usable(seconds: float | None) -> bool:
     return signal.getitimer(signal.ITIMER_REAL)[0] == 0
 
 
+def read_seconds(text: object, option: str = "time_limit", example: float = 60) -> float:
+    """A time limit in seconds from a number or its text: positive, at most
+    :data:`MAX_SECONDS`; else one line of :class:`InvalidArgument` naming ``option``.
+
+    >>> read_seconds("1e300", "--time-limit")
+    Traceback (most recent call last):
+    ...
+    exactdp.errors.InvalidArgument: --time-limit='1e300' is not a time limit; give a positive number of seconds up to 1,000,000, such as 60
+    """
+    try:
+        value = float(text) if isinstance(text, (str, int, float)) and not isinstance(text, bool) else None
+    except (ValueError, OverflowError):
+        value = None
+    if value is None or not 0 < value <= MAX_SECONDS:
+        raise InvalidArgument(f"{option}={text!r} is not a time limit; give a positive number of seconds "
+                              f"up to {MAX_SECONDS:,}, such as {example:g}")
+    return value
+
+
 @contextmanager
 def alarm_after(seconds: float | None, stop: Callable[[], BaseException]) -> Iterator[bool]:
     """Raise ``stop()`` in the block once ``seconds`` have passed (and again every
     ``min(seconds, 1)`` seconds after, until the block ends). Yields whether an alarm is
     set (see the module's note for where none is)."""
+    if seconds is not None and seconds > MAX_SECONDS:
+        read_seconds(seconds, "seconds")  # one line, before the timer's OverflowError
     if not usable(seconds):
         yield False
         return

@@ -46,7 +46,6 @@ import os
 import re
 import stat
 import sys
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -54,7 +53,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from exactdp._alarm import alarm_after
+from exactdp._alarm import MAX_SECONDS, alarm_after, read_seconds
+from exactdp._usercode import Captured, Contained, Stopped, contained, printable
 from exactdp.errors import (
     ExactDPError,
     InexactInput,
@@ -78,8 +78,8 @@ MAX_FILE_BYTES = 10_000_000
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one claim may take, importing its function and checking it (``exactdp check
 --time-limit``, the pytest plugin's ``--exactdp-time-limit``)."""
-MAX_TIME_LIMIT = 1_000_000
-"""Largest time limit accepted, in seconds (about 11.6 days)."""
+MAX_TIME_LIMIT = MAX_SECONDS
+"""Largest time limit accepted, in seconds (:data:`exactdp._alarm.MAX_SECONDS`)."""
 
 
 class ClaimsFileError(InvalidArgument):
@@ -103,29 +103,10 @@ class TimeLimitExceeded(ExactDPError):
         self.seconds = seconds
 
 
-_SHOWN_ESCAPED = frozenset(("Cc", "Cf", "Cs", "Co", "Zl", "Zp"))
-
-
-def printable(text: str) -> str:
-    """``text`` with control and format characters escaped as ``repr`` writes them
-    (``\\x1b``, ``\\n``, ``\\u202e``), so a claim id or a path printed in a line of text
-    cannot start a new line, move the cursor or recolour what follows."""
-    if text.isprintable():
-        return text
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _SHOWN_ESCAPED else ch for ch in text)
-
-
 def read_time_limit(text: object, option: str = "time_limit") -> float:
     """A time limit in seconds: a positive number, at most :data:`MAX_TIME_LIMIT`
     (``option`` names it in the error)."""
-    try:
-        value = float(text) if isinstance(text, (str, int, float)) and not isinstance(text, bool) else None
-    except ValueError:
-        value = None
-    if value is None or not 0 < value <= MAX_TIME_LIMIT:
-        raise InvalidArgument(f"{option}={text!r} is not a time limit; give a positive number of seconds "
-                              f"up to {MAX_TIME_LIMIT:,}, such as {DEFAULT_TIME_LIMIT:g}")
-    return value
+    return read_seconds(text, option, DEFAULT_TIME_LIMIT)
 
 
 class _Stop(BaseException):
@@ -146,66 +127,17 @@ def within_time_limit(seconds: float | None, what: str = "the claim") -> Iterato
         raise TimeLimitExceeded(f"{what} did not finish within the time limit of {seconds:g} s", seconds) from None
 
 
-class _Printed:
-    """Where the user's code writes while exactdp imports or calls it (stdout is exactdp's
-    report): the first few thousand characters are kept, to be quoted in a refusal."""
-
-    KEEP = 4000
-
-    def __init__(self):
-        self.parts: list[str] = []
-        self.kept = 0
-        self.total = 0
-
-    def write(self, text) -> int:
-        text = str(text)
-        self.total += len(text)
-        if self.kept < self.KEEP:
-            self.parts.append(text[: self.KEEP - self.kept])
-            self.kept += len(self.parts[-1])
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    def said(self) -> str:
-        """``"; it printed '<first line>'..."``, or nothing when it printed nothing."""
-        lines = [ln.strip() for ln in "".join(self.parts).splitlines() if ln.strip()]
-        if not lines:
-            return ""
-        first = lines[0] if len(lines[0]) <= 200 else lines[0][:200] + "..."
-        more = f" ({self.total:,} characters in all)" if len(lines) > 1 or first != lines[0] else ""
-        return f"; it printed {first!r}{more}, kept apart from exactdp's output"
-
-
-class _UserStopped(Exception):
-    """The user's code raised a BaseException that is not an Exception (SystemExit,
-    KeyboardInterrupt, GeneratorExit, ...): carried out of the engine as an Exception."""
-
-    def __init__(self, error: BaseException):
-        super().__init__(error)
-        self.error = error
-
-
-def _stopped(e: BaseException) -> str:
-    """What a BaseException from the user's code was, for a refusal."""
-    if isinstance(e, SystemExit):
-        return f"called sys.exit({e.code!r}) (SystemExit)"
-    return f"raised {type(e).__name__}" + (f": {e}" if str(e) else "")
-
-
 class _Guarded:
     """The claims file's function as exactdp calls it: what it prints goes to
-    :class:`_Printed`, and a ``SystemExit``, ``KeyboardInterrupt`` or other BaseException
-    becomes :class:`_UserStopped`, so that it ends this claim with a refusal instead of
-    ending exactdp (with exit 0 and no report)."""
+    :class:`~exactdp._usercode.Captured`, and a ``SystemExit``, ``KeyboardInterrupt`` or
+    other BaseException becomes :class:`~exactdp._usercode.Stopped`, so that it ends this
+    claim with a refusal instead of ending exactdp (with exit 0 and no report). The whole
+    check runs :func:`~exactdp._usercode.contained` as well (``os._exit``, descriptor 1,
+    the working directory, threads left running)."""
 
     def __init__(self, fn):
         self.fn = fn
-        self.printed = _Printed()
+        self.printed = Captured()
 
     def __call__(self, values):
         out, err = sys.stdout, sys.stderr
@@ -214,8 +146,10 @@ class _Guarded:
             return self.fn(values)
         except (Exception, _Stop):
             raise
+        except Stopped:
+            raise
         except BaseException as e:
-            raise _UserStopped(e) from None
+            raise Stopped(e) from None
         finally:
             sys.stdout, sys.stderr = out, err
 
@@ -430,32 +364,37 @@ class _Importer:
             raise bad(f"function={target!r} must be 'package.module:callable'", "function")
         _import_checking_modules()
         module_name, _, attr = target.partition(":")
-        printed = _Printed()
-        out, err, bytecode = sys.stdout, sys.stderr, sys.dont_write_bytecode
+        box = Contained()
+        printed = box.printed
+        err, bytecode = sys.stderr, sys.dont_write_bytecode
         added = self.folder not in sys.path
         try:
             with within_time_limit(self.seconds, f"importing {module_name!r}"):
                 if added:
                     sys.path.append(self.folder)
-                sys.stdout = sys.stderr = printed
-                sys.dont_write_bytecode = True  # the project's folders are left as they were
                 try:
-                    module = importlib.import_module(module_name)
+                    with contained(_Stop, record=box):
+                        sys.stderr = printed
+                        sys.dont_write_bytecode = True  # the project's folders are left as they were
+                        module = importlib.import_module(module_name)
                 finally:
-                    sys.stdout, sys.stderr, sys.dont_write_bytecode = out, err, bytecode
+                    sys.stderr, sys.dont_write_bytecode = err, bytecode
                     if added and self.folder in sys.path:
                         sys.path.remove(self.folder)
         except TimeLimitExceeded as e:
             raise bad(f"{e} (time_limit; --time-limit on the command line){printed.said()}; a module "
                       f"should only define the function when it is imported", "function") from None
+        except Stopped as e:  # SystemExit, os._exit, KeyboardInterrupt from the user's module
+            raise bad(f"importing {module_name!r} {e.describe()}{printed.said()}; a module named by a "
+                      f"claims file must not run a program when it is imported (guard that part with "
+                      f"if __name__ == '__main__':)", "function") from None
         except Exception as e:  # noqa: BLE001 - the user's module: any error while importing it
             raise bad(f"cannot import {module_name!r} ({type(e).__name__}: {e}){printed.said()}; check the "
                       f"dotted path and that the package is installed or beside the claims file",
                       "function") from None
-        except BaseException as e:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the user's module
-            raise bad(f"importing {module_name!r} {_stopped(e)}{printed.said()}; a module named by a "
-                      f"claims file must not run a program when it is imported (guard that part with "
-                      f"if __name__ == '__main__':)", "function") from None
+        if box.problems():
+            raise bad(f"importing {module_name!r} {'; '.join(box.problems())}{printed.said()}; a module named "
+                      f"by a claims file should only define its functions", "function")
         obj = module
         for part in attr.split("."):
             try:
@@ -677,38 +616,47 @@ def check_claims(specs: list[ClaimSpec], *, path: str = "", lines: _Lines | None
         source = "function" if spec.uses_function else "query"
         size = "size" if "size" in spec.field_lines else "sizes"
         if spec.guard is not None:
-            spec.guard.printed = _Printed()
+            spec.guard.printed = Captured()
 
         def refuse(message: str, name: str) -> ClaimsFileError:
             return ClaimsFileError(message, path=path, line=spec.line_of(name), claim=label, field=name)
 
         bar = Progress("check", 1, progress, interval=0)
         bar.show(f"claim {number} of {len(specs)}: {printable(spec.id)}")
+        box = Contained()
         try:
             with within_time_limit(time_limit, "checking the claim"):
-                result = verify_claim(spec.claim, spec.query, spec.space, spec.neighbors, spec.d_in,
-                                      **spec.options, **budgets)
+                with contained(_Stop, swap_stdout=False, record=box):  # the guard swaps it per call
+                    result = verify_claim(spec.claim, spec.query, spec.space, spec.neighbors, spec.d_in,
+                                          **spec.options, **budgets)
         except TimeLimitExceeded as e:
-            raise refuse(f"{e} (time_limit; --time-limit on the command line){_said(spec)}; make the space "
+            raise refuse(f"{e} (time_limit; --time-limit on the command line){_said(spec, box)}; make the space "
                          f"smaller or raise the limit", source if spec.uses_function else size) from None
         except TooLarge as e:
             raise refuse(f"{e} (--max-pairs/--max-datasets on the command line)", size) from None
         except UndefinedQuery as e:
-            raise refuse(f"{e}{_said(spec)}", "undefined") from None
+            raise refuse(f"{e}{_said(spec, box)}", "undefined") from None
         except ExactDPError as e:  # InexactInput: a float returned
-            raise refuse(f"{e}{_said(spec)}", source) from None
-        except _UserStopped as e:
-            raise refuse(f"the function {_stopped(e.error)}{_said(spec)}; it must return a value on every "
+            raise refuse(f"{e}{_said(spec, box)}", source) from None
+        except Stopped as e:
+            raise refuse(f"the function {e.describe()}{_said(spec, box)}; it must return a value on every "
                          f"dataset, not end the program", "function") from None
         except Exception as e:
             if not spec.uses_function:
                 raise
-            raise refuse(f"the function raised {type(e).__name__}: {e}{_said(spec)}; make it defined on "
+            raise refuse(f"the function raised {type(e).__name__}: {e}{_said(spec, box)}; make it defined on "
                          f"every dataset of the space (or set min_size / undefined)", "function") from None
         finally:
             bar.close()
-        yield CheckedClaim(spec, result, _said(spec))
+        if box.problems():
+            raise refuse(f"the function {'; '.join(box.problems())}{_said(spec, box)}; a claim's function "
+                         f"must only compute its value", source)
+        yield CheckedClaim(spec, result, _said(spec, box))
 
 
-def _said(spec: ClaimSpec) -> str:
-    return spec.guard.printed.said() if spec.guard is not None else ""
+def _said(spec: ClaimSpec, box: Contained | None = None) -> str:
+    """What the user's function printed, through ``sys`` (the guard) or file descriptor 1."""
+    printed = Captured()
+    for part in (spec.guard.printed.text if spec.guard is not None else "", box.printed.text if box else ""):
+        printed.write(part)
+    return printed.said()

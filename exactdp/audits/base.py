@@ -21,7 +21,9 @@ three rules are enforced here, not left to each audit:
 * **Every witness is replayed.** A ``violated`` finding carries ``replay``: ``confirmed``
   when the witness, fed back through the library, moves the library's own statistic by more
   than it claims; ``model-mismatch`` when it does not (the verdict is then ``undecided``:
-  exactdp's model was wrong, not the library).
+  exactdp's model was wrong, not the library). A ``violated`` finding with no witness, or
+  with a witness that was not replayed (``replay=None``), is ``undecided`` too: a violation
+  needs both.
 * **A violation names what it rests on too.** ``bit-exact`` when the library's own
   arithmetic exhibits it on the witness (a counterexample needs no domain); a weaker word
   when it is, for example, a violation of the ideal noise distribution at the library's
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, ClassVar
 
+from exactdp._usercode import printable
 from exactdp.checkers.results import Evidence, Verdict, qualify
 
 __all__ = ["Replay", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
@@ -145,8 +148,12 @@ class Finding:
             f = replace(f, verdict=Verdict.UNDECIDED,
                         note=_join(f.note, "the witness did not reproduce in the library "
                                            "(model mismatch): no verdict"))
-        if f.verdict is Verdict.VIOLATED and f.replay is None and f.witness is not None:
-            f = replace(f, note=_join(f.note, "witness not replayed through the library"))
+        if f.verdict is Verdict.VIOLATED and f.witness is None:
+            f = replace(f, verdict=Verdict.UNDECIDED,
+                        note=_join(f.note, "a violation without a witness: no verdict"))
+        elif f.verdict is Verdict.VIOLATED and f.replay is None:
+            f = replace(f, verdict=Verdict.UNDECIDED,
+                        note=_join(f.note, "the witness was not replayed through the library: no verdict"))
         return f
 
 
@@ -481,7 +488,9 @@ class AuditResult:
         return lines
 
     def __str__(self) -> str:
-        head, *rest = self.describe()
+        """The text output's lines, control characters escaped (a suite's ids, claims and
+        witnesses cannot clear the screen or forge a line)."""
+        head, *rest = (printable(line) for line in self.describe())
         return "\n".join([head] + [f"  {line}" for line in rest])
 
 

@@ -30,12 +30,21 @@ from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
 
+from exactdp._alarm import alarm_after
+from exactdp._usercode import Contained, Stopped, contained, printable
 from exactdp.errors import InvalidArgument, MissingDependency
 
 __all__ = ["GROUP", "Plugin", "PluginBroken", "PluginLibraryMissing", "plugins", "load"]
 
 GROUP = "exactdp.audits"
 """The entry-point group of audit plug-ins: ``name = "package.module"``."""
+
+LOAD_TIME_LIMIT = 60.0
+"""Seconds a plug-in's module may take to import (and, in the runner, its ``audits()``)."""
+
+
+class _TooSlow(BaseException):
+    """Raised by the alarm in a plug-in's import that ran past :data:`LOAD_TIME_LIMIT`."""
 
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -114,11 +123,20 @@ def load(plugin: Plugin) -> ModuleType:
     head = f"audit plug-in {plugin.name!r} ({plugin.origin})"
     if plugin.problem:
         raise PluginBroken(f"{head}: {plugin.problem}")
+    fix = f"fix or uninstall {plugin.distribution or 'the package that declares it'}"
+    box = Contained()
     try:
-        module = importlib.import_module(plugin.module)
+        with alarm_after(LOAD_TIME_LIMIT, _TooSlow), contained(_TooSlow, record=box):
+            module = importlib.import_module(plugin.module)
+    except _TooSlow:
+        raise PluginBroken(f"{head}: importing it did not finish within {LOAD_TIME_LIMIT:g} s: {fix}") from None
+    except Stopped as e:  # sys.exit, os._exit in the plug-in's module
+        raise PluginBroken(f"{head} {e.describe()} on import{box.printed.said()}: {fix}") from None
     except Exception as e:  # the plug-in's own error: one line, never a traceback
-        raise PluginBroken(f"{head} raised {type(e).__name__} on import: {_first_line(e)}: fix or "
-                           f"uninstall {plugin.distribution or 'the package that declares it'}") from e
+        raise PluginBroken(f"{head} raised {type(e).__name__} on import: {_first_line(e)}: {fix}") from e
+    trouble = box.problems() + ([f"printed to stdout{box.printed.said()}"] if box.printed.total else [])
+    if trouble:
+        raise PluginBroken(f"{head}: importing it {'; '.join(trouble)}: {fix}")
     missing = [attr for attr in ("DISTRIBUTION", "audits") if not hasattr(module, attr)]
     if missing or not isinstance(module.DISTRIBUTION, str) or not callable(module.audits):
         what = (f"lacks {' and '.join(missing)}" if missing else
@@ -130,4 +148,4 @@ def load(plugin: Plugin) -> ModuleType:
 
 def _first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
-    return lines[0][:300] if lines else "(no message)"
+    return printable(lines[0][:300]) if lines else "(no message)"

@@ -27,8 +27,10 @@ from typing import Callable
 
 from dataclasses import replace
 
-from exactdp._alarm import alarm_after
-from exactdp.audits.base import DEPTHS, Audit, AuditResult, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
+from exactdp._alarm import alarm_after, read_seconds
+from exactdp.audits.plugins import LOAD_TIME_LIMIT, PluginBroken, PluginLibraryMissing, load, plugins
+from exactdp._usercode import Contained, Stopped, contained, printable
+from exactdp.audits.base import DEPTHS, Audit, AuditResult, Finding, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
@@ -76,8 +78,6 @@ those of exactdp's extras)."""
 def plugin_suites():
     """The installed audit plug-ins by name (:func:`exactdp.audits.plugins.plugins`; a name
     of a built-in suite is marked as a problem)."""
-    from exactdp.audits.plugins import plugins
-
     return plugins(builtin=set(SUITES))
 
 
@@ -92,8 +92,6 @@ def _suite_module(library: str):
         return importlib.import_module(SUITES[library])
     found = plugin_suites()
     if library in found:
-        from exactdp.audits.plugins import load
-
         return load(found[library])
     extra = f"; installed plug-ins: {', '.join(found)}" if found else ""
     raise InvalidArgument(f"library {library!r}: expected one of {', '.join(SUITES)}{extra}")
@@ -107,8 +105,6 @@ def installed_version(library: str) -> str:
     except metadata.PackageNotFoundError:
         if library in SUITES:
             raise MissingDependency(module.DISTRIBUTION, module.EXTRA, getattr(module, "INSTALL_NOTE", "")) from None
-        from exactdp.audits.plugins import PluginLibraryMissing
-
         install = getattr(module, "INSTALL", None) or f"pip install {module.DISTRIBUTION}"
         raise PluginLibraryMissing(module.DISTRIBUTION, install) from None
 
@@ -178,16 +174,81 @@ def require_supported(library: str, version: str) -> None:
 
 
 def suite(library: str) -> list[Audit]:
-    """Every audit of ``library``'s suite (whatever the installed version)."""
+    """Every audit of ``library``'s suite (whatever the installed version).
+
+    A plug-in's ``audits()`` runs contained (:func:`exactdp._usercode.contained`, under
+    :data:`LOAD_TIME_LIMIT`): one that exits, raises, prints, hangs, leaves a thread
+    running or returns anything but a non-empty list of :class:`Audit` with distinct
+    string ids is :class:`~exactdp.audits.plugins.PluginBroken` (one line naming it)."""
+    module = _suite_module(library)
+    if library in SUITES:
+        listed = module.audits()
+    else:
+        listed = _plugin_audits(library, module)
     version = functools.partial(installed_version, library)  # how its audits learn the version
-    audits = [replace(a, installed=version) if isinstance(a, Audit) else a
-              for a in _suite_module(library).audits()]
+    audits = [replace(a, installed=version) for a in listed]
     seen: set[str] = set()
     for a in audits:
-        if a.id in seen:  # pragma: no cover - a suite-authoring error
-            raise InvalidArgument(f"audit id {a.id!r} appears twice in the {library} suite")
+        if a.id in seen:
+            raise _suite_error(library, f"audit id {printable(a.id)!r} appears twice in its audits(): "
+                                        f"give each audit an id of its own")
         seen.add(a.id)
     return audits
+
+
+
+
+def _suite_error(library: str, what: str) -> InvalidArgument:
+    if library in SUITES:  # a built-in suite's authoring error
+        return InvalidArgument(f"the {library} suite: {what}")
+    plugin = plugin_suites()[library]
+    return PluginBroken(f"audit plug-in {library!r} ({plugin.origin}): {what}; fix or uninstall "
+                        f"{plugin.distribution or 'the package that declares it'}")
+
+
+def _plugin_audits(library: str, module) -> list[Audit]:
+    """A plug-in's ``audits()``, called contained; its list checked."""
+    box = Contained()
+    try:
+        with _time_limit(LOAD_TIME_LIMIT), contained(_TimeLimit, record=box):
+            listed = module.audits()
+    except _TimeLimit:
+        raise _suite_error(library, f"audits() did not return within {LOAD_TIME_LIMIT:g} s") from None
+    except Stopped as e:
+        raise _suite_error(library, f"audits() {e.describe()}{box.printed.said()}") from None
+    except Exception as e:  # noqa: BLE001 - the plug-in's own error
+        raise _suite_error(library, f"audits() raised {type(e).__name__}: {_first_line(e)}") from None
+    trouble = box.problems() + ([f"printed to stdout{box.printed.said()}"] if box.printed.total else [])
+    if trouble:
+        raise _suite_error(library, f"audits() {'; '.join(trouble)}")
+    if not isinstance(listed, (list, tuple)):
+        raise _suite_error(library, f"audits() returned {_kind(listed)}; expected a list of "
+                                    f"exactdp.audits.base.Audit")
+    bad = [(i, a) for i, a in enumerate(listed) if not isinstance(a, Audit)]
+    if bad:
+        i, a = bad[0]
+        raise _suite_error(library, f"audits() returned {_kind(a)} at position {i} ({len(bad)} of its "
+                                    f"{len(listed)} items are not an Audit); expected a list of "
+                                    f"exactdp.audits.base.Audit")
+    if not listed:
+        raise _suite_error(library, "audits() returned no audits: a suite audits at least one claim")
+    for a in listed:
+        if not isinstance(a.id, str) or not a.id or not callable(a.check):
+            raise _suite_error(library, f"an audit with id={printable(repr(a.id))} and check={_kind(a.check)}: "
+                                        f"each Audit needs a non-empty string id and a callable check")
+    return list(listed)
+
+
+def _kind(value: object) -> str:
+    """``42 (int)``, ``'x' (str)``: a value a plug-in handed back, for a one-line message."""
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{printable(text)} ({type(value).__name__})"
+
+
+def _first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return printable(lines[0][:300]) if lines else "(no message)"
 
 
 class _TimeLimit(BaseException):
@@ -207,12 +268,18 @@ def _error(audit: Audit, version: str, note: str, seconds: float) -> AuditResult
 
 
 def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_LIMIT, *,
-            depth: str = "quick") -> AuditResult:
+            depth: str = "quick", strict: bool = True) -> AuditResult:
     """Run one audit; a library error or a time-out is an ``error`` result, never a verdict.
 
     At ``depth="full"`` an audit with a :attr:`~exactdp.audits.base.Audit.severity` step runs
     it after its check (under a time limit of its own): the result's ``severity`` holds what
-    it found, or why it could not run (never a change of verdict); ``seconds`` counts both."""
+    it found, or why it could not run (never a change of verdict); ``seconds`` counts both.
+
+    The check runs contained (:func:`exactdp._usercode.contained`): an exit, any exception,
+    a return that is not a :class:`Finding` is an ``error`` result naming what happened, and
+    nothing it prints reaches the report. ``strict`` (the default; :func:`run_audits` clears
+    it for a built-in suite): threads left running, a moved working directory or a print
+    are an ``error`` too (:func:`_misbehaved`)."""
     check_depth(depth)
     if audit.versions and not version_applies(version, audit.versions):
         return AuditResult(audit.id, audit.library, version, audit.component, audit.claim, None,
@@ -220,10 +287,14 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
                                            f"not to the installed {version}",
                            source=audit.source, expected=audit.expected(version))
     start = time.perf_counter()
+    box = Contained()
     try:
-        with _time_limit(time_limit):
+        with _time_limit(time_limit), contained(_TimeLimit, record=box):
             found = audit.check()
-            finding = found.enforced()
+        if not isinstance(found, Finding):
+            return _error(audit, version, f"its check() returned {_kind(found)}; expected an "
+                                          f"exactdp.audits.base.Finding", time.perf_counter() - start)
+        finding = found.enforced()
     except _TimeLimit:
         return _error(audit, version, f"stopped after the time limit of {time_limit:g} s "
                                       "(--time-limit raises it)", time.perf_counter() - start)
@@ -236,9 +307,20 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
                            seconds=time.perf_counter() - start)
     except ExactDPError as e:  # exactdp refused its own computation (a budget, an argument)
         return _error(audit, version, f"exactdp: {type(e).__name__}: {e}", time.perf_counter() - start)
+    except Stopped as e:  # sys.exit, os._exit, ... in the suite's or the library's code
+        return _error(audit, version, f"its check() {e.describe()}{box.printed.said()}",
+                      time.perf_counter() - start)
+    except Exception as e:  # noqa: BLE001 - the suite's own code raised (a library call is LibraryCallFailed)
+        return _error(audit, version, f"its check() raised {type(e).__name__}: {_first_line(e)}",
+                      time.perf_counter() - start)
+    trouble, kept = _misbehaved(box, strict)
+    if trouble:
+        return _error(audit, version, f"its check() {trouble}", time.perf_counter() - start)
+    if kept:
+        finding = replace(finding, note=f"{finding.note}; {kept}" if finding.note else kept)
     severity = None
     if depth == "full" and audit.severity is not None:
-        severity = _run_severity(audit, time_limit)
+        severity = _run_severity(audit, time_limit, strict)
     seconds = time.perf_counter() - start
     return AuditResult(audit.id, audit.library, version, audit.component, audit.claim,
                        finding.truth, finding.verdict.value, finding.witness,
@@ -248,16 +330,22 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
                        tight=found.tight and finding.verdict.holding, severity=severity)
 
 
-def _run_severity(audit: Audit, time_limit: float | None) -> Severity:
+def _run_severity(audit: Audit, time_limit: float | None, strict: bool = True) -> Severity:
     """The audit's severity step, its rules applied; what stopped it, as an ``error`` severity."""
     start = time.perf_counter()
+    box = Contained()
     try:
-        with _time_limit(time_limit):
+        with _time_limit(time_limit), contained(_TimeLimit, record=box):
             found = audit.severity()
-        if not isinstance(found, Severity):  # pragma: no cover - a suite-authoring error
-            raise InvalidArgument(f"the severity step of {audit.id!r} returned {type(found).__name__}; "
+        if not isinstance(found, Severity):
+            raise InvalidArgument(f"the severity step of {printable(audit.id)!r} returned {_kind(found)}; "
                                   "expected a Severity")
+        trouble, kept = _misbehaved(box, strict)
+        if trouble:
+            return Severity.failed("", f"the severity step {trouble}", time.perf_counter() - start)
         found = found.enforced()
+        if kept:
+            found = replace(found, note=f"{found.note}; {kept}" if found.note else kept)
     except _TimeLimit:
         return Severity.failed("", f"stopped after the time limit of {time_limit:g} s (--time-limit raises it)",
                                time.perf_counter() - start)
@@ -267,7 +355,31 @@ def _run_severity(audit: Audit, time_limit: float | None) -> Severity:
         return Severity.failed("", f"exactdp could not decide: {e}", time.perf_counter() - start)
     except ExactDPError as e:
         return Severity.failed("", f"exactdp: {type(e).__name__}: {e}", time.perf_counter() - start)
+    except Stopped as e:
+        return Severity.failed("", f"the severity step {e.describe()}{box.printed.said()}",
+                               time.perf_counter() - start)
+    except Exception as e:  # noqa: BLE001 - the suite's own code raised
+        return Severity.failed("", f"the severity step raised {type(e).__name__}: {_first_line(e)}",
+                               time.perf_counter() - start)
     return replace(found, seconds=time.perf_counter() - start)
+
+
+def _misbehaved(box: Contained, strict: bool) -> tuple[str, str]:
+    """What contained audit code did besides answering, as ``(error, note)`` phrases.
+
+    ``strict`` (a plug-in's suite, code exactdp does not own): threads left running, the
+    working directory moved or anything printed to stdout make the result an ``error``.
+    A built-in suite's audit runs the library's own code, which may start threads (a Spark
+    session) or print (a JVM's banner): what it printed and where it moved the working
+    directory (put back) are a note, and the ``exactdp`` command exits past its threads."""
+    trouble = box.problems()
+    printed = f"printed to stdout{box.printed.said()}" if box.printed.total else ""
+    if strict:
+        if printed:
+            trouble.append(f"{printed} (a suite answers with a Finding, it does not print)")
+        return "; ".join(trouble), ""
+    kept = [p for p in trouble if not p.startswith("left ")] + ([f"the library {printed}"] if printed else [])
+    return "", "; ".join(kept)
 
 
 def run_audits(library: str, only: list[str] | None = None, *,
@@ -283,6 +395,8 @@ def run_audits(library: str, only: list[str] | None = None, *,
     (:func:`require_supported`) unless ``any_version``; :func:`version_note` says when it
     is not a version the suite was checked on."""
     check_depth(depth)
+    if time_limit is not None:
+        time_limit = read_seconds(time_limit, "time_limit", DEFAULT_TIME_LIMIT)
     version = installed_version(library)
     if not any_version:
         require_supported(library, version)
@@ -294,9 +408,10 @@ def run_audits(library: str, only: list[str] | None = None, *,
             raise InvalidArgument(f"audit id {unknown[0]!r} is not in the {library} suite: "
                                   f"'exactdp audit {library} --list' shows the {len(known)} ids")
         audits = [a for a in audits if a.id in set(only)]
+    strict = library not in SUITES  # a plug-in's code: any misbehaviour is an error result
     results = []
     for audit in audits:
-        result = run_one(audit, version, time_limit, depth=depth)
+        result = run_one(audit, version, time_limit, depth=depth, strict=strict)
         results.append(result)
         if progress is not None:
             progress(result)

@@ -20,10 +20,11 @@ import re
 import sys
 from typing import NamedTuple, Sequence
 
+from exactdp._usercode import exit_past_threads
 from exactdp.cli._status import BAD_INPUT, EXIT_CODES, INTERRUPTED
 from exactdp.errors import ExactDPError
 
-__all__ = ["main", "COMMANDS"]
+__all__ = ["main", "console", "COMMANDS"]
 
 
 class Command(NamedTuple):
@@ -270,5 +271,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = saved
 
 
+def console() -> None:
+    """The ``exactdp`` command (the console script and ``python -m exactdp``): :func:`main`
+    on ``sys.argv``, then exit with its status, even when code exactdp ran (a claims file's
+    function, an audit plug-in, a library) left a thread running that would keep the
+    interpreter from exiting after the report (:func:`exactdp._usercode.exit_past_threads`)."""
+    status = main()
+    exit_past_threads(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console()

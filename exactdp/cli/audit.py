@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from datetime import datetime, timezone
 
+from exactdp._alarm import read_seconds
+from exactdp._usercode import printable
+from exactdp.audits.plugins import PluginBroken
+from exactdp.audits.runner import DEFAULT_TIME_LIMIT
 from exactdp.cli import _options as opt
 from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument, MissingDependency
@@ -87,7 +92,7 @@ examples:
 
 def _line(audit) -> str:
     scope = f" ({audit.library} {audit.versions})" if audit.versions else ""
-    return f"{audit.id}: {audit.statement}{scope}"
+    return printable(f"{audit.id}: {audit.statement}{scope}")
 
 
 def _list(library: str | None, as_json: bool = False) -> int:
@@ -104,17 +109,22 @@ def _list(library: str | None, as_json: bool = False) -> int:
     else:
         listed = {}
     broken: list[str] = []
-    for name, plugin in found.items():  # plug-ins after the built-in suites
+    for name, plugin in list(found.items()):  # plug-ins after the built-in suites
         if library is not None and name != library:
             continue
-        if library is not None or name not in SUITES:
-            try:
-                listed[name] = suite(name)
-            except ExactDPError as e:
-                if library is not None:
-                    raise  # one plug-in asked for: its own one line, exit 2
-                broken.append(name)
-                listed[name] = e
+        if name in SUITES:  # it takes a built-in suite's name: never run, marked broken
+            key = f"{name} (plug-in)"
+            listed[key] = PluginBroken(f"audit plug-in {name!r} ({plugin.origin}): {plugin.problem}")
+            broken.append(key)
+            found[key] = plugin
+            continue
+        try:
+            listed[name] = suite(name)
+        except ExactDPError as e:
+            if library is not None:
+                raise  # one plug-in asked for: its own one line, exit 2
+            broken.append(name)
+            listed[name] = e
     if library is not None and library not in listed:
         suite(library)  # an unknown name: the runner's one line
     rows, lines, tail = [], [], []
@@ -189,6 +199,11 @@ def run(args) -> int:
                                   f"'exactdp audit {args.library} --list' shows the {len(known)} ids")
     if args.output is not None:
         check_writable(args.output)
+        args.output = os.path.abspath(args.output)  # the audits cannot move it (a chdir is put back too)
+    shadow = runner.plugin_suites().get(args.library) if args.library in runner.SUITES else None
+    if shadow is not None:
+        print(f"exactdp: note: the built-in {args.library} suite runs; the audit plug-in of the same name "
+              f"({shadow.origin}) is not used: rename its entry point", file=sys.stderr)
     note = runner.version_note(args.library, version)
     to_terminal = args.output is not None or fmt == "text"  # the text streams to stdout
     if to_terminal and note:
@@ -202,7 +217,7 @@ def run(args) -> int:
         if to_terminal:
             print(rep.result_text(result), flush=True)
         else:
-            print(f"[{total[0]}] {result.id}: {result.verdict} ({rep.seconds_text(result.seconds)})",
+            print(f"[{total[0]}] {printable(result.id)}: {result.verdict} ({rep.seconds_text(result.seconds)})",
                   file=sys.stderr, flush=True)
 
     started, clock = datetime.now(timezone.utc), time.perf_counter()
@@ -245,8 +260,6 @@ def _format(args) -> str:
 
 def check_writable(path: str) -> None:
     """Refuse, in one line, a report path that cannot be written (before any audit runs)."""
-    import os
-
     target = os.path.abspath(path)
     folder = os.path.dirname(target) or "."
     if os.path.isdir(target):
@@ -278,19 +291,16 @@ def summary_line(library: str, results) -> str:
 
 def _seconds(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds, such as 60")
-    return value
+        return read_seconds(text, "--time-limit", DEFAULT_TIME_LIMIT)
+    except InvalidArgument as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def register(subparsers) -> None:
     """Add ``exactdp audit`` to the ``exactdp`` command."""
     from exactdp.audits.report import FORMATS
     from exactdp.audits.base import DEPTHS
-    from exactdp.audits.runner import DEFAULT_TIME_LIMIT, suite_names
+    from exactdp.audits.runner import suite_names
 
     p = subparsers.add_parser(
         "audit", help="run the audit suite against an installed DP library",

@@ -91,8 +91,11 @@ def test_no_holds_without_evidence_and_no_violation_without_a_replay():
     assert mismatch.verdict is Verdict.UNDECIDED and "model mismatch" in mismatch.note
     confirmed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}, replay="confirmed").enforced()
     assert confirmed.verdict is Verdict.VIOLATED and confirmed.note == ""
-    unreplayed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}).enforced()
-    assert unreplayed.verdict is Verdict.VIOLATED and "not replayed" in unreplayed.note
+    unreplayed = Finding("1", "2", Verdict.VIOLATED, witness={"x": []}).enforced()  # issue 30: no longer violated
+    assert unreplayed.verdict is Verdict.UNDECIDED
+    assert unreplayed.note == "the witness was not replayed through the library: no verdict"
+    unwitnessed = Finding("1", "2", Verdict.VIOLATED, replay="confirmed").enforced()
+    assert unwitnessed.verdict is Verdict.UNDECIDED and unwitnessed.note == "a violation without a witness: no verdict"
 
 
 @pytest.mark.parametrize("verdict, evidence, enforced", [

@@ -1,0 +1,6 @@
+"""``audits()`` returns no audits."""
+DISTRIBUTION = "hostiledp"
+
+
+def audits():
+    return []

@@ -1,0 +1,6 @@
+"""``audits()`` returns a number."""
+DISTRIBUTION = "hostiledp"
+
+
+def audits():
+    return 42
