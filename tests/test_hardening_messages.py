@@ -238,3 +238,12 @@ def test_usage_errors_are_one_line(capsys, argv, fragment):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err and "usage:" not in err, err
+
+
+@pytest.mark.parametrize("param", [["--param", "epsilon=-1"], ["--param=epsilon=-1"]])
+def test_a_parameter_given_with_param_is_not_pointed_at_the_option_of_its_name(capsys, param):
+    # was: "... pass a number > 0 (on the command line: --epsilon)": --epsilon is the claimed
+    # epsilon, the user's value came from --param epsilon=
+    line = refused(capsys, "privacy", "--mechanism", "exponential", *param, "--query", "count",
+                   "--universe", "0..1", "--sizes", "0..2")
+    assert line == "exactdp: error: epsilon='-1' is not positive; pass a number > 0"

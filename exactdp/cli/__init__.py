@@ -218,10 +218,16 @@ def _with_options(message: str, parser: argparse.ArgumentParser, argv: Sequence[
                 for option in sub._actions:
                     options.update(o for o in option.option_strings if o.startswith("--"))
     typed = {token.split("=", 1)[0] for token in argv if token.startswith("--")}
+    # a keyword the user gave as an option's value (``--param epsilon=-1``) is that value,
+    # not the option of the same name (``--epsilon``, a claimed epsilon)
+    given = {token.split("=", 1)[1].split("=", 1)[0] if token.startswith("--") else token.split("=", 1)[0]
+             for token in argv if token.count("=") >= (2 if token.startswith("--") else 1)}
     named: list[str] = []
     for match in _KEYWORD.finditer(message):
-        flag = "--" + (match.group(1) or match.group(2)).replace("_", "-")
-        if flag in options and flag not in typed and flag not in message and flag not in named:
+        keyword = match.group(1) or match.group(2)
+        flag = "--" + keyword.replace("_", "-")
+        if (flag in options and flag not in typed and flag not in message and flag not in named
+                and keyword not in given):
             named.append(flag)
     return f"{message} (on the command line: {', '.join(named)})" if named else message
 
