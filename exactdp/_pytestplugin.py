@@ -24,9 +24,17 @@ against the exact value, the witness pair and the scope; the report gets an
 ``--exactdp-max-datasets`` (enumeration budgets), ``--exactdp-time-limit SECONDS`` (or the
 ``exactdp_time_limit`` ini option; default 60 s: a claim still running then fails its test
 with :class:`exactdp.claimsfile.TimeLimitExceeded` naming the claim and the limit) and
-``--exactdp-report PATH`` (a JSON file with one object per claim checked, written at the
-end of the session, its folder created if missing; ids are strings, and a repeated id is
-made unique as ``id#2`` with a warning).
+``--exactdp-report PATH`` (a JSON file, written at the end of the session, its folder
+created if missing; an empty PATH or a folder is refused before the tests run).
+
+The report is ``{"exactdp_report": 1, "claims": [...]}`` with one object per claim the run
+touched, from every xdist worker too. Each has ``id`` (a string; a repeated id is made
+unique as ``id#2`` with a warning), ``test`` (the node id), ``expect`` and ``passed``, then
+either the result (``verdict``, ``claim``, ``claim_value``, ``sensitivity``, ``witness``,
+``scope``, ``evidence``) or, for a claim that could not be checked (bad arguments, a
+function that raised or exited, the time limit, a budget refused),
+``"verdict": "error"`` with ``claim`` (as given, or ``null``) and ``error`` (the
+exception's type and message), ``passed`` false.
 """
 
 from __future__ import annotations
@@ -91,6 +99,9 @@ def pytest_configure(config: pytest.Config) -> None:
     import os
 
     report = config.getoption("exactdp_report", None)
+    if report is not None and not report.strip():  # said now: it wrote nothing and exited 0
+        raise pytest.UsageError(f"--exactdp-report={report!r} is empty; give the path of the JSON "
+                                f"file to write, e.g. --exactdp-report exactdp-report.json")
     if report and os.path.isdir(report):  # said now, not after the tests ran
         raise pytest.UsageError(f"--exactdp-report={report!r} is a folder; give the path of the JSON "
                                 f"file to write, e.g. {os.path.join(report, 'exactdp-report.json')!r}")
@@ -112,14 +123,21 @@ def _configured_time_limit(config: pytest.Config) -> float:
         raise pytest.UsageError(str(e)) from None
 
 
+_WORKER_OUTPUT = "exactdp_claims"
+"""The key under which an xdist worker hands its report entries (JSON text) to the controller."""
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     path = config.getoption("exactdp_report", None)
-    if not path or hasattr(config, "workerinput"):  # xdist workers leave the report to the controller
+    if not path:
+        return
+    records = config.stash.get(_RECORDS, [])
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the report
+        config.workeroutput[_WORKER_OUTPUT] = json.dumps(records)
         return
     import os
 
-    records = config.stash.get(_RECORDS, [])
     try:
         folder = os.path.dirname(os.path.abspath(path))
         os.makedirs(folder, exist_ok=True)  # as --junitxml does
@@ -130,6 +148,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         why = "a part of its folder is a file" if isinstance(e, FileExistsError) else e.strerror or str(e)
         pytest.exit(f"exactdp: cannot write --exactdp-report={path!r}: {why}; give a path in a folder "
                     f"you can write to", returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist's controller: take a finished worker's report entries (an id another worker
+    used too is made unique as ``id#2``)."""
+    text = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
+    if text:
+        for entry in json.loads(text):
+            _add(node.config, entry, warn=False)
 
 
 def _budgets(config: pytest.Config) -> dict:
@@ -218,32 +246,133 @@ def _passes(result, expect: str) -> bool:
     return result.ok
 
 
-def _record(config, nodeid: str, claim_id, result, expect: str) -> None:
-    """One report entry; its id a string (``id=3`` is ``"3"``), unique in the report: an id
-    already used gets ``#2``, ``#3``... and a warning says so."""
+def _add(config, entry: dict, warn: bool = True, given_id=None) -> None:
+    """Append one report entry, its ``id`` made unique in the report: an id already used gets
+    ``#2``, ``#3``... and (``warn``, for an id the user gave) a warning says so."""
     import warnings
 
     records = config.stash.setdefault(_RECORDS, [])
     used = {r["id"] for r in records}
-    wanted = nodeid if claim_id is None else str(claim_id)
+    wanted = entry["id"]
     chosen, n = wanted, 1
     while chosen in used:
         n += 1
         chosen = f"{wanted}#{n}"
-    if chosen != wanted and claim_id is not None:
+    if chosen != wanted and warn and given_id is not None:
         warnings.warn(pytest.PytestWarning(
             f"exactdp: claim id {wanted!r} is already used by another claim in this session; the "
             f"report names this one {chosen!r} (give each claim its own id=)"))
-    out = {"id": chosen, "test": nodeid, "expect": expect, "passed": _passes(result, expect)}
+    records.append({**entry, "id": chosen})
+
+
+def _record(config, nodeid: str, claim_id, result, expect: str) -> None:
+    """One report entry for a claim checked; its id a string (``id=3`` is ``"3"``)."""
+    out = {"id": nodeid if claim_id is None else str(claim_id), "test": nodeid, "expect": expect,
+           "passed": _passes(result, expect)}
     out.update(result.to_dict())
-    records.append(out)
+    _add(config, out, given_id=claim_id)
 
 
-def _check(config, nodeid: str, claim, query, space, metric="add-remove", d_in=1, *, id=None,
-           expect="holds", **options):
+def _record_error(config, nodeid: str, claim_id, expect, claim, error: BaseException) -> None:
+    """One report entry for a claim that could not be checked: ``"verdict": "error"`` and the
+    ``error`` (the exception's type and message); ``claim`` as given (``None`` if missing)."""
+    message = str(error)
+    out = {"id": nodeid if claim_id is None else str(claim_id), "test": nodeid,
+           "expect": expect if isinstance(expect, str) else repr(expect), "passed": False,
+           "verdict": "error", "claim": _claim_text(claim),
+           "error": f"{type(error).__name__}: {message}" if message else type(error).__name__}
+    _add(config, out, given_id=claim_id)
+
+
+def _claim_text(claim) -> str | None:
+    """The claim as given, for the report (``None`` when there was none)."""
+    if claim is None or isinstance(claim, str):
+        return claim
+    try:
+        return str(claim)
+    except Exception:  # noqa: BLE001 - an object that cannot print itself
+        return repr(type(claim))
+
+
+_POSITIONAL = ("claim", "query", "space", "metric", "d_in")
+_OWN_KEYWORDS = ("id", "expect")
+_CALL = ("(claim, query, space, metric='add-remove', d_in=1, *, id=None, expect='holds', "
+         "**options)")
+
+
+def _accepted_options() -> tuple[str, ...]:
+    """The options ``verify_claim`` passes on: the keyword-only parameters of
+    :func:`exactdp.sensitivity` (``max_pairs``, ``scope``, ``undefined``...)."""
+    import inspect
+
+    from exactdp.checkers.sensitivity import sensitivity
+
+    return tuple(name for name, p in inspect.signature(sensitivity).parameters.items()
+                 if p.kind is p.KEYWORD_ONLY)
+
+
+def _bind(where: str, args: tuple, kwargs: dict) -> dict:
+    """The call's arguments by name, or :class:`~exactdp.errors.InvalidArgument` naming what
+    is wrong (a missing or repeated argument, an unknown keyword) and how the call reads."""
+    import inspect
+
+    from exactdp.errors import InvalidArgument
+
+    def call(claim, query, space, metric="add-remove", d_in=1, *, id=None, expect="holds", **options):
+        pass
+
+    try:
+        bound = inspect.signature(call).bind(*args, **kwargs)
+    except TypeError as e:
+        raise InvalidArgument(f"{where}: {e}; call it as {where}{_CALL}") from None
+    bound.apply_defaults()
+    named = dict(bound.arguments)
+    options = named.pop("options")
+    accepted = _accepted_options()
+    unknown = [k for k in options if k not in accepted]
+    if unknown:
+        shown = ", ".join(f"{k}={_clip(repr(options[k]))}" for k in unknown)
+        words = "keyword" if len(unknown) == 1 else "keywords"
+        raise InvalidArgument(
+            f"{where}({shown}): unknown {words} {', '.join(map(repr, unknown))}; the keywords "
+            f"accepted are {', '.join(_POSITIONAL + _OWN_KEYWORDS + accepted)}; check the "
+            f"spelling or drop {'it' if len(unknown) == 1 else 'them'}")
+    return {**named, "options": options}
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _check(config, nodeid: str, where: str, args: tuple, kwargs: dict):
+    """Check one claim (the fixture's call or a marker's arguments), record it in the report
+    (a claim that could not be checked too, with its error) and fail unless its verdict is
+    what ``expect`` says."""
+    __tracebackhide__ = True
+    from exactdp.errors import ClaimViolated
+
+    claim_id = kwargs.get("id")
+    expect = kwargs.get("expect", "holds")
+    try:
+        call = _bind(where, args, kwargs)
+        claim_id, expect = call["id"], call["expect"]
+        result = _verify(config, nodeid, **call)
+    except BaseException as e:  # raised, exited, timed out, over a budget: still in the report
+        claim = args[0] if args else kwargs.get("claim")
+        _record_error(config, nodeid, claim_id, expect, claim, e)
+        raise
+    _record(config, nodeid, claim_id, result, expect)
+    if not _passes(result, expect):
+        err = ClaimViolated(describe(result, expect), result)
+        err.exactdp_expect = expect
+        raise err
+    return result
+
+
+def _verify(config, nodeid: str, claim, query, space, metric, d_in, id, expect, options):
     __tracebackhide__ = True
     from exactdp.checkers import verify_claim
-    from exactdp.errors import ClaimViolated, InvalidArgument
+    from exactdp.errors import InvalidArgument
     from exactdp.queries import Query, user_query
 
     if expect not in _EXPECT:
@@ -256,16 +385,10 @@ def _check(config, nodeid: str, claim, query, space, metric="add-remove", d_in=1
     seconds = config.stash.get(_TIME_LIMIT, DEFAULT_TIME_LIMIT)
     try:
         with within_time_limit(seconds, f"exactdp: claim {nodeid if id is None else str(id)!r}"):
-            result = verify_claim(claim, query, space, metric, d_in, **{**_budgets(config), **options})
+            return verify_claim(claim, query, space, metric, d_in, **{**_budgets(config), **options})
     except TimeLimitExceeded as e:
         raise TimeLimitExceeded(f"{e} (--exactdp-time-limit or the {INI_TIME_LIMIT} ini option raises "
                                 f"it; or make the space smaller)", e.seconds) from None
-    _record(config, nodeid, id, result, expect)
-    if not _passes(result, expect):
-        err = ClaimViolated(describe(result, expect), result)
-        err.exactdp_expect = expect
-        raise err
-    return result
 
 
 @pytest.fixture
@@ -277,9 +400,9 @@ def exactdp_claim(request: pytest.FixtureRequest):
     value, the witness and the scope) unless the verdict is what ``expect`` says. ``query``
     may be a plain function of a sorted tuple of Fractions (wrapped by ``user_query``)."""
 
-    def check(claim, query, space, metric="add-remove", d_in=1, **options):
+    def check(*args, **kwargs):
         __tracebackhide__ = True
-        return _check(request.config, request.node.nodeid, claim, query, space, metric, d_in, **options)
+        return _check(request.config, request.node.nodeid, MARKER, args, kwargs)
 
     return check
 
@@ -288,7 +411,7 @@ def exactdp_claim(request: pytest.FixtureRequest):
 def pytest_runtest_call(item: pytest.Item):
     __tracebackhide__ = True
     for mark in item.iter_markers(MARKER):
-        _check(item.config, item.nodeid, *mark.args, **mark.kwargs)
+        _check(item.config, item.nodeid, f"@pytest.mark.{MARKER}", mark.args, mark.kwargs)
     return (yield)
 
 

@@ -18,7 +18,7 @@ from exactdp.errors import InvalidArgument
 
 __all__ = ["command_help", "json_option", "only_option", "budget_options", "budget_option",
            "BudgetAction", "int_bounds",
-           "d_in_values", "space", "query", "undefined", "cluster_options", "cluster"]
+           "d_in_values", "d_in_value", "space", "query", "undefined", "cluster_options", "cluster"]
 
 
 def command_help(description: str, examples: str) -> dict:
@@ -92,13 +92,63 @@ def int_bounds(text: str, name: str) -> tuple[int, int]:
     return a, b
 
 
+_D_IN_ZERO = "a distance of 0 relates no two distinct datasets, so nothing would be checked"
+
+
+def _typed(text: str) -> str:
+    """An option's value as typed, quoted only when it has spaces or quotes (as budgets are)."""
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return text if text and not any(c.isspace() or c in "'\"" for c in text) else repr(text)
+
+
+def _d_in_bounds(text: str, ranges: bool = True) -> tuple[int, int]:
+    """``(A, B)`` of ``--d-in K`` or (``ranges``) ``--d-in A..B``: whole numbers of at least 1. A
+    distance bound of 0 is refused (no two distinct datasets are 0 apart: the answer would
+    be VACUOUS, nothing checked), naming the value typed and what to pass."""
+    shown = f"--d-in={_typed(text)}"
+    lo, sep, hi = text.strip().partition("..")
+    try:
+        if len(text) > 200 or not (lo.strip().isascii() and hi.strip().isascii()):
+            raise ValueError
+        a = int(lo)
+        b = int(hi) if sep else a
+    except ValueError:
+        if not ranges:
+            raise InvalidArgument(f"{shown} is not a whole number; pass e.g. --d-in 1") from None
+        raise InvalidArgument(f"{shown} is not a whole number or a range A..B; pass e.g. --d-in 1 "
+                              f"or --d-in 1..3") from None
+    if a < 0 or b < 0:
+        raise InvalidArgument(f"{shown} is negative: expected a positive whole number; pass e.g. "
+                              f"--d-in 1")
+    if b < a:
+        raise InvalidArgument(f"{shown} has B < A; write --d-in {b}..{a}")
+    if a == 0:
+        if b == 0:
+            raise InvalidArgument(f"{shown}: expected a positive whole number ({_D_IN_ZERO}); "
+                                  f"pass e.g. --d-in 1")
+        raise InvalidArgument(f"{shown}: expected positive whole numbers ({_D_IN_ZERO}); start "
+                              f"the range at 1: --d-in 1..{b}")
+    return a, b
+
+
 def d_in_values(text: str) -> range:
-    """The ``d_in`` values of ``--d-in K`` or ``--d-in A..B`` (at most ``MAX_D_IN_ROWS``)."""
-    a, b = int_bounds(text, "--d-in")
+    """The ``d_in`` values of ``--d-in K`` or ``--d-in A..B`` (whole numbers of at least 1,
+    at most ``MAX_D_IN_ROWS`` of them)."""
+    a, b = _d_in_bounds(text)
     refuse_above(b - a + 1, MAX_D_IN_ROWS, what=f"d_in values in --d-in {text}", option=None,
                  hint="ask for a shorter range (beyond the space's largest distance the "
                       "sensitivity no longer changes)")
     return range(a, b + 1)
+
+
+def d_in_value(text: str, command: str) -> int:
+    """The one ``d_in`` of ``--d-in K`` for a command that checks one distance (``command``
+    names it in the refusal of a range): a whole number of at least 1."""
+    if ".." in text:
+        _d_in_bounds(text)  # a range that is bad in itself is refused as such
+        raise InvalidArgument(f"--d-in={_typed(text)}: expected one positive whole number, not a "
+                              f"range ({command} checks one distance); pass e.g. --d-in 1")
+    return _d_in_bounds(text, ranges=False)[0]
 
 
 def space(args):

@@ -57,9 +57,7 @@ def run(args) -> int:
         if args.query is None:
             raise InvalidArgument("give --query with a space (--universe/--sizes or --pool/--size), "
                                   "or --values A,B")
-        d_in = int(args.d_in) if args.d_in.isdigit() else None
-        if d_in is None:
-            raise InvalidArgument(f"--d-in={args.d_in!r} is not a whole number")
+        d_in = opt.d_in_value(args.d_in, "privacy")
         result = check_mechanism(
             mechanism, opt.query(args), opt.space(args), parse_metric(args.neighbors), d_in,
             epsilon=args.epsilon, delta=args.delta, rho=args.rho, exact_k=args.exact_k,
@@ -171,7 +169,7 @@ def register(subparsers) -> None:
     p.add_argument("--size", metavar="N")
     p.add_argument("--clip", metavar="L,U")
     p.add_argument("--neighbors", default="add-remove", help="add-remove (default) or substitute")
-    p.add_argument("--d-in", default="1", metavar="K", help="distance bound (default 1)")
+    p.add_argument("--d-in", default="1", metavar="K", help="distance bound, at least 1 (default 1)")
     p.add_argument("--exact-k", action="store_true")
     p.add_argument("--undefined", metavar="POLICY")
     p.add_argument("--epsilon", metavar="E", help="claimed epsilon: a number or e.g. 'log(3)'")

@@ -170,7 +170,8 @@ def register(subparsers) -> None:
     s.add_argument("--neighbors", default="add-remove", help="add-remove (default), substitute; for ordered data "
                    "(sequences, every order enumerated): insert-delete or hamming")
     s.add_argument("--d-in", default="1", metavar="K",
-                   help=f"distance bound (default 1), or a range A..B for a table of at most {MAX_D_IN_ROWS:,} rows")
+                   help=f"distance bound, at least 1 (default 1), or a range A..B for a table of at most "
+                        f"{MAX_D_IN_ROWS:,} rows")
     s.add_argument("--exact-k", action="store_true", help="pairs at exactly k (seed 003's convention)")
     s.add_argument("--release-centred", "--release-centered", action="store_true",
                    help="x in the space, x' any neighbour (default: both in the space)")
