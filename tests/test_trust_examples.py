@@ -2,8 +2,10 @@
 
 * every ``exactdp ...`` line of every sub-command's ``--help`` (read from the parser);
 * every ``exactdp ...`` line of the README's ```` ```sh ```` blocks and its inline
-  ``exactdp ... --option`` commands (installs, ``dask scheduler`` and ``dask worker`` lines
-  are not exactdp's);
+  ``exactdp ... --option`` commands (installs are not exactdp's); the cluster example's
+  ``exactdp ... --scheduler`` line runs on a real two-worker ``LocalCluster`` (its address in
+  place of the README's), and its ``dask scheduler`` and ``dask worker`` lines are read by
+  Dask's own command-line parser;
 * every ```` ```python ```` block of the README, each ``print`` checked against the result
   its comment states; the plugin snippet (```` ```py ````), the claims file (```` ```toml ````),
   the ``python -c`` line and the inline ``search_claim(...)`` call;
@@ -114,8 +116,8 @@ def readme_verify_lines() -> list[str]:
 
 # -- what each prints -----------------------------------------------------------------------
 
-DASK_REFUSAL = ("error: no Dask scheduler answered at 'tcp://10.0.0.5:8786' within 3 s",
-                "start one with `dask scheduler`")
+README_SCHEDULER = "tcp://127.0.0.1:8786"
+"""The scheduler address of the README's cluster example (a test cluster's is used instead)."""
 
 EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
     # verify
@@ -147,8 +149,10 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
         "plot written to sum.png")),
     "exactdp sensitivity --query mean --universe 0..4 --sizes 1..3 --local 1,2": (0, (
         "mean: local sensitivity 5/6, attained by x=[1, 2], x'=[1, 2, 4]: f(x)=3/2, f(x')=7/3",)),
-    "exactdp sensitivity --query mean --universe 0..9 --sizes 0..24 --scheduler "
-    "tcp://10.0.0.5:8786": (2, DASK_REFUSAL),  # the README's promise: refused within about 3 s
+    "exactdp sensitivity --query mean --universe 0..9 --sizes 1..16 --scheduler "
+    "tcp://127.0.0.1:8786": (0, (  # on a 2-worker LocalCluster (before: 0..24, over any 4 workers' budget)
+        "mean: sensitivity 9/2, attained by x=[9], x'=[0, 9]: f(x)=9, f(x')=9/2",
+        "all 5,311,734 multisets of size 1..16 over {0..9}", "32,687,590 unordered pairs examined")),
     "exactdp sensitivity --query sum --query mean --query median --universe 0..6 --sizes 1..4 "
     "--d-in 1..3 --plot three.png": (0, (
         "sum over multisets of size 1..4 over {0..6}", "median over multisets of size 1..4",
@@ -308,9 +312,25 @@ def run_cli(command: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.fixture(scope="module")
+def readme_scheduler():
+    """The address of a 2-worker Dask LocalCluster, for the README's ``dask worker ...
+    --nworkers 2`` (as ``tests/engine/conftest.py``'s; started only if a test asks for it)."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+        yield cluster.scheduler_address
+
+
 @pytest.mark.parametrize("command", all_examples())
-def test_example_runs_and_prints_what_it_should(command, in_tmp):
-    code, out, err = run_cli(command)
+def test_example_runs_and_prints_what_it_should(command, in_tmp, request):
+    if "--scheduler" in command:  # the README's cluster example, on a cluster started here
+        assert README_SCHEDULER in command
+        code, out, err = run_cli(command.replace(README_SCHEDULER, request.getfixturevalue("readme_scheduler")))
+    else:
+        code, out, err = run_cli(command)
     status, parts = EXPECT[command]
     if command == "exactdp verify":
         parts = tuple(readme_verify_lines())
@@ -323,6 +343,24 @@ def test_example_runs_and_prints_what_it_should(command, in_tmp):
             assert part in lines, f"the README's line {part!r} is not a line of the output"
     if status == 2:
         assert err.count("\n") == 1 and out == ""
+
+
+def test_readme_cluster_example_starts_what_the_command_uses():
+    """The README's ``dask scheduler`` and ``dask worker`` lines, read by Dask's own parser:
+    the scheduler listens where ``--scheduler`` looks, two workers join it (each line is
+    parsed, not run: the command itself runs on a LocalCluster above)."""
+    pytest.importorskip("distributed.cli")
+    from distributed.cli import dask_scheduler, dask_worker  # lazy: the dask extra, optional
+
+    lines = [line for block in readme_blocks("sh") for line in block.splitlines()
+             if line.startswith(("dask scheduler", "dask worker"))]
+    scheduler, worker = (shlex.split(line, comments=True) for line in lines)
+    s = dask_scheduler.main.make_context("dask scheduler", scheduler[2:]).params
+    w = dask_worker.main.make_context("dask worker", worker[2:]).params
+    assert f"tcp://{s['host']}:{s['port']}" == README_SCHEDULER == w["scheduler"]
+    assert (int(w["n_workers"]), w["nthreads"]) == (2, 1)
+    [command] = [c for c in readme_commands() if "--scheduler" in c]
+    assert command.endswith(f"--scheduler {README_SCHEDULER}")
 
 
 def test_readme_verify_block_is_its_summary():
