@@ -39,8 +39,10 @@ exception's type and message), ``passed`` false.
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
+import warnings
 
 import pytest
 
@@ -84,8 +86,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--exactdp-max-datasets", type=budget_argument, default=None, metavar="N",
                     help="refuse to enumerate more than N datasets per claim (default: exactdp's own budget)")
     group.addoption("--exactdp-report", default=None, metavar="PATH",
-                    help="write a JSON report: one object per claim checked (id, verdict, "
-                         "exact value, witness, scope)")
+                    help="write a JSON report: one object per claim the run touched (id, verdict, "
+                         "exact value, witness, scope; a claim that could not be checked has verdict "
+                         "'error' and its error)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -249,8 +252,6 @@ def _passes(result, expect: str) -> bool:
 def _add(config, entry: dict, warn: bool = True, given_id=None) -> None:
     """Append one report entry, its ``id`` made unique in the report: an id already used gets
     ``#2``, ``#3``... and (``warn``, for an id the user gave) a warning says so."""
-    import warnings
-
     records = config.stash.setdefault(_RECORDS, [])
     used = {r["id"] for r in records}
     wanted = entry["id"]
@@ -303,8 +304,6 @@ _CALL = ("(claim, query, space, metric='add-remove', d_in=1, *, id=None, expect=
 def _accepted_options() -> tuple[str, ...]:
     """The options ``verify_claim`` passes on: the keyword-only parameters of
     :func:`exactdp.sensitivity` (``max_pairs``, ``scope``, ``undefined``...)."""
-    import inspect
-
     from exactdp.checkers.sensitivity import sensitivity
 
     return tuple(name for name, p in inspect.signature(sensitivity).parameters.items()
@@ -314,8 +313,6 @@ def _accepted_options() -> tuple[str, ...]:
 def _bind(where: str, args: tuple, kwargs: dict) -> dict:
     """The call's arguments by name, or :class:`~exactdp.errors.InvalidArgument` naming what
     is wrong (a missing or repeated argument, an unknown keyword) and how the call reads."""
-    import inspect
-
     from exactdp.errors import InvalidArgument
 
     def call(claim, query, space, metric="add-remove", d_in=1, *, id=None, expect="holds", **options):

@@ -140,4 +140,4 @@ def test_plugin_imports_only_pytest_at_import():
             top |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             top.add((node.module or "").split(".")[0])
-    assert top <= {"__future__", "argparse", "json", "sys", "pytest"}, top
+    assert top <= {"__future__", "argparse", "inspect", "json", "sys", "warnings", "pytest"}, top
