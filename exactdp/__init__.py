@@ -33,6 +33,7 @@ _EXPORTS = exports_of({
         "ClaimViolated", "ExactDPError", "InexactInput", "InvalidArgument", "SpaceMismatch",
         "TooLarge", "Undecided", "UndefinedQuery"),
     "exactdp.checkers.privacy": ("PrivacyResult", "check_mechanism"),
+    "exactdp.audits.objects": ("audit_object",),
     "exactdp.mechanisms.ledger": ("BudgetExceeded", "BudgetLedger"),
     "exactdp.mechanisms.distribution": ("Distribution",),
     "exactdp.mechanisms.mechanism": ("Mechanism", "make_mechanism"),

@@ -33,14 +33,15 @@ from __future__ import annotations
 import math
 import secrets
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.glue import library_query  # noqa: F401 - re-exported: the suite reads it here
+from exactdp.numeric.exact import library_number
 
 __all__ = [
     "GRID_BITS",
@@ -86,20 +87,7 @@ def require():
 
 def exact(value: Any) -> Fraction:
     """A value diffprivlib computed (Python/NumPy float or integer) at its exact value."""
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected a number diffprivlib computed")
-    if isinstance(value, int):
-        return Fraction(value)
-    try:
-        import numpy as np
-        if isinstance(value, np.integer):
-            return Fraction(int(value))
-    except ImportError:  # pragma: no cover - numpy comes with diffprivlib
-        pass
-    f = float(value)
-    if f != value:  # pragma: no cover - a type wider than float64
-        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64 or an integer")
-    return from_float(f)
+    return library_number(value, "diffprivlib")
 
 
 # --- the spy ---------------------------------------------------------------------------
@@ -210,27 +198,6 @@ def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:
         raise InvalidArgument(f"diffprivlib.tools.{tool} built {len(log)} mechanisms for one "
                               "release; expected exactly one (pass a 1-D array and no axis)")
     return log[0]
-
-
-def library_query(name: str, run: Callable[[list], Any], *, as_type: type = float):
-    """The library's own function as an exactdp :class:`~exactdp.queries.base.Query`, so
-    that :func:`~exactdp.checkers.sensitivity.verify_claim` can enumerate it.
-
-    ``run(data)`` gets the dataset as a list of ``as_type`` values (the engine's sorted
-    order: use it for order-independent statistics such as integer sums and counts) and
-    returns what the library computed; the query's value is that, exactly.
-    """
-    from exactdp.queries.base import Query
-
-    def prepare(values):
-        vals = [as_type(v) for v in values]
-
-        def evaluate(counts):
-            return exact(run([v for v, c in zip(vals, counts) for _ in range(c)]))
-
-        return evaluate
-
-    return Query(name, prepare)
 
 
 # --- float models ----------------------------------------------------------------------

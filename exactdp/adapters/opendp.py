@@ -39,6 +39,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp.numeric.exact import library_number
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
@@ -104,17 +105,10 @@ def toggles_note(flipped: Sequence[str]) -> str:
 
 
 def exact(value: object, what: str = "value") -> Fraction:
-    """An OpenDP number at its exact value: a float at its exact binary value
-    (:func:`~exactdp.numeric.exact.from_float`), an int as is."""
-    from exactdp.numeric.exact import from_float
-    if isinstance(value, bool):
-        raise InvalidArgument(f"{what}={value!r} is a bool; expected an OpenDP number")
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        return from_float(value)
-    raise InvalidArgument(f"{what}={value!r} ({type(value).__name__}) is not a number OpenDP "
-                          f"returns; expected an int or a float")
+    """An OpenDP number at its exact value: a float at its exact binary value, an int as is
+    (``what`` is kept for the callers' messages; the reader is
+    :func:`~exactdp.numeric.exact.library_number`)."""
+    return library_number(value, f"OpenDP ({what})")
 
 
 def run(what: str, fn: Callable, *args, **kwargs):

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.numeric.exact import library_number
 
 __all__ = ["SpiedNoise", "require", "exact", "spy", "aggregate", "naive_budgets"]
 
@@ -46,14 +46,7 @@ def require():
 
 def exact(value: Any) -> Fraction:
     """A number PipelineDP computed (Python/NumPy int or float) at its exact value."""
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected a number PipelineDP computed")
-    if isinstance(value, int) or type(value).__name__.startswith("int"):
-        return Fraction(int(value))
-    f = float(value)
-    if f != value:  # pragma: no cover - a type wider than float64
-        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64 or an integer")
-    return from_float(f)
+    return library_number(value, "PipelineDP")
 
 
 @dataclass(frozen=True)

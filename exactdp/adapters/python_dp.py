@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.numeric.exact import from_float, library_number
 
 __all__ = ["DTYPES", "HUGE_EPSILON", "require", "exact", "make", "state", "released",
            "decode_summary", "laplace_diversity", "gaussian_std", "gaussian_granularity"]
@@ -58,13 +58,7 @@ def require():
 
 def exact(value: Any) -> Fraction:
     """A number pydp returned (Python int or float) at its exact value."""
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected a number pydp computed")
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        return from_float(value)
-    raise InvalidArgument(f"value={value!r} is a {type(value).__name__}; expected an int or a float")
+    return library_number(value, "pydp")
 
 
 def make(kind: str, **params):

@@ -39,7 +39,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
-from exactdp.numeric.exact import from_float
+from exactdp.numeric.exact import library_number
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "NoisedColumn", "Plan", "Table", "exact", "exact_aggregates",
@@ -72,16 +72,8 @@ def version() -> str:
 
 
 def exact(value: Any) -> Fraction:
-    """An answer or parameter snsql returned (int, float, NumPy scalar) at its exact value."""
-    if isinstance(value, bool):
-        return Fraction(int(value))
-    if hasattr(value, "item") and not isinstance(value, (int, float)):
-        value = value.item()  # a NumPy scalar
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        return from_float(value)
-    raise InvalidArgument(f"value={value!r} is not a number snsql returns (int or float)")
+    """An answer or parameter snsql returned (int, float, bool, NumPy scalar) at its exact value."""
+    return library_number(int(value) if isinstance(value, bool) else value, "snsql")
 
 
 def metadata(lower: object = None, upper: object = None, *, kind: str = "float",

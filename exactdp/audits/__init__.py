@@ -5,8 +5,8 @@
 library's claims and model its arithmetic live in :mod:`exactdp.adapters`.
 """
 
-from exactdp.audits.base import EVIDENCE_TEXT, Audit, AuditResult, Finding, Replay, version_applies, weakest
+from exactdp.audits.base import EVIDENCE_TEXT, Audit, AuditResult, Finding, Replay, Settings, Severity, version_applies, weakest
 from exactdp.audits.runner import SUITES, installed_version, run_audits, run_one, suite
 
-__all__ = ["Audit", "AuditResult", "Finding", "Replay", "EVIDENCE_TEXT", "weakest", "version_applies", "SUITES",
+__all__ = ["Audit", "AuditResult", "Finding", "Replay", "Settings", "Severity", "EVIDENCE_TEXT", "weakest", "version_applies", "SUITES",
            "installed_version", "run_audits", "run_one", "suite"]

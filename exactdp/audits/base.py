@@ -41,7 +41,7 @@ from typing import Any, Callable, ClassVar
 from exactdp._usercode import printable
 from exactdp.checkers.results import Evidence, Verdict, qualify
 
-__all__ = ["Replay", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
+__all__ = ["Replay", "Settings", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
            "DEPTHS", "call_library"]
 
 DEPTHS = ("quick", "full")
@@ -95,6 +95,39 @@ class Replay(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class Settings:
+    """The finite set of parameter settings a verdict was reached on (issue 25): a hold on
+    5 settings must not read like a hold everywhere.
+
+    ``count`` is how many settings (parameter combinations) were checked; ``span`` says
+    how far they reach, in words a reader can act on (``"epsilon 1e-06..1e+308, delta
+    down to 5e-324, n up to 2^20"``). Text output says ``holds-on-grid on 120 settings
+    (epsilon 1e-06..50)``.
+
+    >>> Settings(120, "epsilon 1e-06..50").text
+    '120 settings (epsilon 1e-06..50)'
+    """
+
+    count: int
+    span: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
+            from exactdp.errors import InvalidArgument
+
+            raise InvalidArgument(f"count={self.count!r}: a verdict rests on at least one setting; give "
+                                  f"the number of parameter settings checked")
+
+    @property
+    def text(self) -> str:
+        noun = "setting" if self.count == 1 else "settings"
+        return f"{self.count:,} {noun}" + (f" ({self.span})" if self.span else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "span": self.span}
+
+
+@dataclass(frozen=True)
 class Finding:
     """What one audit function found (the runner adds who and when).
 
@@ -115,9 +148,14 @@ class Finding:
     evidence: Evidence | None = None
     scope: str = ""
     note: str = ""
+    settings: Settings | None = None  # the parameter settings checked (None: one, named in the scope)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.settings is not None and not isinstance(self.settings, Settings):
+            from exactdp.errors import InvalidArgument
+
+            raise InvalidArgument(f"settings={self.settings!r}: expected a Settings(count, span) or None")
         if self.replay is not None:
             object.__setattr__(self, "replay", Replay(self.replay))
         if self.evidence is not None:
@@ -332,6 +370,9 @@ class Audit:
     source: str = ""
     expect: dict[str, str] = field(default_factory=dict)
     corpus: bool = False  # a regression audit from the corpus of publicly reported bugs
+    # the library's public primitives this audit exercises, as qualified names
+    # ("opendp.measurements.make_laplace"): ``exactdp audit LIB --coverage`` maps them
+    covers: tuple[str, ...] = ()
     severity: Callable[[], Severity] | None = field(default=None, repr=False, compare=False)
     # the installed version of the audited library, as ``() -> str``: set by the runner when it
     # loads the suite (exactdp.audits.runner.suite), so this module imports neither the runner
@@ -418,6 +459,7 @@ class AuditResult:
     evidence: str | None = None  # an Evidence value: what the verdict rests on (None: nothing)
     tight: bool = False  # the claim equals the truth on every case checked (holds-tight before qualify)
     severity: Severity | None = None  # the severity step's answer (--depth full), if the audit has one
+    settings: Settings | None = None  # the parameter settings the verdict rests on, when more than one
 
     @property
     def violated(self) -> bool:
@@ -440,7 +482,8 @@ class AuditResult:
                 "scope": self.scope, "note": self.note, "source": self.source,
                 "expected": self.expected, "claimed": self.claimed, "evidence": self.evidence,
                 "tight": self.tight, "seconds": round(self.seconds, 3),
-                "severity": None if self.severity is None else self.severity.to_dict()}
+                "severity": None if self.severity is None else self.severity.to_dict(),
+                "settings": None if self.settings is None else self.settings.to_dict()}
 
     def describe(self, *, full: bool = True, value: Callable[[Any], str] | None = None) -> list[str]:
         """The result as lines: the head (id, library, component, verdict), then claim, truth,
@@ -450,7 +493,8 @@ class AuditResult:
         value = value or _short
         tight = " (tight)" if self.tight and self.verdict != Verdict.HOLDS_TIGHT.value else ""
         claimed = f" = {self.claimed}" if self.claimed and self.claimed != self.claim else ""
-        lines = [f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}{tight}",
+        on = f" on {self.settings.text}" if self.settings is not None and self.verdict not in ("skipped", "error") else ""
+        lines = [f"{self.id} [{self.library} {self.version}] {self.component}: {self.verdict.upper()}{tight}{on}",
                  f"claim: {self.claim}{claimed}"]
         if self.truth is not None:
             lines.append(f"truth: {self.truth}")

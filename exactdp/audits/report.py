@@ -201,6 +201,8 @@ def _fields(r: AuditResult) -> list[tuple[str, str]]:
         rows.append(("evidence", f"{r.evidence}: {EVIDENCE_TEXT[Evidence(r.evidence)]}"))
     if r.scope:
         rows.append(("scope", r.scope))
+    if r.settings is not None:
+        rows.append(("settings", r.settings.text))
     if r.note:
         rows.append(("note", r.note))
     if r.expected and r.expected != r.verdict and r.verdict not in ("skipped", "error"):

@@ -35,7 +35,7 @@ from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
 __all__ = ["SUITES", "CHECKED", "DEFAULT_TIME_LIMIT", "DEPTHS", "check_depth", "installed_version", "suite", "suite_names",
-           "plugin_suites", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
+           "plugin_suites", "suite_module", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
 
 SUITES = {
     "opendp": "exactdp.audits.suite_opendp",
@@ -87,7 +87,9 @@ def suite_names() -> list[str]:
     return list(SUITES) + [name for name in plugin_suites() if name not in SUITES]
 
 
-def _suite_module(library: str):
+def suite_module(library: str):
+    """The module holding ``library``'s suite (a plug-in's is imported contained, see
+    :func:`exactdp.audits.plugins.load`)."""
     if library in SUITES:
         return importlib.import_module(SUITES[library])
     found = plugin_suites()
@@ -99,7 +101,7 @@ def _suite_module(library: str):
 
 def installed_version(library: str) -> str:
     """The installed version of ``library``, or :class:`MissingDependency` naming the extra."""
-    module = _suite_module(library)
+    module = suite_module(library)
     try:
         return metadata.version(module.DISTRIBUTION)
     except metadata.PackageNotFoundError:
@@ -111,7 +113,7 @@ def installed_version(library: str) -> str:
 
 def checked_on(library: str) -> tuple[str, ...]:
     """The versions of ``library`` its suite was checked on (``()``: it does not say)."""
-    module = _suite_module(library)
+    module = suite_module(library)
     versions = getattr(module, "CHECKED_ON", None)
     if versions is None:
         versions = CHECKED.get(library, ((), ""))[0] if library in SUITES else ()
@@ -120,7 +122,7 @@ def checked_on(library: str) -> tuple[str, ...]:
 
 def supported(library: str) -> str:
     """The version range ``library``'s suite applies to (``""``: any)."""
-    module = _suite_module(library)
+    module = suite_module(library)
     spec = getattr(module, "SUPPORTED", None)
     if spec is None:
         spec = CHECKED.get(library, ((), ""))[1] if library in SUITES else ""
@@ -129,7 +131,7 @@ def supported(library: str) -> str:
 
 def distribution(library: str) -> str:
     """The name pip knows the library audited by the suite ``library`` by."""
-    return _suite_module(library).DISTRIBUTION
+    return suite_module(library).DISTRIBUTION
 
 
 def version_note(library: str, version: str) -> str | None:
@@ -180,7 +182,7 @@ def suite(library: str) -> list[Audit]:
     :data:`LOAD_TIME_LIMIT`): one that exits, raises, prints, hangs, leaves a thread
     running or returns anything but a non-empty list of :class:`Audit` with distinct
     string ids is :class:`~exactdp.audits.plugins.PluginBroken` (one line naming it)."""
-    module = _suite_module(library)
+    module = suite_module(library)
     if library in SUITES:
         listed = module.audits()
     else:
@@ -327,7 +329,8 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
                        finding.replay.value if finding.replay else None, finding.scope,
                        finding.note, audit.source, audit.expected(version), seconds, finding.claim,
                        evidence=finding.evidence.value if finding.evidence else None,
-                       tight=found.tight and finding.verdict.holding, severity=severity)
+                       tight=found.tight and finding.verdict.holding, severity=severity,
+                       settings=finding.settings)
 
 
 def _run_severity(audit: Audit, time_limit: float | None, strict: bool = True) -> Severity:

@@ -4,16 +4,20 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
 import json
 import os
 import sys
 import time
 from datetime import datetime, timezone
 
-from exactdp._alarm import read_seconds
-from exactdp._usercode import printable
+from exactdp._alarm import alarm_after, read_seconds
+from exactdp._usercode import Contained, Stopped, contained, printable
+from exactdp.audits.coverage import coverage
+from exactdp.audits.objects import audit_object
 from exactdp.audits.plugins import PluginBroken
-from exactdp.audits.runner import DEFAULT_TIME_LIMIT
+from exactdp.audits.runner import DEFAULT_TIME_LIMIT, check_depth
 from exactdp.cli import _options as opt
 from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument, MissingDependency
@@ -183,6 +187,16 @@ def run(args) -> int:
         if fmt not in ("text", "json"):
             raise InvalidArgument(f"--format {fmt} with --list: the list is text or json (--json)")
         return _list(args.library, fmt == "json")
+    if args.object is not None:
+        return _audit_object(args, fmt)
+    if args.coverage:
+        if args.library is None:
+            raise InvalidArgument("--coverage maps one library: give it (exactdp audit LIBRARY --coverage)")
+        if fmt not in ("text", "json"):
+            raise InvalidArgument(f"--format {fmt} with --coverage: the map is text or json (--json)")
+        found = coverage(args.library)
+        print(json.dumps(found.to_dict(), indent=2) if fmt == "json" else "\n".join(found.lines()))
+        return OK
     if args.library is None:
         raise InvalidArgument("give the library to audit (exactdp audit LIBRARY), or --list")
     depth = runner.check_depth(args.depth)
@@ -199,7 +213,7 @@ def run(args) -> int:
                                   f"'exactdp audit {args.library} --list' shows the {len(known)} ids")
     if args.output is not None:
         check_writable(args.output)
-        args.output = os.path.abspath(args.output)  # the audits cannot move it (a chdir is put back too)
+        shown, args.output = args.output, os.path.abspath(args.output)  # the audits cannot move it
     shadow = runner.plugin_suites().get(args.library) if args.library in runner.SUITES else None
     if shadow is not None:
         print(f"exactdp: note: the built-in {args.library} suite runs; the audit plug-in of the same name "
@@ -240,7 +254,7 @@ def run(args) -> int:
     if args.output is not None:
         with open(args.output, "w", encoding="utf-8", newline="\n") as f:
             f.write(rep.render(report, fmt))
-        print(f"exactdp: the {fmt} report is in {args.output}", file=sys.stderr)
+        print(f"exactdp: the {fmt} report is in {shown}", file=sys.stderr)
     elif fmt != "text":
         sys.stdout.write(rep.render(report, fmt))
     if counts.get("error"):
@@ -250,6 +264,71 @@ def run(args) -> int:
         print(f"exactdp: the severity step of {len(failed)} audit(s) could not run ({', '.join(failed)}; "
               f"see 'severity' above)", file=sys.stderr)
     return status
+
+
+def _load_object(target: str):
+    """``MODULE:EXPR``: import MODULE (the working directory appended to ``sys.path`` for the
+    import only) and evaluate EXPR in its namespace, both contained (an exit, a print or a
+    hang is refused in one line)."""
+    module_name, sep, expr = target.partition(":")
+    if not sep or not module_name or not expr.strip():
+        raise InvalidArgument(f"--object={target!r}: expected MODULE:EXPR, such as "
+                              f"'mypipeline:make_release()' or 'opendp.measurements:make_laplace(...)'")
+    box = Contained()
+    added = os.getcwd() not in sys.path
+    try:
+        with alarm_after(DEFAULT_TIME_LIMIT, _Slow), contained(_Slow, record=box):
+            if added:
+                sys.path.append(os.getcwd())
+            try:
+                module = importlib.import_module(module_name)
+            finally:
+                if added and os.getcwd() in sys.path:
+                    sys.path.remove(os.getcwd())
+            return eval(expr, vars(module))  # noqa: S307 - the user's own expression, as typed
+    except _Slow:
+        raise InvalidArgument(f"--object={target!r} did not load within {DEFAULT_TIME_LIMIT:g} s") from None
+    except Stopped as e:
+        raise InvalidArgument(f"--object={target!r}: loading it {e.describe()}{box.printed.said()}") from None
+    except Exception as e:  # noqa: BLE001 - the user's module or expression
+        raise InvalidArgument(f"--object={target!r}: {type(e).__name__}: {printable(str(e).splitlines()[0] if str(e) else '')}; "
+                              f"check the module path and the expression") from None
+
+
+class _Slow(BaseException):
+    """The alarm in :func:`_load_object`."""
+
+
+def _object_options(pairs: list[str]) -> dict:
+    options = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise InvalidArgument(f"--set={pair!r}: expected KEY=VALUE, such as d_in=2 or values=[0,1,2]")
+        try:
+            options[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            options[key] = text  # a word or a range such as 0..3: the reader reads it
+    return options
+
+
+def _audit_object(args, fmt: str) -> int:
+    from exactdp.audits import report as rep
+
+    if args.library is not None or args.list or args.coverage:
+        raise InvalidArgument("--object audits one object: give it without a library, --list or --coverage")
+    if fmt not in ("text", "json"):
+        raise InvalidArgument(f"--format {fmt} with --object: the result is text or json (--json)")
+    obj = _load_object(args.object)
+    result = audit_object(obj, time_limit=args.time_limit, depth=check_depth(args.depth),
+                          **_object_options(args.set or []))
+    if fmt == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(rep.result_text(result))
+    if result.verdict == "error":
+        return BAD_INPUT
+    return CLAIM_FAILED if result.verdict in ("violated", "undecided") else OK
 
 
 def _format(args) -> str:
@@ -310,6 +389,16 @@ def register(subparsers) -> None:
     opt.only_option(p, "run only this audit (repeatable; --list shows the ids)", metavar="ID", repeat=True)
     p.add_argument("--list", action="store_true",
                    help="list the suite's audits and the installed version (every suite without LIBRARY)")
+    p.add_argument("--object", metavar="MODULE:EXPR", default=None,
+                   help="audit one library object (an OpenDP Transformation, Measurement or Odometer, a "
+                        "Tumult Core transformation or measurement, a diffprivlib mechanism, a dp_accounting "
+                        "DpEvent, an Opacus accountant): import MODULE and evaluate EXPR in it")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="with --object: an option of its audit (repeat), e.g. d_in=2, values=[0,1,2], sizes=0..3")
+    p.add_argument("--coverage", action="store_true",
+                   help="list every public primitive of the installed library that adds noise, aggregates, "
+                        "bounds contributions, selects partitions or accounts a budget, each with the ids of "
+                        "the audits that exercise it or 'not audited' and why")
     p.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="S",
                    help=f"seconds one audit may take (default {DEFAULT_TIME_LIMIT:g})")
     opt.json_option(p, "a JSON list instead of text (the same as --format json)")

@@ -48,7 +48,7 @@ __all__ = [
     "to_exact", "from_float", "format_exact", "format_dataset", "common_denominator",
     "show_exact", "float_reading", "current_float_reading", "FLOAT_READINGS",
     "MAX_DECIMAL_EXPONENT", "MAX_BINARY_EXPONENT", "MAX_DIGITS", "MAX_FORMATTED_BITS",
-    "is_non_finite", "refuse_non_finite", "clip_text", "returned_float",
+    "is_non_finite", "refuse_non_finite", "clip_text", "returned_float", "library_number",
 ]
 
 MAX_DECIMAL_EXPONENT = 4000
@@ -297,23 +297,49 @@ def from_float(value: float) -> Fraction:
     return Fraction(value)
 
 
+def library_number(value, library: str = "the library", *, infinite: bool = False) -> Fraction | float:
+    """A number an audited library returned or stores, at its exact value: the one reader
+    of library floats. An integer (Python or NumPy) is itself; a float (Python or NumPy
+    float64) is its exact binary value, never its decimal look. ``infinite=True`` keeps
+    ``math.inf`` (an epsilon bound that says nothing); otherwise an infinity, a NaN, a
+    ``bool`` or anything else is one line of :class:`InvalidArgument` naming ``library``.
+
+    >>> library_number(0.1, "a library")
+    Fraction(3602879701896397, 36028797018963968)
+    >>> library_number(7)
+    Fraction(7, 1)
+    >>> library_number(float("inf"), infinite=True)
+    inf
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(f"value={value!r} is a bool; expected a number {library} computed")
+    if isinstance(value, numbers.Integral):  # int, NumPy integers
+        return Fraction(int(value))
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"value={value!r} ({type(value).__name__}) is not a number {library} "
+                              f"returns; expected an int or a float") from None
+    if f != f:
+        raise InvalidArgument(f"value={value!r} is NaN: {library} returned no number")
+    if f != value:  # pragma: no cover - a type wider than float64 (np.longdouble)
+        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64 or an integer")
+    if math.isinf(f):
+        if infinite and f > 0:
+            return math.inf
+        raise InvalidArgument(f"value={value!r} is not finite: {library} returned no finite number")
+    return from_float(f)
+
+
 def returned_float(value, library: str) -> Fraction | float:
     """A number ``library`` returned (a Python or NumPy float) at its exact binary value;
-    ``math.inf`` stays ``math.inf`` (for an epsilon: an upper bound that says nothing).
+    ``math.inf`` stays ``math.inf`` (for an epsilon: an upper bound that says nothing):
+    :func:`library_number` with ``infinite=True``.
 
     >>> returned_float(0.1, "a library")
     Fraction(3602879701896397, 36028797018963968)
     """
-    if isinstance(value, bool):
-        raise InvalidArgument(f"value={value!r} is a bool; expected the float {library} returned")
-    f = float(value)
-    if f != f:
-        raise InvalidArgument(f"value={value!r} is NaN: {library} returned no number")
-    if f != value:  # pragma: no cover - a type wider than float64 (np.longdouble)
-        raise InvalidArgument(f"value={value!r} is not a float64; expected a float64")
-    if f == math.inf:
-        return math.inf
-    return from_float(f)
+    return library_number(value, library, infinite=True)
 
 
 MAX_FORMATTED_BITS = 200_000
