@@ -1340,11 +1340,13 @@ def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int)
         if hasattr(model, "variance_bound"):  # a bounded loss: its largest square
             var += times * model.variance_bound()
             continue
-        q, mu2 = float(model.q), float(model.mu) ** 2
+        q, mu2 = float(model.q), float(min(model.mu, 10**100)) ** 2  # mu**2 may overflow: inf is as good
         bound = mu2 * (1 + mu2 / 4)
         if q < 1:
             bound = min(bound, q * q * math.expm1(min(mu2, 700.0)) / (1 - q))
         var += times * bound
+    if one > 2**900:  # a range beyond floats (sigma = 1e-160): the full support, refused over any budget
+        return one + 1, k * span + 1
     window = 2 * math.sqrt(2 * k * var * (bits + 40) * 0.7) * 2**m + one + 1
     return one + 1, int(min(k * span + 1, window))
 

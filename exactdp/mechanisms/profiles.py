@@ -275,13 +275,14 @@ class PoissonDiscreteGaussian:
         return _truncation_point(0, self.s2, prec)
 
     def loss_range(self, direction: str) -> tuple[float, float]:
-        m, c = self._cut(64), 1 / (2 * float(self.s2))
-        x = (2 * self.d * (m + self.d) - self.d**2) * c  # the largest log-ratio kept (and -x the least)
-        return _loss_range(self.q, [-x, x], direction)
+        m = self._cut(64)
+        exact = Fraction(2 * self.d * (m + self.d) - self.d**2) / (2 * self.s2)
+        x = float(min(exact, Fraction(10**300)))  # the largest log-ratio kept (and -x the least); a float
+        return _loss_range(self.q, [-x, x], direction)  # for the grid's range only (1e300: counted, refused)
 
     def variance_bound(self) -> float:
         # the loss's variance is at most the base pair's, (d/sigma)**2 (1 + ...): use its square range
-        return min(_square_range(self), 4 * self.d**2 / float(self.s2) + 1)
+        return min(_square_range(self), float(min(4 * self.d**2 / self.s2, Fraction(10**300))) + 1)
 
     def classes(self, arb, prec: int) -> tuple:
         """``([(p1_z, p0_z) for z = -M .. M + d], tail)`` as balls: ``tail`` bounds the mass of
@@ -375,7 +376,7 @@ class WithoutReplacement:
     def variance_bound(self) -> float:
         if hasattr(self.base, "variance_bound"):
             return 2 * self.base.variance_bound()
-        q, mu2 = float(self.base.q), float(self.base.mu) ** 2
+        q, mu2 = float(self.base.q), float(min(self.base.mu, 10**100)) ** 2  # inf for a huge mu: as good
         bound = mu2 * (1 + mu2 / 4)
         if q < 1:
             bound = min(bound, q * q * math.expm1(min(mu2, 700.0)) / (1 - q))

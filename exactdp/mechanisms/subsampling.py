@@ -98,10 +98,20 @@ class LatticePair:
     bits: int
 
 
-def _fraction(x) -> Fraction:
+def _fraction_floor(x, prec: int) -> Fraction:
+    """An exact point ``x`` rounded DOWN to a multiple of ``2**-prec`` (a lower bound of it).
+
+    A value far below ``2**-prec`` (a Gaussian tail ``erfc(4e4)`` is about ``2**-(2e9)``) is
+    not turned into a Fraction of a 2-billion-bit denominator: it rounds to 0 (or to
+    ``-2**-prec`` when negative). Every caller needs only a lower bound, so rounding down is
+    the safe side."""
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    if exp >= 0:
+        return Fraction(man << exp)
+    if man.bit_length() + exp >= -prec - 2:  # not tiny: exact
+        return Fraction(man, 1 << -exp)
+    return Fraction(0) if man >= 0 else Fraction(-1, 1 << prec)
 
 
 def _dyadic(arb, x: Fraction):
@@ -179,12 +189,24 @@ def grid_points(model, direction: str, h: Fraction, tail_bits: int) -> tuple[int
     if not isinstance(model, PoissonGaussian):
         lo, hi = model.loss_range(direction)  # floats: the bounded losses' least and largest
         return math.floor(lo / float(h)) - 1, math.ceil(hi / float(h)) + 1
-    q, mu = float(model.q), float(model.mu)
     t = math.sqrt(2 * tail_bits * math.log(2)) + 1  # P[Z > t] <= 2**-tail_bits
-    keep = 1 - q
+    keep = 1 - float(model.q)
+    if model.mu > 10**100:  # mu**2 overflows a float: a bound in exact arithmetic (only counted, then refused)
+        # every loss is at most mu**2/2 + mu t + 1 in size on the grid's range (|mu x - mu**2/2| there)
+        reach = model.mu * model.mu / 2 + model.mu * (Fraction(t) + 1) + 1
+        n = math.ceil(reach / h) + 2
+        low = math.floor(math.log(keep) / float(h)) - 1 if keep > 0 else -n
+        high = math.ceil(-math.log(keep) / float(h)) + 2 if keep > 0 else n
+        return (low, n) if direction == "remove" else (-n, high)
+    q, mu = float(model.q), float(model.mu)
 
-    def loss_at(x):  # log(1 - q + q e^(mu x - mu^2/2)), without overflow
-        z = mu * x - mu * mu / 2 + math.log(q)
+    def loss_at(x):  # log(1 - q + q e^(mu x - mu^2/2)), without overflow, accurate for a tiny mu
+        y = mu * x - mu * mu / 2
+        if q == 1:
+            return y
+        if y < 30:  # log1p(q expm1(y)) keeps a loss of 1e-300 (sigma = 1e300) from rounding to 0
+            return math.log1p(q * math.expm1(y))
+        z = y + math.log(q)
         return z + math.log1p(keep * math.exp(-z)) if z > 0 else math.log(keep + math.exp(z))
 
     hf = float(h)
@@ -318,13 +340,13 @@ def _lower_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
         err = [(a[i + 1] - a[i]) * (qt[i] - qt[i + 1]) / 4 for i in range(n - 1)]
         err.append(arb(0))
         c = [err[0]] + [_max(err[i - 1], err[i]) for i in range(1, n)]
-        g = [_fraction((hv[i] - c[i]).lower()) for i in range(n)]  # exact, <= H - c
+        g = [_fraction_floor((hv[i] - c[i]).lower(), prof.prec) for i in range(n)]  # exact, <= H - c
         # the end: the first point (past the start) whose value is not certified positive
         # holds 0; the one before lies under the tangent of H there (so that chord is below H)
         first = next((i for i in range(1, n) if hv[i].upper() < 1 and g[i] <= 0), n - 1)
         end = max(first, 2)
         g[end] = Fraction(0)
-        tangent = _fraction((qt[end] * (a[end] - a[end - 1])).lower())
+        tangent = _fraction_floor((qt[end] * (a[end] - a[end - 1])).lower(), prof.prec)
         g[end - 1] = max(Fraction(0), min(g[end - 1], tangent))
         # the start: along 1 - a up to a point m whose value 1 - a_m is at most H - E_m (its
         # chord to the next point stays below H); every later value must lie above the line
@@ -335,7 +357,7 @@ def _lower_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
             m += 1
         verts = [(None, arb(0), arb(1)), (lo + m, a[m], 1 - a[m])]
         verts += [(lo + i, a[i], _dyadic(arb, g[i])) for i in range(m + 1, end + 1)]
-        verts = _lower_hull(verts, Fraction(1, 2 ** (prof.prec - 16)))
+        verts = _lower_hull(verts, Fraction(1, 2 ** (prof.prec - 16)), prof.prec)
         return _pair_of(prof, verts, bits)
 
 
@@ -343,7 +365,7 @@ def _max(x, y):
     return x if bool(x > y) else (y if bool(y > x) else x.union(y))
 
 
-def _lower_hull(verts: list, margin: Fraction) -> list:
+def _lower_hull(verts: list, margin: Fraction, prec: int = 1 << 20) -> list:
     """The greatest convex minorant of the polyline through ``verts``, certified: a vertex
     certified above its neighbours' chord is dropped (the new chord lies below the polyline,
     so below ``H``); one that cannot be told from the chord is lowered ``margin`` below it (a
@@ -366,7 +388,7 @@ def _lower_hull(verts: list, margin: Fraction) -> list:
                 j -= 1
                 continue
             chord = u[2] + (x[2] - u[2]) * (v[1] - u[1]) / (x[1] - u[1])
-            new = min(_fraction(v[2].lower()), _fraction(chord.lower())) - margin
+            new = min(_fraction_floor(v[2].lower(), prec), _fraction_floor(chord.lower(), prec)) - margin
             if new < 0:  # a value this small cannot be placed below the chord and above 0
                 raise _Uncertified(v[0])
             out[j] = (v[0], v[1], _dyadic(arb, new))
