@@ -158,6 +158,12 @@ def run(args) -> int:
               f"{trivial} at the largest precision tried ({result.bits} bits); use a larger {other}, a "
               f"smaller k, or other parameters", file=sys.stderr)
         return CLAIM_FAILED
+    if not result.width_met and (checked is None or checked.verdict == "undecided"):
+        # a missed width is no full answer (a --check decided either way still is one)
+        print(f"exactdp account: NOT within --width={float(result.width):g} (relative width "
+              f"{float(result.relative_width()):.3g}); stopped: {result.stopped or 'the refinement ended short'}",
+              file=sys.stderr)
+        return CLAIM_FAILED
     if checked is None:
         return OK
     return OK if checked.ok else CLAIM_FAILED

@@ -799,6 +799,7 @@ class AccountResult:
     extra: dict = field(default_factory=dict)
     upper_only: bool = False  # a component is composed through a pair that dominates it: the
     # upper end bounds the mechanisms' curve, the lower end only that pair's (not theirs)
+    stopped: str = ""  # when the width was not met: what stopped the refinement (and what to do)
 
     # named views
     @property
@@ -897,6 +898,8 @@ class AccountResult:
             out["certified"] = "nothing"
         if self.upper_only:
             out["upper_only"] = True
+        if not self.width_met and self.stopped:
+            out["stopped"] = self.stopped
         return out
 
     def __str__(self) -> str:
@@ -915,6 +918,8 @@ class AccountResult:
         ]
         if self.notes:
             lines.append(f"  {self.notes}")
+        if not self.width_met and self.stopped:
+            lines.append(f"  stopped: {self.stopped}")
         return "\n".join(lines)
 
 
@@ -1193,10 +1198,15 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
 
     scope_notes = "; ".join(dict.fromkeys(c.note for c in components if c.note))
 
-    def result(lo, hi, met, bits, slots, notes="") -> AccountResult:
+    def result(lo, hi, met, bits, slots, notes="", stopped="") -> AccountResult:
         notes = "; ".join(n for n in (notes, scope_notes) if n)
+        if not met and not stopped:
+            stopped = (f"the working precision reached its cap of {bits:,} bits before the enclosure was "
+                       f"that narrow; ask for a larger width" + (", or a larger delta" if quantity == "epsilon"
+                                                                 else ""))
         return AccountResult(described, k, quantity, given, lo, hi, w, met, bits, slots,
-                             time.perf_counter() - started, notes, upper_only=bool(scope_notes))
+                             time.perf_counter() - started, notes, upper_only=bool(scope_notes),
+                             stopped="" if met else stopped)
 
     # the trivial cases, decided exactly
     if kind == "null":
@@ -1351,36 +1361,102 @@ def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int)
     return one + 1, int(min(k * span + 1, window))
 
 
+_POINT_WEIGHT = 3
+"""A profile point (a few Arb normal tails) costs about three lattice points of the same precision
+while composing (measured: 35,479 points at 1,088 bits took 7.5 s; convolving 37,621 points at
+1,024 bits, 2.7 s)."""
+
+
+def _grid_work(points: int, slots: int, bits: int) -> int:
+    """The work of one grid, in lattice points of 128 bits (what ``max_slots`` counts): the composed
+    points at ``bits`` and the profile points at ``bits + 64``, each weighted by its size."""
+    return slots * max(bits, 128) // 128 + _POINT_WEIGHT * points * max(bits + 64, 128) // 128
+
+
+def _tv_zero(parts: list, k: int, delta: Fraction) -> bool:
+    """Certified ``delta(0) <= delta`` for Gaussians only (each Poisson-subsampled at a rate ``q``,
+    ``q = 1`` the plain one), so that ``epsilon(delta) = 0`` exactly.
+
+    The argument: ``delta(0)`` is the total variation ``TV`` between the composed pair's two
+    measures (either direction). One step's remove pair ``((1 - q) N(0, 1) + q N(mu, 1), N(0, 1))``
+    (and the add pair, its mirror) has ``TV = q TV(N(mu, 1), N(0, 1)) = q erf(mu / (2 sqrt 2))
+    <= q mu / sqrt(2 pi)`` (``erf' <= 2 / sqrt(pi)``); ``TV`` of a product is at most the sum of
+    the factors' (a coupling per factor), so ``delta(0) <= S / sqrt(2 pi)``, ``S = k sum(times q mu)``.
+    Also, each step is a post-processing of the plain Gaussian pair (keep the output with probability
+    ``q``, else replace it by a fresh ``N(0, 1)`` draw), so the composition is dominated by the
+    Gaussian of ``mu_total**2 = k sum(times mu**2)``, whose ``delta(0) = erf(mu_total / (2 sqrt 2))
+    <= mu_total / sqrt(2 pi)``. With ``1 / sqrt(2 pi) < 2/5``, either ``(2/5) S <= delta`` or
+    ``(4/25) mu_total**2 <= delta**2`` proves the claim, in exact rationals."""
+    from exactdp.mechanisms.subsampling import PoissonGaussian
+
+    if not all(type(model) is PoissonGaussian for model, _ in parts):
+        return False
+    s = k * sum(times * model.q * model.mu for model, times in parts)
+    x = k * sum(times * model.mu * model.mu for model, times in parts)
+    return Fraction(2, 5) * s <= delta or Fraction(4, 25) * x <= delta * delta
+
+
 def _account_subsampled(components: list, k: int, quantity: str, given: Fraction, w: Fraction,
                         max_slots, max_bits: int, result, cache: dict) -> AccountResult:
     """Gaussians, at least one Poisson-subsampled, composed on the loss grid ``h = 2**-m``: each
     component's certified pairs (``times`` each per round) multiplied, per direction, then ``k``
-    rounds. ``m`` is refined until the width is met (or the next grid would pass ``max_slots``,
-    or ``m`` reaches its last level: then ``width_met`` is False). ``cache`` keeps the profiles'
-    points and each grid's composed pairs (with their precision)."""
+    rounds. ``m`` is refined until the width is met (or the next grid's work would pass
+    ``max_slots``, or ``m`` reaches its last level: then ``width_met`` is False and ``stopped``
+    says which). Each grid's enclosure is intersected with the coarser ones' (all are certified),
+    so refining never loosens the answer. ``cache`` keeps the profiles' points and each grid's
+    composed pairs (with their precision)."""
+    from exactdp._progress import Progress
     from exactdp.mechanisms.subsampling import lattice_pairs
 
     parts = [(c.model, c.times) for c in components]
+    if quantity == "epsilon" and _tv_zero(parts, k, given):
+        return result(Fraction(0), Fraction(0), True, 0, 0,
+                      "delta(0), the composition's total variation, is certified at most delta (at most "
+                      "min(k sum q mu, sqrt(k sum mu^2)) / sqrt(2 pi), mu = sensitivity/sigma): epsilon = 0 "
+                      "exactly")
     # every part one symmetric pair (sampling without replacement): the add direction is the remove one
     symmetric = all(hasattr(model, "batch") for model, _ in parts)
-    need = 1 / (given * w) if quantity == "epsilon" and given > 0 else Fraction(2**32)
     steps = k * sum(times for _, times in parts)
-    # each step's grid leaves out tails of at most 2**-tail_bits: in all at most steps * 2**-tail_bits
-    # of delta, below 2**-16 of the width asked (delta * width)
-    tail_bits = steps.bit_length() + math.ceil(need).bit_length() + 16
-    bracket, best = None, None
-    m = _SUB_FIRST_M
+    progress = Progress("account", 1)
+    try:
+        return _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_bits, result,
+                            cache, progress, lattice_pairs)
+    finally:
+        progress.close()
+
+
+def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_bits, result, cache,
+                 progress, lattice_pairs) -> AccountResult:
+    bracket, best, stop, capped = None, None, "", ""
+    lo_all, hi_all = Fraction(0), None  # the intersection of the enclosures found so far
+    m, last_m = _SUB_FIRST_M, None
     while m <= _SUB_LAST_M:
+        # the precision a delta this small asks for: from delta itself, or from the best upper end so far
+        target = given if quantity == "epsilon" else (hi_all if hi_all else Fraction(1, 2**32))
+        need = 1 / (target * w) if target > 0 else Fraction(2**32)
+        # each step's grid leaves out tails of at most 2**-tail_bits: in all at most steps * 2**-tail_bits
+        # of delta, below 2**-16 of the width asked (delta * width)
+        tail_bits = steps.bit_length() + math.ceil(need).bit_length() + 16
         one, _ = _subsampled_estimate(parts, m, k, 64, tail_bits)
-        bits = min(max_bits, 64 + (k * one).bit_length() + math.ceil(need).bit_length())
+        wanted = 64 + (k * one).bit_length() + math.ceil(need).bit_length()
+        bits = min(max_bits, wanted)
         slots = _subsampled_estimate(parts, m, k, bits, tail_bits)[1]
-        if max_slots is not None and slots > max_slots:
+        work = _grid_work(2 * one * len(parts), slots, bits)
+        if max_slots is not None and work > max_slots:
             if best is None:
-                refuse_above(slots, max_slots, option="max_slots",
-                             what=f"lattice points in the privacy-loss distribution of k={k:,} rounds "
-                                  f"at the grid 2**-{m}",
-                             hint="use a smaller k, or a larger sigma or smaller rate")
+                refuse_above(work, max_slots, option="max_slots",
+                             what=f"lattice points' work (points of 128 bits) for k={k:,} rounds at the grid "
+                                  f"2**-{m}: about {slots:,} points of {bits:,} bits and "
+                                  f"{2 * one * len(parts):,} profile points",
+                             hint="use a smaller k, a larger sigma or scale, a smaller rate"
+                                  + (", a larger delta" if quantity == "epsilon" else ", a smaller epsilon"))
+            if last_m is not None and m > last_m + 1:  # a jump too far: try the next grid instead
+                m -= 1
+                continue
+            stop = (f"the next grid 2**-{m} would cost about {work:,} lattice points of 128 bits, over "
+                    f"max_slots={max_slots:,}; raise max_slots (--max-slots) or ask for a larger width")
             break
+        progress.show(f"grid 2**-{m}, about {slots:,} points of {bits} bits", phase=True)
         kept = cache.get(("grid", m))
         if kept is not None and kept[0] >= bits:  # composed before at this grid, precise enough
             bits, ev, held = kept
@@ -1402,6 +1478,7 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
                                 [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add") if d in composed])
             held = max(len(lat.w) for lat in composed.values())
             cache[("grid", m)] = bits, ev, held
+        last_m = m
         notes = (f"Poisson subsampling, add/remove neighbours: the larger of the remove and add "
                  f"directions; certified pairs above and below on the loss grid 2**-{m}"
                  if any(model.q < 1 and not hasattr(model, "batch") for model, _ in parts) else
@@ -1411,32 +1488,54 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
                  f"certified pairs above and below on the loss grid 2**-{m}"
                  if any(hasattr(model, "batch") for model, _ in parts) else
                  f"certified pairs above and below on the loss grid 2**-{m}")
+        extra = ""
         if quantity == "delta":
             lo, hi = ev(given)
-            best = result(lo, hi, hi - lo <= w * hi, bits, held, notes)
         else:
             found = _epsilon_step(ev, given, w, bracket, "lattice", None)
             if found is None:  # delta(0) not certified above delta: 0 is still a lower end
                 upper = _upper_end_only(ev, given, w, "lattice", None)
-                if upper is not None and (best is None or upper[1] < best.upper):
-                    best = result(upper[0], upper[1], False, bits, held,
-                                  notes + f"; delta(0) could not be certified above delta={_approx(given)}, "
-                                          f"so the lower end is only the trivial 0; the upper end is certified")
-                best = best or result(Fraction(0), math.inf, False, bits, held, _not_bracketed(given, bits))
+                lo, hi = upper if upper is not None else (Fraction(0), math.inf)
+                extra = (f"; delta(0) could not be certified above delta={_approx(given)}, so the lower end "
+                         f"is only the trivial 0; the upper end is certified" if upper is not None else
+                         "; " + _not_bracketed(given, bits))
             else:
                 a, b, met, bracket = found
                 if not met:  # a midpoint was undecided: narrow each end on its own at this grid
                     a, b = _narrow(ev, given, a, b, w)
-                    met, bracket = b - a <= w * b, (a, b)
-                best = result(a, b, met, bits, held, notes)
-        if best.width_met:
+                    bracket = (a, b)
+                lo, hi = a, b
+        # every grid's enclosure is certified: keep their intersection (a finer grid never loosens it)
+        lo_all = max(lo_all, lo)
+        hi_all = hi if hi_all is None or (not isinstance(hi, float) and hi < hi_all) else hi_all
+        if isinstance(hi_all, float):
+            met = False
+        else:
+            lo_all = min(lo_all, hi_all)
+            met = hi_all - lo_all <= w * hi_all
+        best = result(lo_all, hi_all, met, bits, held, notes + extra, stopped="-")
+        if met:
             return best
+        if bits < wanted:  # said only if the width is missed in the end
+            capped = (f"the working precision reached its cap of {max_bits:,} bits (max_bits), where a "
+                      f"{'delta' if quantity == 'epsilon' else 'delta(epsilon)'} this small asks for about "
+                      f"{wanted:,}; use a larger " + ("delta" if quantity == "epsilon" else
+                                                      "width or a smaller epsilon"))
         # the grid's error falls as h**2: skip to the grid the width asks for (at least the next)
         # (as h for a pair with atoms in its loss, such as a finite pair: grid_order 1)
         ratio = best.relative_width() / w if best.relative_width() != math.inf else 4
         order = min(getattr(model, "grid_order", 2) for model, _ in parts)
         m += max(1, math.ceil(math.log2(max(float(ratio), 1.0)) / order))
-    return best
+    else:
+        stop = stop or (f"the loss grid reached 2**-{last_m}, the finest this width asks for within the last "
+                        f"level tried (2**-{_SUB_LAST_M}); ask for a larger width")
+    return _with_stop(best, "; ".join(x for x in (stop, capped) if x))
+
+
+def _with_stop(best: AccountResult, stop: str) -> AccountResult:
+    import dataclasses
+
+    return dataclasses.replace(best, stopped=stop or "the refinement ended short of the width")
 
 
 def _narrow(evaluate, delta: Fraction, a: Fraction, b: Fraction, w: Fraction) -> tuple[Fraction, Fraction]:
