@@ -41,7 +41,7 @@ from typing import Any
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import returned_float
 
-__all__ = ["DISTRIBUTION", "EXTRA", "ACCOUNTANTS", "require", "exact", "rdp_epsilon", "prv_epsilon",
+__all__ = ["DISTRIBUTION", "EXTRA", "ACCOUNTANTS", "require", "exact", "rdp_epsilon", "prv_epsilon", "engine_noise",
            "gdp_epsilon", "epsilon", "noise_multiplier"]
 
 DISTRIBUTION = "opacus"
@@ -147,3 +147,31 @@ def noise_multiplier(accountant: str, target_epsilon: float, delta: float, q: fl
         sigma = get_noise_multiplier(target_epsilon=target_epsilon, target_delta=delta, sample_rate=q,
                                      steps=k, accountant=accountant, epsilon_tolerance=epsilon_tolerance)
     return float(sigma)
+
+
+def engine_noise(target_epsilon: float, delta: float, n: int, batch_size: int, epochs: int,
+                 accountant: str = "prv") -> tuple[float, float, int]:
+    """``PrivacyEngine(accountant=...).make_private_with_epsilon(...)`` on a one-weight linear
+    model and a data loader of ``n`` records in batches of ``batch_size`` (Opacus replaces it by
+    Poisson sampling at rate ``batch_size / n``), for ``epochs``: the ``(noise_multiplier,
+    sample_rate, steps)`` of the optimizer and loader it returns, as the library set them
+    (``steps`` = epochs x batches per epoch, as its ``get_noise_multiplier`` call counts them)."""
+    if accountant not in ACCOUNTANTS:
+        raise InvalidArgument(f"accountant={accountant!r}: expected one of {', '.join(ACCOUNTANTS)}")
+    for name, v in (("n", n), ("batch_size", batch_size), ("epochs", epochs)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InvalidArgument(f"{name}={v!r} is not a whole number >= 1")
+    require()
+    import torch  # lazy: Opacus's own dependency, heavy
+    from opacus import PrivacyEngine  # lazy: optional library
+
+    model = torch.nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = torch.utils.data.TensorDataset(torch.zeros(n, 1), torch.zeros(n, 1))
+    loader = torch.utils.data.DataLoader(data, batch_size=batch_size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # secure-RNG and GDP warnings: the numbers stand
+        _, made, private_loader = PrivacyEngine(accountant=accountant).make_private_with_epsilon(
+            module=model, optimizer=optimizer, data_loader=loader, target_epsilon=target_epsilon,
+            target_delta=delta, epochs=epochs, max_grad_norm=1.0)
+    return float(made.noise_multiplier), float(private_loader.sample_rate), epochs * len(private_loader)

@@ -77,12 +77,22 @@ def test_missing_library_names_the_extra(monkeypatch):
 def test_suite_is_registered_and_lists_without_the_library():
     assert runner.SUITES["opacus"] == "exactdp.audits.suite_opacus"
     audits = runner.suite("opacus")
-    assert [a.id for a in audits] == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd", "opacus/noise-multiplier-rdp/dp-sgd",
-                                      "opacus/noise-multiplier-prv/dp-sgd"]
+    assert [a.id for a in audits] == ["opacus/rdp/dp-sgd", "opacus/prv/dp-sgd", "opacus/gdp/dp-sgd",
+                                      "opacus/noise-multiplier-rdp/dp-sgd", "opacus/noise-multiplier-prv/dp-sgd",
+                                      "opacus/noise-multiplier-gdp/dp-sgd", "opacus/make-private-with-epsilon/dp-sgd"]
     assert {a.versions for a in audits} == {">=1.4"} and not any(a.corpus for a in audits)
     assert runner.checked_on("opacus") == ("1.6.0",) and runner.distribution("opacus") == "opacus"
     assert [p.label for p in S.GRID][0] == "q=0.01 sigma=1.0 k=1000 delta=1e-06"
-    assert all(a.expected("1.6.0") == "holds-on-grid" for a in audits)
+    assert {a.id: a.expected("1.6.0") for a in audits if "gdp" in a.id} == {
+        "opacus/gdp/dp-sgd": "violated", "opacus/noise-multiplier-gdp/dp-sgd": "violated"}
+    assert all(a.expected("1.6.0") == "holds-on-grid" for a in audits if "gdp" not in a.id and "engine" not in a.id
+               and "make-private" not in a.id)
+    # issue 25: every accountant number is judged, and a severity step sizes the GDP defect
+    assert [a.id for a in audits if a.severity is not None] == ["opacus/gdp/dp-sgd"]
+    assert {c for a in audits for c in a.covers} == {
+        "opacus.accountants.RDPAccountant", "opacus.accountants.PRVAccountant", "opacus.accountants.GaussianAccountant",
+        "opacus.accountants.create_accountant", "opacus.accountants.utils.get_noise_multiplier",
+        "opacus.privacy_engine.PrivacyEngine.make_private_with_epsilon"}
 
 
 _HIDE = textwrap.dedent("""
@@ -134,37 +144,114 @@ def results():
 
 @needs_160
 def test_every_verdict_on_160(results):
-    assert list(results) == [a.id for a in runner.suite("opacus")] and len(results) == 4
+    assert list(results) == [a.id for a in runner.suite("opacus")] and len(results) == 7
     for r in results.values():
-        assert r.verdict == "holds-on-grid" == r.expected, r.id
-        assert r.evidence == "bit-exact-grid" and r.version == "1.6.0" and r.library == "opacus"
+        assert r.verdict == r.expected, r.id
+        assert r.version == "1.6.0" and r.library == "opacus"
+        assert r.evidence == ("bit-exact" if r.verdict in ("violated", "holds") else "bit-exact-grid"), r.id
+    engine = results["opacus/make-private-with-epsilon/dp-sgd"]
+    assert engine.claimed == "2.0 at q=0.01 sigma=0.738525390625 k=100 delta=1e-05"
+    assert engine.truth == "epsilon in [1.983184814453125, 1.98419189453125]"
 
 
 @needs_160
-def test_tables_report_each_error_and_gdp_beside(results):
+def test_tables_report_each_error(results):
     rdp = results["opacus/rdp/dp-sgd"].note
     assert ("q=0.00390625 sigma=0.8 k=100 delta=1e-06: 1.8925518549614133 vs [1.0080757141113281, "
             "1.0087013244628907]: HOLDS, number - upper end = +0.884 (+0.876 relative)") in rdp
     prv = results["opacus/prv/dp-sgd"]
     assert ("q=0.01 sigma=1.0 k=1000 delta=1e-06: 2.1346440609594017 vs [2.12384033203125, 2.125030517578125]: "
-            "HOLDS, number - upper end = +0.00961 (+0.00452 relative); beside, GDP (CLT approximation, not "
-            "judged) 1.835708340984886: number - upper end = -0.289 (-0.136 relative)") in prv.note
-    # GDP 70% below the truth at q = 2^-8, sigma = 0.8, k = 100: reported, never a verdict
-    assert "beside, GDP (CLT approximation, not judged) 0.29535798254103546: number - upper end = -0.713" in prv.note
-    assert "remove direction of add/remove" in prv.scope and "GaussianAccountant()" in prv.scope
+            "HOLDS, number - upper end = +0.00961 (+0.00452 relative)") in prv.note
+    assert "beside" not in prv.note and "remove direction of add/remove" in prv.scope
 
 
 @needs_160
-def test_noise_multiplier_sigmas_and_gdp_beside(results):
+def test_gdp_is_judged_violated_with_its_witness_replayed(results):
+    """Issue 25: GDP was "reported, not judged" and the suite exited 0, while every GDP epsilon lies
+    below the certified one: now a violation at its first point, replayed."""
+    gdp = results["opacus/gdp/dp-sgd"]
+    assert (gdp.verdict, gdp.replay) == ("violated", "confirmed")
+    assert gdp.witness["q"] == 0.01 and gdp.witness["sigma"] == 1.0 and gdp.witness["k"] == 1000
+    assert gdp.witness["library_value"] == 1.835708340984886
+    assert gdp.witness["points_violated"] == "5 of 5"
+    # the 70% underestimate at q = 2^-8, sigma = 0.8, k = 100 is in its table
+    assert "q=0.00390625 sigma=0.8 k=100 delta=1e-06: 0.29535798254103546 vs" in gdp.note
+
+
+@needs_160
+def test_noise_multiplier_sigmas(results):
     """get_noise_multiplier's sigmas (dyadic: its bisection from [0, 20]) keep the certified epsilon
-    below the target with RDP and PRV; with GDP (reported, not judged) the truth exceeds the target."""
+    below the target with RDP and PRV; with GDP the truth exceeds the target: violated."""
     sigmas = [A.noise_multiplier(acc, 1.5, 1e-5, 0.1, 50) for acc in A.ACCOUNTANTS]
     assert sigmas == [2.333984375, 2.158203125, 1.953125]
     prv = results["opacus/noise-multiplier-prv/dp-sgd"].note
     assert ("q=0.1 sigma=2.158203125 k=50 delta=1e-05: 1.5 vs [1.4878221750259399, 1.4884319305419922]: HOLDS, "
             "number - upper end = +0.0116") in prv
-    assert ("accountant='gdp' for epsilon 2.5 at q=0.05 k=200 delta=1e-05 returns sigma=1.337890625: certified "
-            "epsilon in [2.8118634223937988, 2.8131294250488282], the truth exceeds the target by at least "
-            "0.312") in prv
+    gdp = results["opacus/noise-multiplier-gdp/dp-sgd"]
+    assert gdp.verdict == "violated" and gdp.replay == "confirmed"
+    assert "q=0.05 sigma=1.337890625 k=200 delta=1e-05: 2.5 vs [2.81186" in gdp.note
     rdp = results["opacus/noise-multiplier-rdp/dp-sgd"].note
     assert "q=0.05 sigma=1.54296875 k=200 delta=1e-05: 2.5 vs [2.24932861328125, 2.2514190673828125]: HOLDS" in rdp
+
+
+@needs_160
+def test_gdp_severity_is_the_worst_certified_excess():
+    (audit,) = [a for a in runner.suite("opacus") if a.id == "opacus/gdp/dp-sgd"]
+    r = runner.run_one(audit, "1.6.0", depth="full", strict=False)
+    s = r.severity
+    assert s.status == "exceeds" and s.replay.value == "confirmed" and s.at_least
+    # the worst ratio is the 70% underestimate: q = 2^-8, sigma = 0.8, k = 100
+    assert (s.witness["q"], s.witness["sigma"], s.witness["k"]) == (0.00390625, 0.8, 100)
+    assert s.claim == Fraction(0.29535798254103546) and s.ratio > 3
+
+
+@needs_160
+def test_coverage_lists_the_accountants_from_opacus_namespace():
+    from exactdp.audits.coverage import coverage
+
+    found = coverage("opacus")
+    names = {p.name: p for p in found.primitives}
+    assert {"opacus.accountants.RDPAccountant", "opacus.accountants.PRVAccountant",
+            "opacus.accountants.GaussianAccountant"} <= set(names)
+    assert names["opacus.accountants.GaussianAccountant"].audits == ("opacus/gdp/dp-sgd", "opacus/noise-multiplier-gdp/dp-sgd")
+    assert found.share == 1.0, found.lines()
+
+
+def _stepped(kind: str, steps: int = 100, sigma: float = 0.8, q: float = 2**-8):
+    import warnings
+
+    from opacus.accountants import create_accountant
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # GDP's "experimental" warning
+        acc = create_accountant(mechanism=kind)
+    for _ in range(steps):
+        acc.step(noise_multiplier=sigma, sample_rate=q)
+    return acc
+
+
+@needs_160
+def test_audit_object_judges_an_accountant_from_its_history():
+    from exactdp.audits.objects import audit_object
+
+    held = audit_object(_stepped("rdp"), delta=1e-6)
+    assert (held.verdict, held.evidence, held.id) == ("holds", "bit-exact", "opacus/object/RDPAccountant")
+    assert held.claim and held.truth == "epsilon in [1.0080757141113281, 1.0087013244628907]"
+    broken = audit_object(_stepped("gdp"), delta=1e-6)
+    assert (broken.verdict, broken.replay) == ("violated", "confirmed")
+    assert (broken.witness["sigma"], broken.witness["q"], broken.witness["k"]) == (0.8, 2**-8, 100)
+    assert broken.witness["library_value"] == 0.29535798254103546
+
+
+@needs_160
+def test_audit_object_refuses_what_it_cannot_account():
+    from exactdp.audits.objects import audit_object
+
+    mixed = _stepped("rdp", 3)
+    mixed.step(noise_multiplier=2.0, sample_rate=0.1)
+    with pytest.raises(InvalidArgument, match="2 different .noise_multiplier, sample_rate. pairs"):
+        audit_object(mixed)
+    with pytest.raises(InvalidArgument, match="empty history"):
+        audit_object(_stepped("rdp", 0))
+    with pytest.raises(InvalidArgument, match="option 'epsilon' is not one the Opacus reader takes; it takes delta, width"):
+        audit_object(_stepped("rdp", 1), epsilon=1.0)
