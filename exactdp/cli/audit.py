@@ -61,10 +61,27 @@ Versions: each suite states the versions it was checked on; another installed ve
 named in one line of the report ('note: ...'; version_note in JSON). A version outside the
 range the suite applies to is refused unless --any-version.
 
+Objects: --object MODULE:EXPR audits one library object (an OpenDP Transformation,
+Measurement or Odometer, a Tumult Core transformation or measurement, a diffprivlib
+mechanism, a dp_accounting DpEvent, an Opacus accountant): its domain, metric and claimed
+map are read from the object, a small space of neighbours is chosen (--set KEY=VALUE
+overrides it: d_in, values, sizes, delta, as the object's reader says), and the object's
+own code runs on them. In Python: exactdp.audit_object(obj, ...).
+
+Coverage: --coverage lists every public primitive of the installed library that adds noise,
+aggregates, bounds contributions, selects partitions or accounts a budget (taken from the
+library's own namespace), each with the audits that exercise it or 'not audited' and why.
+
+Settings: a verdict reached on a finite set of parameter settings says how many and how far
+they reach ('HOLDS-ON-GRID on 12 settings (epsilon 1e-06..1e+300)'; 'settings' in JSON).
+
 Plug-ins: a package that declares an entry point in the group 'exactdp.audits' (NAME =
 "package.module", a suite module like the built-in ones) is audited with 'exactdp audit
-NAME' and listed by --list; a plug-in that cannot be imported is refused in one line (exit
-2) and marked broken in --list.
+NAME' and listed by --list. A plug-in's code runs contained: one that cannot be imported,
+exits, hangs, prints or returns anything but a list of audits is refused in one line (exit
+2) and marked broken in --list; a check that exits, raises, prints, hangs, moves the working
+directory, leaves a thread running or returns no Finding is an 'error' result naming it.
+A violation needs a witness and a confirmed replay (else it is 'undecided').
 
 Exit status: 0 when nothing is violated or undecided (a holds-* verdict on weaker evidence
 counts as holding: the summary line says how many), 1 when a claim is violated or
