@@ -187,7 +187,9 @@ def grid_points(model, direction: str, h: Fraction, tail_bits: int) -> tuple[int
     if hasattr(model, "grid_range"):  # a model that chooses its own (sampling without replacement)
         return model.grid_range(direction, h, tail_bits)
     if not isinstance(model, PoissonGaussian):
-        lo, hi = model.loss_range(direction)  # floats: the bounded losses' least and largest
+        # floats: the bounded losses' least and largest (a truncated one's, at the tail asked for)
+        lo, hi = model.loss_range(direction, tail_bits) if getattr(model, "cuts_tails", False) else \
+            model.loss_range(direction)
         return math.floor(lo / float(h)) - 1, math.ceil(hi / float(h)) + 1
     t = math.sqrt(2 * tail_bits * math.log(2)) + 1  # P[Z > t] <= 2**-tail_bits
     keep = 1 - float(model.q)
