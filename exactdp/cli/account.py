@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from exactdp._budget import read_budget
 from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
@@ -105,15 +106,15 @@ def register(subparsers) -> None:
                    help=f"target relative width of the enclosure (default {float(DEFAULT_WIDTH):g}; "
                         f"{float(SUBSAMPLED_WIDTH):g} for a subsampled gaussian)")
     p.add_argument("--check", metavar="X", help="another accountant's number, compared with the enclosure")
-    p.add_argument("--max-k", type=int, default=DEFAULT_MAX_K, metavar="N",
+    p.add_argument("--max-k", default=None, metavar="N",
                    help=f"refuse k above N (default {DEFAULT_MAX_K:,})")
-    p.add_argument("--max-slots", type=int, default=None, metavar="N",
+    p.add_argument("--max-slots", default=None, metavar="N",
                    help=f"refuse a privacy-loss lattice above N points (default {DEFAULT_MAX_SLOTS:,}; "
                         f"{SUBSAMPLED_MAX_SLOTS:,} for a subsampled gaussian's grid)")
     p.add_argument("--rdp", metavar="ORDERS",
                    help="print the certified Renyi DP at these orders (2..64 or 2,4,8.5) and, with --delta, "
                         "the epsilon it implies")
-    p.add_argument("--max-order", type=int, default=DEFAULT_MAX_ORDER, metavar="N",
+    p.add_argument("--max-order", default=None, metavar="N",
                    help=f"with --rdp: refuse an order above N (default {DEFAULT_MAX_ORDER:,})")
     add_floats_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
@@ -138,7 +139,18 @@ def _k(text: str) -> int:
     return int(t)
 
 
+def _budgets(args) -> None:
+    """``--max-k``, ``--max-slots``, ``--max-order`` as typed: a positive whole number each (a
+    non-positive one is refused in one line), or their defaults."""
+    args.max_k = DEFAULT_MAX_K if args.max_k is None else read_budget(args.max_k, "--max-k", DEFAULT_MAX_K)
+    args.max_order = (DEFAULT_MAX_ORDER if args.max_order is None
+                      else read_budget(args.max_order, "--max-order", DEFAULT_MAX_ORDER))
+    if args.max_slots is not None:
+        args.max_slots = read_budget(args.max_slots, "--max-slots", DEFAULT_MAX_SLOTS)
+
+
 def run(args) -> int:
+    _budgets(args)
     mechanisms = _mechanisms(args)
     k = _k(args.k)
     width = args.width  # None: the accountant's default for the mechanisms given

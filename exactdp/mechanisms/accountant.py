@@ -96,6 +96,9 @@ DEFAULT_MAX_SLOTS = 100_000
 inputs before any work; each holds an integer of about ``2F`` bits while convolving)."""
 
 _START_BITS = 64
+_MAX_PURE_EPSILON = 2_900_000
+"""Largest pure epsilon of a lattice mechanism composed exactly: ``e^epsilon`` must stay below
+``2**4194304`` (about ``e^2907269``), the largest exponent an exact Fraction is made from here."""
 _MAX_BITS = 1024
 _GAUSS_MAX_PREC = 3392
 _TRIM_ULPS = 64
@@ -316,6 +319,7 @@ def _randomized_response(params: dict) -> _Component:
 
     else:
         eps = nonnegative(params["epsilon"], "epsilon")
+        _check_pure_epsilon(eps, params["epsilon"], "randomized-response")
         shown_params = {"epsilon": show_exact(eps), "k_values": str(k)}
         if eps == 0:
             return _Component("randomized-response", shown_params, "null", pure_epsilon=Fraction(0))
@@ -334,6 +338,16 @@ def _randomized_response(params: dict) -> _Component:
     return _Component("randomized-response", shown_params, "lattice", unit, top=1, stride=stride,
                       masses=masses, slots=2 if k == 2 else 3, variance=1.0,
                       pure_epsilon=pure, model=_finite_model(Fraction(1), "randomized-response", args))
+
+
+def _check_pure_epsilon(eps: Fraction, given, name: str) -> None:
+    """Refuse, in plain words, an epsilon whose ``e^epsilon`` cannot be held exactly."""
+    if eps > _MAX_PURE_EPSILON:
+        raise InvalidArgument(
+            f"epsilon={shown(given)} is too large for {name}: its probabilities involve e^epsilon, which "
+            f"past epsilon = {_MAX_PURE_EPSILON:,} is beyond what is computed exactly here (and the mechanism "
+            f"already reveals its input with probability 1 - e^-{_MAX_PURE_EPSILON:,}); pass an epsilon of "
+            f"at most {_MAX_PURE_EPSILON:,}")
 
 
 def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
@@ -451,6 +465,7 @@ def _selection(name: str):
             if noise not in ("gumbel", "exponential"):
                 raise InvalidArgument(f"noise={shown(noise)} is not gumbel or exponential")
             shown_params["noise"] = noise
+        _check_pure_epsilon(worst, params["epsilon"], name)
         comp = _randomized_response({"epsilon": worst})
         comp.name, comp.params = name, shown_params
         comp.note = (f"{name}: composed through its worst-case pure epsilon {show_exact(worst)} ({why}) as "
@@ -1009,6 +1024,9 @@ def _estimate_slots(scaled: list, k: int, bits: int) -> int:
 
 
 def _check_k(k, max_k) -> int:
+    if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
+        raise InvalidArgument(f"max_k={max_k!r} is not a positive whole number; it is the most compositions "
+                              f"accepted, e.g. max_k={DEFAULT_MAX_K} (None: no limit)")
     if isinstance(k, bool) or not isinstance(k, int):
         if isinstance(k, str) and k.strip().isdigit():
             k = int(k)
@@ -1200,6 +1218,9 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
 
     def result(lo, hi, met, bits, slots, notes="", stopped="") -> AccountResult:
         notes = "; ".join(n for n in (notes, scope_notes) if n)
+        if not met and not stopped and quantity == "delta" and lo == 0 and not isinstance(hi, float) and hi < 1:
+            stopped = (f"delta(epsilon) lies below what {bits:,} bits of working precision resolve, so its lower "
+                       f"end stays 0 (the upper end is certified); use a smaller epsilon")
         if not met and not stopped:
             stopped = (f"the working precision reached its cap of {bits:,} bits before the enclosure was "
                        f"that narrow; ask for a larger width" + (", or a larger delta" if quantity == "epsilon"

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import DEFAULT_MAX_K, AccountResult, account
+from exactdp.mechanisms.accountant import (
+    DEFAULT_MAX_K, AccountResult, _check_k, _check_width, _component, account,
+)
 from exactdp.mechanisms.rdp import rdp
 from exactdp.numeric.exact import to_exact
 
@@ -36,6 +38,31 @@ class PrivacyCurve:
 
     def __init__(self, mechanisms, k: int = 1, *, params: dict | None = None, width=None,
                  max_k: int | None = DEFAULT_MAX_K, max_slots: int | None | str = "auto"):
+        # validated here, once, so that a bad argument is named at construction, not at the first query
+        if params is not None and not isinstance(params, dict):
+            raise InvalidArgument(f"params={params!r} is not a dict; pass the mechanism's parameters, e.g. "
+                                  f"params={{'scale': 10}}")
+        if isinstance(mechanisms, list):
+            if not mechanisms:
+                raise InvalidArgument("mechanisms=[] is empty; pass at least one mechanism")
+            if params:
+                raise InvalidArgument("params=... applies to a single mechanism name; in a list give "
+                                      "(name, params) pairs")
+            for item in mechanisms:
+                _component(item)
+        elif isinstance(mechanisms, str):
+            _component((mechanisms, dict(params or {})))
+        else:
+            if params:
+                raise InvalidArgument("params=... goes with a mechanism name such as 'discrete-laplace'")
+            _component(mechanisms)
+        k = _check_k(k, max_k)
+        if width is not None:
+            _check_width(width)
+        if not (max_slots in ("auto", None) or (isinstance(max_slots, int) and not isinstance(max_slots, bool)
+                                                 and max_slots >= 1)):
+            raise InvalidArgument(f"max_slots={max_slots!r} is not a whole number >= 1, 'auto' or None; it is "
+                                  f"the most lattice points a composition may hold")
         self.mechanisms, self.k, self.params, self.width = mechanisms, k, params, width
         self.max_k, self.max_slots = max_k, max_slots
         self._cache: dict = {}

@@ -363,9 +363,13 @@ def _part(comp, raw: dict) -> _Part:
                      integer_only="the Poisson-subsampled Gaussian's RDP is computed at integer orders "
                                   "only (the exact binomial formula of Mironov, Talwar and Zhang 2019)")
     if comp.kind == "subsampled":  # a subsampled (or grid-only) mechanism other than the Gaussian
-        raise InvalidArgument(f"mechanism={name!r} with these parameters has no Renyi DP computation yet "
-                              f"(the RDP view subsamples only the gaussian); drop sampling=poisson, or use "
-                              f"the certified (epsilon, delta) accountant without --rdp")
+        if raw.get("sampling") is None:  # no sampling given: the mechanism itself lives on the grid only
+            raise InvalidArgument(f"mechanism={name!r} has no Renyi DP computation yet (it is composed on the "
+                                  f"certified loss grid only); use the certified (epsilon, delta) accountant "
+                                  f"without --rdp")
+        raise InvalidArgument(f"mechanism={name!r} with sampling={raw['sampling']!r} has no Renyi DP computation "
+                              f"yet (the RDP view subsamples only the gaussian); drop sampling, or use the "
+                              f"certified (epsilon, delta) accountant without --rdp")
     if name == "discrete-gaussian":
         d = int(to_exact(raw.get("sensitivity", 1), "sensitivity"))
         s2 = (to_exact(raw["sigma"], "sigma") ** 2 if "sigma" in raw
