@@ -60,6 +60,7 @@ A list of lattice mechanisms alone with randomized responses of different ``p``
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -68,6 +69,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from exactdp._budget import refuse_above
+from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import check_parameter_names, nonnegative, positive, probability, shown
 from exactdp.numeric.exact import show_exact, to_exact
@@ -1426,7 +1428,6 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
     says which). Each grid's enclosure is intersected with the coarser ones' (all are certified),
     so refining never loosens the answer. ``cache`` keeps the profiles' points and each grid's
     composed pairs (with their precision)."""
-    from exactdp._progress import Progress
     from exactdp.mechanisms.subsampling import lattice_pairs
 
     parts = [(c.model, c.times) for c in components]
@@ -1554,8 +1555,6 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
 
 
 def _with_stop(best: AccountResult, stop: str) -> AccountResult:
-    import dataclasses
-
     return dataclasses.replace(best, stopped=stop or "the refinement ended short of the width")
 
 
