@@ -56,7 +56,8 @@ below the certified lower bound it UNDERESTIMATES (violated), at or above the up
 it HOLDS (conservative), inside it is UNDECIDED at this width.
 
 Exit status: 0 done (and a --check number holds); 1 a --check number underestimates or
-cannot be decided, or NOTHING was certified (epsilon only in [0, inf], delta only in
+cannot be decided, the enclosure missed --width (a line on stderr names what stopped it:
+the work budget --max-slots, the precision cap or the finest grid), or NOTHING was certified (epsilon only in [0, inf], delta only in
 [0, 1]: the enclosure is the trivial one; a line on stderr says so, and "certified":
 "nothing" is in the JSON); 2 bad input or a refused budget (one line on stderr)."""
 
@@ -110,7 +111,8 @@ def register(subparsers) -> None:
                    help=f"refuse k above N (default {DEFAULT_MAX_K:,})")
     p.add_argument("--max-slots", default=None, metavar="N",
                    help=f"refuse a privacy-loss lattice above N points (default {DEFAULT_MAX_SLOTS:,}; "
-                        f"{SUBSAMPLED_MAX_SLOTS:,} for a subsampled gaussian's grid)")
+                        f"{SUBSAMPLED_MAX_SLOTS:,} for the certified grid, counted as points of 128 bits "
+                        f"with its profile points)")
     p.add_argument("--rdp", metavar="ORDERS",
                    help="print the certified Renyi DP at these orders (2..64 or 2,4,8.5) and, with --delta, "
                         "the epsilon it implies")
