@@ -36,7 +36,8 @@ from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import from_float, library_number
 
 __all__ = ["DTYPES", "HUGE_EPSILON", "require", "exact", "make", "state", "released",
-           "decode_summary", "laplace_diversity", "gaussian_std", "gaussian_granularity"]
+           "decode_summary", "laplace_diversity", "gaussian_std", "gaussian_granularity", "STRATEGIES",
+           "keep_probabilities", "quantile_tree_counts", "release"]
 
 DTYPES = ("int", "int64", "float")
 """pydp's ``dtype`` values: C++ ``int`` (32 bits), ``int64_t`` and ``double``."""
@@ -219,3 +220,77 @@ def gaussian_granularity(sigma: Fraction) -> Fraction:
     while g / 2 >= x:
         g /= 2
     return g
+
+
+# --- partition selection -----------------------------------------------------------------
+
+STRATEGIES = ("truncated_geometric", "laplace", "gaussian")
+"""The names pydp's ``create_partition_strategy`` takes."""
+
+
+def keep_probabilities(strategy: str, epsilon: float, delta: float, max_partitions_contributed: int,
+                       counts: Sequence[int], pre_threshold: int | None = None) -> list[Fraction]:
+    """``probability_of_keep(n)`` of ``create_partition_strategy(strategy, epsilon, delta,
+    max_partitions_contributed[, pre_threshold])`` for each ``n`` of ``counts``, exactly (the
+    probability the library states it keeps a partition of ``n`` privacy units with)."""
+    from exactdp.audits.base import call_library
+
+    require()
+    import pydp.algorithms.partition_selection as ps
+
+    if strategy not in STRATEGIES:
+        raise InvalidArgument(f"strategy={strategy!r} is not one of {', '.join(STRATEGIES)}")
+    extra = () if pre_threshold is None else (pre_threshold,)
+    s = call_library(f"pydp create_partition_strategy({strategy!r}, ...)", ps.create_partition_strategy, strategy,
+                     epsilon, delta, max_partitions_contributed, *extra)
+    return [exact(call_library(f"pydp {type(s).__name__}.probability_of_keep", s.probability_of_keep, int(n)))
+            for n in counts]
+
+
+def quantile_tree_counts(values: Sequence[float], lower: float, upper: float, height: int,
+                         branching: int) -> dict[int, int]:
+    """The node counts (node index -> count) of a pydp ``QuantileTree(lower, upper, height,
+    branching)`` fed ``values`` with ``add_entry``, read from its own ``serialize()``
+    (``BoundedQuantilesSummary``: repeated ``{index, count}``)."""
+    from exactdp.audits.base import call_library
+
+    require()
+    from pydp.algorithms.quantile_tree import QuantileTree
+
+    tree = call_library("pydp QuantileTree(...)", QuantileTree, lower, upper, height, branching)
+    for v in values:
+        call_library("pydp QuantileTree.add_entry", tree.add_entry, v)
+    data = call_library("pydp QuantileTree.serialize", tree.serialize).to_bytes()
+    top = _fields(data)
+    if 2 not in top:
+        raise InvalidArgument("pydp's tree summary holds no data (field 2)")
+    anyf = _fields(top[2][0])
+    name = anyf[1][0].decode().rsplit(".", 1)[-1]
+    if name != "BoundedQuantilesSummary":
+        raise InvalidArgument(f"summary message {name!r} is not modelled; expected BoundedQuantilesSummary")
+    body = _fields(anyf.get(2, [b""])[0])
+    out: dict[int, int] = {}
+    for node in body.get(1, []):
+        f = _fields(node)
+        out[_int64(f.get(1, [0])[0])] = _int64(f.get(2, [0])[0])
+    return out
+
+
+def release(kind: str, values: Sequence, **params) -> Fraction | None:
+    """What ``kind(**params).quick_result(values)`` releases, exactly (``None`` for NaN; an
+    infinity as a float), for any class of ``pydp.algorithms.laplacian``."""
+    from exactdp.audits.base import call_library
+    import math
+
+    require()
+    import pydp.algorithms.laplacian as lap
+
+    if kind not in lap.__all__:
+        raise InvalidArgument(f"kind={kind!r} is not one of {', '.join(lap.__all__)}")
+    alg = call_library(f"pydp {kind}(...)", getattr(lap, kind), **params)
+    out = call_library(f"pydp {kind}.quick_result", alg.quick_result, list(values))
+    if isinstance(out, float) and math.isnan(out):
+        return None
+    if isinstance(out, float) and math.isinf(out):
+        return out  # type: ignore[return-value]
+    return exact(out)

@@ -120,11 +120,12 @@ def test_laplace_diversity_below_its_formula():
 @needs_115
 def test_suite_meets_its_expectations_quickly():
     results = runner.run_audits("python-dp")
-    assert [r.id.split("/", 1)[1] for r in results] == [
+    # the suite's first seven audits (issue 25 added the generic ones after them)
+    assert [r.id.split("/", 1)[1] for r in results][:7] == [
         "bounded-sum/float-rounding", "bounded-sum/int-overflow", "bounded-sum/int-clamped",
         "bounded-mean/float-rounding", "count/sensitivity", "laplace/diversity-formula", "gaussian/std"]
     assert all(r.verdict == r.expected for r in results), [(r.id, r.verdict, r.expected) for r in results]
-    assert {r.id for r in results if r.violated} == {
+    assert {r.id for r in results[:7] if r.violated} == {
         "python-dp/bounded-sum/float-rounding", "python-dp/bounded-sum/int-overflow",
         "python-dp/bounded-mean/float-rounding", "python-dp/laplace/diversity-formula"}
     corpus = [a for a in S.audits() if a.corpus]
