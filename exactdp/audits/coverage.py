@@ -7,7 +7,7 @@ the qualified names (``"opendp.measurements.make_laplace"``) of every public pri
 adds noise, aggregates, bounds contributions, selects partitions or accounts a budget.
 Each :class:`~exactdp.audits.base.Audit` names what it exercises in ``covers``; a suite's
 ``NOT_AUDITED`` (a mapping of qualified name to why) says why a listed primitive has no
-audit. :func:`coverage` joins the three: each primitive with its audit ids, or "not
+audit. :func:`exactdp.audits.runner.coverage` joins the three: each primitive with its audit ids, or "not
 audited" and why ("no audit yet" where the suite does not say).
 """
 
@@ -20,11 +20,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from exactdp.audits import runner
 from exactdp.audits.base import Audit
 from exactdp.errors import InvalidArgument
 
-__all__ = ["Primitive", "Coverage", "coverage", "public_callables", "NO_AUDIT_YET"]
+__all__ = ["Primitive", "Coverage", "map_coverage", "public_callables", "NO_AUDIT_YET"]
 
 NO_AUDIT_YET = "no audit yet"
 """The reason shown for a listed primitive that no audit covers and the suite says nothing of."""
@@ -104,13 +103,12 @@ def public_callables(module_name: str, *, prefix: str = "", exclude: Iterable[st
         yield qualified
 
 
-def coverage(library: str) -> Coverage:
-    """The coverage map of ``library``'s suite against its installed version.
-
-    Raises :class:`~exactdp.errors.MissingDependency` (naming how to install it) when the
-    library is missing, and :class:`InvalidArgument` when the suite lists no primitives."""
-    version = runner.installed_version(library)
-    module = runner.suite_module(library)
+def map_coverage(library: str, version: str, module: Any, audits: Iterable[Audit]) -> Coverage:
+    """The coverage map of ``library``'s suite ``module`` (its ``primitives()`` and
+    ``NOT_AUDITED``) against its ``audits`` at the installed ``version``
+    (:func:`exactdp.audits.runner.coverage` loads them; this module imports no suite, so that
+    suites can use :func:`public_callables`). :class:`InvalidArgument` when the suite lists
+    no primitives."""
     lister = getattr(module, "primitives", None)
     if lister is None:
         raise InvalidArgument(f"the {library} suite does not list its library's primitives (primitives()), "
@@ -118,7 +116,7 @@ def coverage(library: str) -> Coverage:
     listed = list(dict.fromkeys(lister()))
     reasons: dict[str, str] = dict(getattr(module, "NOT_AUDITED", {}))
     by_primitive: dict[str, list[str]] = {}
-    for audit in runner.suite(library):
+    for audit in audits:
         if not isinstance(audit, Audit):
             continue
         for name in audit.covers:

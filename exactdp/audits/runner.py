@@ -28,6 +28,7 @@ from typing import Callable
 from dataclasses import replace
 
 from exactdp._alarm import alarm_after, read_seconds
+from exactdp.audits.coverage import Coverage, map_coverage
 from exactdp.audits.plugins import LOAD_TIME_LIMIT, PluginBroken, PluginLibraryMissing, load, plugins
 from exactdp._usercode import Contained, Stopped, contained, printable
 from exactdp.audits.base import DEPTHS, Audit, AuditResult, Finding, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
@@ -35,7 +36,7 @@ from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
 
 __all__ = ["SUITES", "CHECKED", "DEFAULT_TIME_LIMIT", "DEPTHS", "check_depth", "installed_version", "suite", "suite_names",
-           "plugin_suites", "suite_module", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
+           "plugin_suites", "suite_module", "coverage", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
 
 SUITES = {
     "opendp": "exactdp.audits.suite_opendp",
@@ -251,6 +252,15 @@ def _kind(value: object) -> str:
 def _first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
     return printable(lines[0][:300]) if lines else "(no message)"
+
+
+def coverage(library: str) -> Coverage:
+    """The coverage map of ``library``'s suite against its installed version
+    (:mod:`exactdp.audits.coverage`): each primitive the suite lists from the library's
+    namespace, with its audits or why none. :class:`MissingDependency` (naming how to
+    install it) when the library is missing."""
+    version = installed_version(library)
+    return map_coverage(library, version, suite_module(library), suite(library))
 
 
 class _TimeLimit(BaseException):

@@ -14,10 +14,9 @@ from datetime import datetime, timezone
 
 from exactdp._alarm import alarm_after, read_seconds
 from exactdp._usercode import Contained, Stopped, contained, printable
-from exactdp.audits.coverage import coverage
 from exactdp.audits.objects import audit_object
 from exactdp.audits.plugins import PluginBroken
-from exactdp.audits.runner import DEFAULT_TIME_LIMIT, check_depth
+from exactdp.audits.runner import DEFAULT_TIME_LIMIT, check_depth, coverage
 from exactdp.cli import _options as opt
 from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument, MissingDependency

@@ -11,7 +11,8 @@ import pytest
 
 from exactdp.audits import Audit, Finding, Settings, run_one
 from exactdp.audits import runner
-from exactdp.audits.coverage import NO_AUDIT_YET, coverage, public_callables
+from exactdp.audits.coverage import NO_AUDIT_YET, public_callables
+from exactdp.audits.runner import coverage
 from exactdp.audits.objects import audit_object
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.cli import main

@@ -207,7 +207,7 @@ def test_gdp_severity_is_the_worst_certified_excess():
 
 @needs_160
 def test_coverage_lists_the_accountants_from_opacus_namespace():
-    from exactdp.audits.coverage import coverage
+    from exactdp.audits.runner import coverage
 
     found = coverage("opacus")
     names = {p.name: p for p in found.primitives}
