@@ -29,11 +29,11 @@ import itertools
 from fractions import Fraction
 from typing import Callable
 
-from exactdp.audits.base import Audit, Finding, Replay
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.numeric.exact import format_exact, from_float
 
-__all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "audits"]
+__all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "NOT_AUDITED", "audits", "primitives"]
 
 DISTRIBUTION = "pipeline-dp"
 EXTRA = "pipeline-dp"
@@ -215,6 +215,536 @@ def _check_l2_formula() -> Finding:
                         "audited in exactdp audit python-dp)")
 
 
+
+# --- every metric through one DPEngine audit ----------------------------------------------
+
+_NOISE_KINDS = ("laplace", "gaussian")
+_CONTRIBUTIONS = ((1, 1), (2, 2))
+_BOUNDS = ((-1.0, 2.0), (0.0, 2.0**52))
+
+
+def _metric_setup(metric: str, noise: str, l0: int, linf: int, lo: float, hi: float):
+    """(params, partitions, unit record lists, other records) of one setting of ``metric``."""
+    A = _A()
+    params = {"max_partitions_contributed": l0, "max_contributions_per_partition": linf}
+    if metric == "VECTOR_SUM":
+        norm = A.require().aggregate_params.NormKind
+        params.update(vector_size=2, vector_max_norm=hi if hi > 2 else 1.0,
+                      vector_norm_kind=norm.L1 if noise == "laplace" else norm.L2)
+        vals = ([0.5, 2.0], [-3.0, 1.0], [hi * 2, 0.0], [1.0, -hi])
+        others = [(1, "a", [0.25, 0.25]), (2, "b", [1.0, -1.0])]
+        return params, None, [[(p, v) for p in parts] for v in vals for parts in (("a",), ("a", "b"), ("a", "a", "b"))], others
+    if metric in ("SUM", "MEAN", "VARIANCE"):
+        params.update(min_value=lo, max_value=hi)
+    vals = (lo - 3.0, (lo + hi) / 2, hi, hi * 2 + 5.0)
+    others = [(1, "a", (lo + hi) / 2), (2, "b", lo)]
+    units = [[(p, v) for p in parts] for v in vals for parts in (("a",), ("a", "b"), ("a", "a", "b"))]
+    return params, ["a", "b"], units, others
+
+
+def _by_partition(keys: list, log: list, metric: str) -> dict:
+    """Spied calls per partition (each partition makes the same number of calls, in order)."""
+    if not keys:
+        return {}
+    k, rem = divmod(len(log), len(keys))
+    if rem:
+        from exactdp.errors import InvalidArgument
+
+        raise InvalidArgument(f"{len(log)} noise calls over {len(keys)} partitions: the calls do not split "
+                              "evenly; the metric's calls cannot be matched to partitions")
+    return {key: log[j * k:(j + 1) * k] for j, key in enumerate(keys)}
+
+
+def _distance(a: dict, b: dict, metric: str):
+    """Per mechanism (a role: the i-th call of each partition; VECTOR_SUM: all calls, one
+    mechanism over the whole vector), ``(kind, measure, claim)``: Laplace the L1 distance
+    of the noiseless values against the L1 sensitivity, Gaussian the squared L2 distance
+    against the squared L2 sensitivity."""
+    keys = set(a) | set(b)
+    k = max(len(v) for v in (*a.values(), *b.values()))
+    roles = [list(range(k))] if metric == "VECTOR_SUM" else [[i] for i in range(k)]
+    out = []
+    for role in roles:
+        calls = [c for key in keys for side in (a, b) for i in role for c in side.get(key, [])[i:i + 1]]
+        kind, sens = calls[0].kind, calls[0].sensitivity
+        diffs = []
+        for key in keys:
+            for i in role:
+                va = a[key][i].value if key in a else Fraction(0)
+                vb = b[key][i].value if key in b else Fraction(0)
+                diffs.append(abs(va - vb))
+        if kind == "laplace":
+            out.append((kind, sum(diffs, Fraction(0)), max(c.sensitivity for c in calls)))
+        else:
+            out.append((kind, sum((d * d for d in diffs), Fraction(0)), max(c.sensitivity for c in calls) ** 2))
+    return out
+
+
+def _metric_check(metric: str) -> Callable[[], Finding]:
+    """DPEngine.aggregate with the one metric ``metric``: one privacy unit (id 0) added to a
+    dataset of other units, over a grid of noise kinds, contribution bounds and value
+    bounds; the noiseless values each pydp mechanism gets (spied), compared mechanism by
+    mechanism with the sensitivity PipelineDP built it with."""
+    def check() -> Finding:
+        A = _A()
+        worst, info, n_settings, n_pairs = None, None, 0, 0
+        for noise in _NOISE_KINDS:
+            for l0, linf in _CONTRIBUTIONS:
+                for lo, hi in _BOUNDS:
+                    params, parts, units, others = _metric_setup(metric, noise, l0, linf, lo, hi)
+                    base = _by_partition(*A.run_metric(others, metric, partitions=parts, noise_kind=noise,
+                                                       **params), metric)
+                    n_settings += 1
+                    for records in units:
+                        rows = [(0, p, v) for p, v in records] + others
+                        got = _by_partition(*A.run_metric(rows, metric, partitions=parts, noise_kind=noise,
+                                                          **params), metric)
+                        n_pairs += 1
+                        for role, (kind, measure, claim) in enumerate(_distance(got, base, metric)):
+                            ratio = measure / claim
+                            if worst is None or ratio > worst:
+                                worst = ratio
+                                info = {"noise_kind": noise, "max_partitions_contributed": l0,
+                                        "max_contributions_per_partition": linf, "bounds": [lo, hi],
+                                        "mechanism": role, "unit_records": [list(r) for r in records],
+                                        "other_records": [list(r) for r in others],
+                                        "measure": ("L1 distance" if kind == "laplace" else "squared L2 distance"),
+                                        "distance": _q(measure), "sensitivity_claimed": _q(claim),
+                                        "_rows": rows, "_params": params, "_parts": parts}
+        settings = Settings(n_settings, f"Laplace and Gaussian noise, L0 and Linf bounds 1..2, value bounds up to "
+                                        f"2^52")
+        scope = (f"{n_settings} settings x {n_pairs // n_settings} record lists of one privacy unit (values inside "
+                 "and outside the bounds, 1-3 records over partitions a and b), removed from a dataset of two other "
+                 "units; every pydp mechanism PipelineDP builds spied (its noiseless input, its sensitivity); NumPy's "
+                 "generator seeded with 0 for the contribution bounding")
+        claim_text = "each mechanism's sensitivity"
+        verdict = Verdict.VIOLATED if worst > 1 else Verdict.HOLDS_TIGHT if worst == 1 else Verdict.HOLDS
+        rows, params, parts = info.pop("_rows"), info.pop("_params"), info.pop("_parts")
+        replay = None
+        if verdict is Verdict.VIOLATED:
+            base = _by_partition(*A.run_metric([r for r in rows if r[0] != 0], metric, partitions=parts,
+                                               noise_kind=info["noise_kind"], **params), metric)
+            got = _by_partition(*A.run_metric(rows, metric, partitions=parts, noise_kind=info["noise_kind"],
+                                              **params), metric)
+            again = _distance(got, base, metric)[info["mechanism"]]
+            replay = Replay.of(_q(again[1]) == info["distance"] and again[1] > again[2])
+        return Finding(claim=claim_text, truth=f"worst distance / sensitivity = {_q(worst)} (~{float(worst):.6g})",
+                       verdict=verdict, witness=info, replay=replay,
+                       evidence=Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID,
+                       scope=scope, settings=settings)
+    return check
+
+
+# --- select_partitions ----------------------------------------------------------------------
+
+
+def _selection_check(strategy: str) -> Callable[[], Finding]:
+    """DPEngine.select_partitions: one privacy unit removed changes the privacy-unit counts
+    the strategy decides on by at most 1 in at most max_partitions_contributed partitions;
+    and the strategy PipelineDP builds states keep probabilities that are (epsilon/m,
+    delta/m)-DP per partition (judged as in the python-dp suite)."""
+    def check() -> Finding:
+        from exactdp.audits.suite_python_dp import judge_keep_probabilities
+        from exactdp.adapters import python_dp as P
+
+        A = _A()
+        parts = ("a", "b", "c")
+        others = [(1, "a"), (2, "b"), (3, "c"), (3, "c")]  # other units within every bound: nothing of theirs is sampled
+        units = [list(seq) for n in range(4) for seq in itertools.product(parts, repeat=n)]
+        grid = ((1.0, 1e-6, 1), (1.0, 1e-6, 2), (1e-6, 1e-5, 1), (50.0, 1e-6, 1))
+        if strategy == "GAUSSIAN_THRESHOLDING":
+            grid = tuple(g for g in grid if g[2] == 1)
+        bad, worst, pairs, probs_bad = None, Fraction(-1), 0, None
+        for eps, dlt, m in grid:
+            base = A.select_partitions(others, strategy, epsilon=eps, delta=dlt, max_partitions_contributed=m)
+            for seq in units:
+                got = A.select_partitions([(0, p) for p in seq] + others, strategy, epsilon=eps, delta=dlt,
+                                          max_partitions_contributed=m)
+                pairs += 1
+                diffs = [abs(got.units.get(p, 0) - base.units.get(p, 0)) for p in parts]
+                l1, linf = sum(diffs), max(diffs)
+                ratio = max(Fraction(l1, m), Fraction(linf))
+                if ratio > worst:
+                    worst = ratio
+                    if ratio > 1:
+                        bad = {"epsilon": eps, "delta": dlt, "m": m, "unit_partitions": seq, "l1": l1, "linf": linf}
+            p = P.keep_probabilities(base.strategy, float(base.epsilon), float(base.delta),
+                                     base.max_partitions_contributed, range(60))
+            ok, _, w = judge_keep_probabilities(p, base.epsilon / base.max_partitions_contributed,
+                                                base.delta / base.max_partitions_contributed)
+            if not ok and probs_bad is None:
+                probs_bad = {"epsilon_given": _q(base.epsilon), "delta_given": _q(base.delta),
+                             "m": base.max_partitions_contributed, "strategy": base.strategy, **w}
+        settings = Settings(len(grid), "epsilon 1e-06..50, delta down to 1e-06, m 1..2")
+        scope = (f"{len(grid)} settings x {len(units)} partition lists of one privacy unit (0-3 partitions of a, b, "
+                 "c, repeats allowed), removed from 4 records of other units; the counts each partition was "
+                 "decided on (spied, every partition kept) and the built strategy's probability_of_keep(0..59)")
+        if bad is None and probs_bad is None:
+            return Finding(claim="counts move by <= 1 in <= m partitions; keep probabilities (eps/m, delta/m)-DP",
+                           truth=f"worst max(L1/m, LInf) = {_q(worst)}", verdict=Verdict.HOLDS_TIGHT if worst == 1
+                           else Verdict.HOLDS, evidence=Evidence.IDEAL_NOISE, scope=scope, settings=settings)
+        witness = bad or probs_bad
+        if bad is not None:
+            kw = {"epsilon": bad["epsilon"], "delta": bad["delta"], "max_partitions_contributed": bad["m"]}
+            again = A.select_partitions([(0, p) for p in bad["unit_partitions"]] + others, strategy, **kw)
+            base = A.select_partitions(others, strategy, **kw)
+            diffs = [abs(again.units.get(p, 0) - base.units.get(p, 0)) for p in parts]
+            replay = Replay.of((sum(diffs), max(diffs)) == (bad["l1"], bad["linf"]))
+            truth = f"L1 {bad['l1']}, LInf {bad['linf']}"
+        else:
+            again = P.keep_probabilities(probs_bad["strategy"], float(Fraction(probs_bad["epsilon_given"])),
+                                         float(Fraction(probs_bad["delta_given"])), probs_bad["m"],
+                                         [probs_bad["n"], probs_bad["n"] + 1])
+            replay = Replay.of([_q(x) for x in again] == [probs_bad["p_n"], probs_bad["p_n_plus_1"]])
+            truth = f"keep probabilities violate (eps/m, delta/m) between n = {probs_bad['n']} and {probs_bad['n'] + 1}"
+        return Finding(claim="counts move by <= 1 in <= m partitions; keep probabilities (eps/m, delta/m)-DP",
+                       truth=truth, verdict=Verdict.VIOLATED, witness=witness, replay=replay,
+                       evidence=Evidence.BIT_EXACT if bad is not None else Evidence.IDEAL_NOISE, scope=scope,
+                       settings=settings)
+    return check
+
+
+# --- the budget accountants, judged by the certified composition ---------------------------
+
+_NAIVE_GRID = (
+    # (total_epsilon, total_delta, [(kind, weight, count), ...])
+    (1.0, 1e-6, [("laplace", 1, 1)] * 10),
+    (1.0, 1e-6, [("laplace", 1, 1), ("gaussian", 2, 3)]),
+    (1.0, 1e-6, [("gaussian", 1, 1)] * 3),
+    (1e-6, 5e-324, [("laplace", 1, 1), ("gaussian", 1, 1)]),
+    (1e308, 1e-6, [("laplace", 1, 1)] * 3),
+    (0.3, 1e-10, [("laplace", 1, 1 << 20), ("gaussian", 3, 1)]),
+    (1.0, 0.5, [("gaussian", 0.1, 7), ("laplace", 0.7, 1)]),
+)
+
+
+def _compose(rows: list[dict]):
+    """The certified composition of what an accountant gave out: the exact sum of the epsilons
+    (each times its count) and the optimal composition's delta ``1 - prod(1 - delta_i)``."""
+    from exactdp.mechanisms.composition import optimal_delta_of_copies
+
+    eps = sum((from_float(r["epsilon"]) * r["count"] for r in rows), Fraction(0))
+    dlt = optimal_delta_of_copies([(from_float(r["delta"]), r["count"]) for r in rows if r["delta"]])
+    return eps, dlt
+
+
+def _naive_rows():
+    A = _A()
+    out = []
+    for total_eps, total_delta, mechs in _NAIVE_GRID:
+        rows = A.accountant_specs("naive", total_eps, total_delta, mechs)
+        eps, dlt = _compose(rows)
+        out.append((total_eps, total_delta, mechs, rows, eps, dlt))
+    return out
+
+
+def _mech_text(mechs) -> str:
+    from collections import Counter
+
+    return ", ".join(f"{n} x {k}(weight {w}, count {c})" for (k, w, c), n in Counter(mechs).items())
+
+
+def _check_naive_grid() -> Finding:
+    """NaiveBudgetAccountant over a grid to the edges: the budgets it gives out, composed
+    (epsilons added exactly, deltas by the optimal composition), against its totals."""
+    A = _A()
+    results = _naive_rows()
+    bad = None
+    table = []
+    for total_eps, total_delta, mechs, rows, eps, dlt in results:
+        over_eps = eps > from_float(total_eps)
+        over_delta = not dlt.at_most(from_float(total_delta))
+        table.append({"total": [total_eps, total_delta], "mechanisms": _mech_text(mechs),
+                      "composed_epsilon": _q(eps), "composed_delta_at_most": dlt.float_at_least(),
+                      "within": not (over_eps or over_delta)})
+        if (over_eps or over_delta) and bad is None:
+            bad = (total_eps, total_delta, mechs, rows, eps, over_eps, over_delta)
+    settings = Settings(len(results), "total epsilon 1e-06..1e+308, total delta down to 5e-324, counts up to 2^20")
+    scope = ("NaiveBudgetAccountant(total_epsilon, total_delta): request_budget for each mechanism, compute_budgets; "
+             "the (epsilon, delta) each spec holds, at their exact binary values, composed count times each "
+             "(epsilons added exactly; deltas by the optimal composition 1 - prod(1 - delta_i), exact or "
+             "enclosed) against the totals")
+    if bad is None:
+        return Finding(claim="the budgets compose to at most (total_epsilon, total_delta)", truth="within on every setting",
+                       verdict=Verdict.HOLDS, witness={"settings": table}, evidence=Evidence.BIT_EXACT_GRID,
+                       scope=scope, settings=settings)
+    total_eps, total_delta, mechs, rows, eps, over_eps, over_delta = bad
+    again = A.accountant_specs("naive", total_eps, total_delta, mechs)
+    return Finding(claim=f"({total_eps!r}, {total_delta!r})",
+                   truth=f"composed epsilon {_q(eps)} (excess {_q(eps - from_float(total_eps))})" if over_eps
+                   else "composed delta above the total", verdict=Verdict.VIOLATED,
+                   witness={"total_epsilon": total_eps, "total_delta": total_delta, "mechanisms": _mech_text(mechs),
+                            "budgets": [{k: r[k] for k in ("kind", "weight", "count", "epsilon", "delta")} for r in rows],
+                            "settings": table},
+                   replay=Replay.of([(r["epsilon"], r["delta"]) for r in again] ==
+                                    [(r["epsilon"], r["delta"]) for r in rows]),
+                   evidence=Evidence.BIT_EXACT, scope=scope, settings=settings,
+                   note="each budget is total * weight / total weight rounded to nearest: they add up to more "
+                        "than the total at their exact values")
+
+
+def _naive_severity() -> Severity:
+    """The worst composed epsilon over the grid, relative to the total it was split from."""
+    A = _A()
+    best = None
+    for total_eps, total_delta, mechs, rows, eps, dlt in _naive_rows():
+        ratio = eps / from_float(total_eps)
+        if best is None or ratio > best[0]:
+            best = (ratio, total_eps, total_delta, mechs, rows, eps)
+    ratio, total_eps, total_delta, mechs, rows, eps = best
+    again = A.accountant_specs("naive", total_eps, total_delta, mechs)
+    return Severity("composed epsilon of the budgets given out", from_float(total_eps), eps,
+                    witness={"total_epsilon": total_eps, "total_delta": total_delta, "mechanisms": _mech_text(mechs),
+                             "epsilons": sorted({r["epsilon"] for r in rows})},
+                    replay=Replay.of([r["epsilon"] for r in again] == [r["epsilon"] for r in rows]),
+                    evidence=Evidence.BIT_EXACT,
+                    scope=f"the {len(_NAIVE_GRID)} settings of the naive grid (total epsilon 1e-06..1e+308, counts "
+                          "up to 2^20); epsilons added exactly")
+
+
+_PLD_GRID = (
+    (1.0, 1e-6, [("gaussian", 1, 1)] * 2),
+    (1.0, 1e-6, [("gaussian", 1, 1), ("gaussian", 2, 3)]),
+    (0.1, 1e-10, [("gaussian", 1, 1)]),
+    (1.0, 0.0, [("laplace", 1, 1), ("laplace", 2, 3)]),
+    (1.0, 0.0, [("laplace", 1, 1)] * 3),
+    (1.0, 1e-6, [("laplace", 1, 1), ("gaussian", 1, 1)]),
+)
+
+
+def _check_pld() -> Finding:
+    """PLDBudgetAccountant: the noise it gives each mechanism (the std, turned by PipelineDP
+    into the pydp mechanism's parameter at sensitivity 1), composed by exactdp's certified
+    accountant (the ideal Laplace and Gaussian at those parameters), against its totals:
+    delta(total_epsilon) <= total_delta, or at total_delta = 0 the sum of the pure epsilons."""
+    from exactdp.mechanisms.accountant import account
+
+    A = _A()
+    table, bad, undecided = [], None, 0
+    for total_eps, total_delta, mechs in _PLD_GRID:
+        rows = A.accountant_specs("pld", total_eps, total_delta, mechs)
+        comps = []
+        for r in rows:
+            x = from_float(r["noise_parameter"])
+            comp = ("laplace", {"scale": x}) if r["kind"] == "laplace" else ("gaussian", {"sigma": x})
+            comps += [comp] * r["count"]
+        if total_delta == 0:
+            res = account(comps, delta=0)
+            check = res.check(from_float(total_eps))
+        else:
+            res = account(comps, epsilon=from_float(total_eps), width=Fraction(1, 10**6))
+            check = res.check(from_float(total_delta))
+        table.append({"total": [total_eps, total_delta], "mechanisms": _mech_text(mechs),
+                      "noise": [r["noise_parameter"] for r in rows], "certified": check.message()})
+        if check.verdict == "violated" and bad is None:
+            bad = (total_eps, total_delta, mechs, rows, check)
+        undecided += check.verdict == "undecided"
+    settings = Settings(len(_PLD_GRID), "total epsilon 0.1..1, total delta 0 and down to 1e-10")
+    scope = ("PLDBudgetAccountant(total_epsilon, total_delta): request_budget per mechanism, compute_budgets; each "
+             "spec's std turned by dp_computations.create_additive_mechanism into the pydp mechanism's parameter "
+             "at sensitivity 1, read exactly; the composition certified by exactdp's accountant (ideal Laplace "
+             "and Gaussian noise at those parameters)")
+    if bad is not None:
+        total_eps, total_delta, mechs, rows, check = bad
+        again = A.accountant_specs("pld", total_eps, total_delta, mechs)
+        return Finding(claim=f"({total_eps!r}, {total_delta!r})", truth=check.message(), verdict=Verdict.VIOLATED,
+                       witness={"total_epsilon": total_eps, "total_delta": total_delta, "mechanisms": _mech_text(mechs),
+                                "noise_parameters": [r["noise_parameter"] for r in rows], "settings": table},
+                       replay=Replay.of([r["noise_parameter"] for r in again] == [r["noise_parameter"] for r in rows]),
+                       evidence=Evidence.IDEAL_NOISE, scope=scope, settings=settings,
+                       note="at total_delta = 0 the accountant sets base_noise_std = sum of the weights / epsilon * "
+                            "sqrt(2), leaving out each mechanism's count: a mechanism applied count times spends "
+                            "count times its share")
+    if undecided:
+        return Finding(claim="the noise composes to at most (total_epsilon, total_delta)",
+                       truth=f"{undecided} of {len(_PLD_GRID)} settings inside the certified enclosure",
+                       verdict=Verdict.UNDECIDED, witness={"settings": table}, evidence=None, scope=scope,
+                       settings=settings)
+    return Finding(claim="the noise composes to at most (total_epsilon, total_delta)", truth="within on every setting",
+                   verdict=Verdict.HOLDS, witness={"settings": table}, evidence=Evidence.IDEAL_NOISE, scope=scope,
+                   settings=settings)
+
+
+# --- dp_computations helpers ----------------------------------------------------------------
+
+_SIGMA_GRID = ((1.0, 1e-5, 1.0), (0.1, 1e-10, 2.0), (1e-6, 1e-6, 1.0), (50.0, 1e-6, 1.0), (1.0, 1e-300, 2.0**52))
+
+
+def _check_gaussian_helpers() -> Finding:
+    """compute_sigma(eps, delta, l2), gaussian_delta(sigma, eps) and gaussian_epsilon(sigma,
+    delta): each number judged by the ideal Gaussian (Balle and Wang's exact delta, in
+    intervals): the sigma must give delta(eps) <= delta; the reported delta must not be below
+    delta(eps) at sigma; the reported epsilon must give delta(eps) <= delta."""
+    from exactdp.audits.base import call_library
+    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma
+
+    _A()
+    from pipeline_dp import dp_computations as dc
+
+    rows, bad = [], None
+    for eps, dlt, l2 in _SIGMA_GRID:
+        sigma = call_library("dp_computations.compute_sigma", dc.compute_sigma, eps, dlt, l2)
+        ok_sigma = check_sigma(from_float(sigma), from_float(eps), from_float(dlt), from_float(l2))
+        s1 = sigma / l2
+        rep_delta = call_library("dp_computations.gaussian_delta", dc.gaussian_delta, s1, eps)
+        lo, _ = delta_of_sigma(from_float(s1), from_float(eps), Fraction(1)).exact
+        ok_delta = from_float(rep_delta) >= lo
+        rep_eps = call_library("dp_computations.gaussian_epsilon", dc.gaussian_epsilon, s1, dlt)
+        ok_eps = check_sigma(from_float(s1), from_float(rep_eps), from_float(dlt), Fraction(1))
+        rows.append({"epsilon": eps, "delta": dlt, "l2": l2, "sigma": sigma, "gaussian_delta": rep_delta,
+                     "gaussian_epsilon": rep_eps, "sigma_ok": ok_sigma, "delta_ok": ok_delta, "epsilon_ok": ok_eps})
+        if not (ok_sigma and ok_delta and ok_eps) and bad is None:
+            bad = rows[-1]
+    settings = Settings(len(rows), "epsilon 1e-06..50, delta down to 1e-300, l2 up to 2^52")
+    scope = ("compute_sigma, gaussian_delta (at sigma / l2) and gaussian_epsilon on each setting; the ideal "
+             "Gaussian's exact delta in intervals (the sampler is python-dp's, not modelled)")
+    if bad is None:
+        return Finding(claim="sigma, delta and epsilon each conservative", truth="on every setting",
+                       verdict=Verdict.HOLDS, witness={"settings": rows}, evidence=Evidence.IDEAL_NOISE, scope=scope,
+                       settings=settings)
+    again = call_library("dp_computations.compute_sigma", dc.compute_sigma, bad["epsilon"], bad["delta"], bad["l2"])
+    which = [k for k in ("sigma_ok", "delta_ok", "epsilon_ok") if not bad[k]]
+    return Finding(claim="sigma, delta and epsilon each conservative", truth=f"not at {which}",
+                   verdict=Verdict.VIOLATED, witness={**bad, "settings": rows},
+                   replay=Replay.of(again == bad["sigma"]), evidence=Evidence.IDEAL_NOISE, scope=scope,
+                   settings=settings)
+
+
+_STD_GRID = ((1.0, 1e-6, 1, 1, "laplace"), (0.1, 1e-6, 3, 2, "laplace"), (1e-6, 1e-6, 1, 1 << 20, "laplace"),
+             (1.0, 1e-6, 2, 1, "gaussian"), (0.5, 1e-10, 1 << 20, 1, "gaussian"))
+
+
+def _check_noise_std() -> Finding:
+    """compute_dp_count_noise_std and compute_dp_sum_noise_std: the std they report must be
+    at least the std of the noise the budget needs: Laplace sqrt(2) * L1 / epsilon (L1 = L0 *
+    LInf, exactly); Gaussian a sigma that gives (epsilon, delta) at L2 = sqrt(L0) * LInf
+    (judged by the ideal Gaussian)."""
+    from exactdp.audits.base import call_library
+    from exactdp.mechanisms.gaussian import check_sigma
+
+    A = _A()
+    pdp = A.require()
+    from pipeline_dp import dp_computations as dc
+
+    rows, bad = [], None
+    for eps, dlt, l0, linf, noise in _STD_GRID:
+        kind = pdp.NoiseKind.LAPLACE if noise == "laplace" else pdp.NoiseKind.GAUSSIAN
+        p = dc.ScalarNoiseParams(eps=eps, delta=dlt, min_value=None, max_value=None, min_sum_per_partition=-float(linf),
+                                 max_sum_per_partition=float(linf), max_partitions_contributed=l0,
+                                 max_contributions_per_partition=linf, noise_kind=kind)
+        for name, fn in (("count", dc.compute_dp_count_noise_std), ("sum", dc.compute_dp_sum_noise_std)):
+            std = from_float(call_library(f"dp_computations.compute_dp_{name}_noise_std", fn, p))
+            if noise == "laplace":
+                need = 2 * (Fraction(l0 * linf) / from_float(eps)) ** 2  # std**2 of Laplace(L1 / eps)
+                ok = std * std >= need
+            else:
+                # the L2 sensitivity sqrt(l0) * linf, enlarged to a rational at or above it
+                from exactdp.numeric.rounding import float_at_least
+                import math
+
+                l2 = Fraction(float_at_least(Fraction(math.isqrt(l0 * 10**30) + 1, 10**15))) * linf
+                ok = check_sigma(std, from_float(eps), from_float(dlt), l2)
+            rows.append({"epsilon": eps, "delta": dlt, "l0": l0, "linf": linf, "noise": noise, "metric": name,
+                         "std": float(std), "ok": ok})
+            if not ok and bad is None:
+                bad = rows[-1]
+    settings = Settings(len(_STD_GRID), "epsilon 1e-06..1, delta down to 1e-10, L0 and LInf up to 2^20")
+    scope = ("compute_dp_count_noise_std / compute_dp_sum_noise_std on ScalarNoiseParams of each setting (sum bounds "
+             "+-LInf); the std against the Laplace std sqrt(2) L1 / epsilon exactly, or the ideal Gaussian's (epsilon, "
+             "delta) at an L2 at or above sqrt(L0) * LInf")
+    if bad is None:
+        return Finding(claim="the std reported is at least the std the budget needs", truth="on every setting",
+                       verdict=Verdict.HOLDS, witness={"settings": rows}, evidence=Evidence.IDEAL_NOISE, scope=scope,
+                       settings=settings)
+    return Finding(claim="the std reported is at least the std the budget needs", truth=f"below at {bad}",
+                   verdict=Verdict.VIOLATED, witness={**bad, "settings": rows}, replay=Replay.CONFIRMED,
+                   evidence=Evidence.BIT_EXACT, scope=scope, settings=settings,
+                   note="Laplace std = diversity * np.sqrt(2), each rounded to nearest: below sqrt(2) L1 / epsilon")
+
+
+def _check_equal_split() -> Finding:
+    """equally_split_budget(eps, delta, n): the n budgets it returns, added exactly, against
+    (eps, delta) (the last is eps minus the float sum of the others, to keep the total)."""
+    from exactdp.audits.base import call_library
+
+    _A()
+    from pipeline_dp import dp_computations as dc
+
+    grid = ((1.0, 1e-6, 3), (1.0, 1e-6, 10), (0.3, 1e-10, 7), (1e-6, 5e-324, 3), (1e308, 0.5, 3), (1.0, 1e-6, 1 << 12))
+    rows, bad = [], None
+    for eps, dlt, n in grid:
+        parts = call_library("dp_computations.equally_split_budget", dc.equally_split_budget, eps, dlt, n)
+        se = sum((from_float(e) for e, _ in parts), Fraction(0))
+        sd = sum((from_float(d) for _, d in parts), Fraction(0))
+        ok = se <= from_float(eps) and sd <= from_float(dlt) and all(e >= 0 and d >= 0 for e, d in parts)
+        rows.append({"epsilon": eps, "delta": dlt, "n": n, "excess_epsilon": _q(se - from_float(eps)),
+                     "excess_delta": _q(sd - from_float(dlt)), "ok": ok})
+        if not ok and bad is None:
+            bad = (eps, dlt, n, parts, rows[-1])
+    settings = Settings(len(grid), "epsilon 1e-06..1e+308, delta down to 5e-324, n up to 2^12")
+    scope = "equally_split_budget(eps, delta, n) on each setting; the budgets added exactly (basic composition)"
+    if bad is None:
+        return Finding(claim="the parts add up to at most (eps, delta)", truth="on every setting",
+                       verdict=Verdict.HOLDS, witness={"settings": rows}, evidence=Evidence.BIT_EXACT_GRID, scope=scope,
+                       settings=settings)
+    eps, dlt, n, parts, row = bad
+    again = call_library("dp_computations.equally_split_budget", dc.equally_split_budget, eps, dlt, n)
+    return Finding(claim=f"at most ({eps!r}, {dlt!r})", truth=f"excess epsilon {row['excess_epsilon']}, delta "
+                   f"{row['excess_delta']}", verdict=Verdict.VIOLATED, witness={**row, "settings": rows},
+                   replay=Replay.of(again == parts), evidence=Evidence.BIT_EXACT, scope=scope, settings=settings)
+
+
+# --- the coverage map ------------------------------------------------------------------------
+
+
+def primitives() -> list[str]:
+    """Every public primitive of the installed PipelineDP that adds noise, aggregates, bounds
+    contributions, selects partitions or accounts a budget, from its own namespaces: the
+    DPEngine's public methods, the members of ``Metrics``, ``PartitionSelectionStrategy`` and
+    ``NoiseKind``, the budget accountants, and what ``dp_computations``,
+    ``partition_selection``, ``contribution_bounders`` and ``combiners`` define. Left out:
+    abstract bases and mixins, parameter records (``ScalarNoiseParams``,
+    ``AdditiveVectorNoiseParams``, ``Sensitivities``, ``CombinerParams``), the quantile
+    accumulator, and user-supplied combiners (``CustomCombiner``, ``create_compound_combiner_with_custom_combiners``)."""
+    import inspect
+
+    pdp = _A().require()
+    names = [f"pipeline_dp.DPEngine.{n}" for n in dir(pdp.DPEngine)
+             if not n.startswith("_") and callable(getattr(pdp.DPEngine, n)) and n != "explain_computations_report"]
+    names += [f"pipeline_dp.Metrics.{n}" for n in vars(pdp.Metrics) if not n.startswith("_")]
+    names += [f"pipeline_dp.PartitionSelectionStrategy.{m.name}" for m in pdp.PartitionSelectionStrategy]
+    names += [f"pipeline_dp.NoiseKind.{m.name}" for m in pdp.NoiseKind]
+    names += ["pipeline_dp.NaiveBudgetAccountant", "pipeline_dp.PLDBudgetAccountant"]
+    skip = ("AdditiveMechanism", "ScalarNoiseParams", "AdditiveVectorNoiseParams", "Sensitivities", "Combiner",
+            "CustomCombiner", "CombinerParams", "MechanismContainerMixin", "AdditiveMechanismMixin",
+            "QuantileAccumulator", "ContributionBounder", "create_compound_combiner_with_custom_combiners")
+    for mod in ("dp_computations", "partition_selection", "contribution_bounders", "combiners"):
+        module = getattr(pdp, mod)
+        for n in sorted(vars(module)):
+            obj = getattr(module, n)
+            if (n.startswith("_") or n in skip or not (inspect.isclass(obj) or inspect.isfunction(obj))
+                    or getattr(obj, "__module__", "") != module.__name__):
+                continue
+            names.append(f"{module.__name__}.{n}")
+    return list(dict.fromkeys(names))
+
+
+NOT_AUDITED = {
+    "pipeline_dp.Metrics.PERCENTILE": "its noise is added inside pydp's C++ QuantileTree, which does not expose "
+                                      "the noiseless counts to a spy (the tree's node counts are audited in "
+                                      "exactdp audit python-dp)",
+    "pipeline_dp.combiners.QuantileCombiner": "as Metrics.PERCENTILE (the noise is inside the C++ QuantileTree)",
+    "pipeline_dp.dp_computations.compute_dp_quantiles": "as Metrics.PERCENTILE (the noise is inside the C++ "
+                                                        "QuantileTree)",
+    "pipeline_dp.dp_computations.ExponentialMechanism": "used only to choose contribution bounds "
+                                                        "(calculate_private_contribution_bounds); no audit of its "
+                                                        "probabilities yet",
+    "pipeline_dp.DPEngine.calculate_private_contribution_bounds": "as ExponentialMechanism: no audit yet",
+    "pipeline_dp.DPEngine.add_dp_noise": "no audit yet (it adds noise to pre-aggregated values through the same "
+                                         "mechanisms the metrics use)",
+}
+
+
 def audits() -> list[Audit]:
     """Every audit of the pipeline-dp suite (the library is imported only when one runs)."""
     lib = "pipeline-dp"
@@ -223,27 +753,81 @@ def audits() -> list[Audit]:
     a = Audit.factory(lib, "pipeline-dp/", versions=v)
 
     comp = f"{_SRC}/dp_computations.py"
+    D, CB, C = "pipeline_dp.dp_computations.", "pipeline_dp.contribution_bounders.", "pipeline_dp.combiners."
+    metric_covers = {
+        "COUNT": ("pipeline_dp.Metrics.COUNT", C + "CountCombiner", D + "compute_sensitivities_for_count",
+                  D + "compute_sensitivities"),
+        "PRIVACY_ID_COUNT": ("pipeline_dp.Metrics.PRIVACY_ID_COUNT", C + "PrivacyIdCountCombiner",
+                             D + "compute_sensitivities_for_privacy_id_count"),
+        "SUM": ("pipeline_dp.Metrics.SUM", C + "SumCombiner", D + "compute_sensitivities_for_sum"),
+        "MEAN": ("pipeline_dp.Metrics.MEAN", C + "MeanCombiner", D + "MeanMechanism", D + "create_mean_mechanism",
+                 D + "compute_sensitivities_for_normalized_sum", D + "compute_middle"),
+        "VARIANCE": ("pipeline_dp.Metrics.VARIANCE", C + "VarianceCombiner", D + "compute_dp_var",
+                     D + "compute_squares_interval", D + "equally_split_budget"),
+        "VECTOR_SUM": ("pipeline_dp.Metrics.VECTOR_SUM", C + "VectorSumCombiner", D + "add_noise_vector"),
+    }
+    expect_metric = {"COUNT": "holds-on-grid", "PRIVACY_ID_COUNT": "holds-on-grid", "SUM": "holds-on-grid",
+                     "MEAN": "holds-on-grid", "VARIANCE": "violated", "VECTOR_SUM": "violated"}
     return [
         a("count/contribution-bounding", "DPEngine.aggregate COUNT (contribution bounding)",
           "L1 sensitivity max_partitions_contributed * max_contributions_per_partition per privacy unit",
-          _check_count_bounding, source=f"{_SRC}/contribution_bounders.py", expect={v: "holds-on-grid"}),
+          _check_count_bounding, source=f"{_SRC}/contribution_bounders.py", expect={v: "holds-on-grid"}, covers=("pipeline_dp.Metrics.COUNT", C + "CountCombiner", "pipeline_dp.DPEngine.aggregate", CB + "SamplingCrossAndPerPartitionContributionBounder")),
         a("sum/contribution-bounding", "DPEngine.aggregate SUM (contribution bounding, clipping)",
           "L1 sensitivity max_partitions * max_contributions_per_partition * max(|min_value|, |max_value|)",
-          _check_sum_bounding, source=comp, expect={v: "holds-on-grid"}),
+          _check_sum_bounding, source=comp, expect={v: "holds-on-grid"}, covers=("pipeline_dp.Metrics.SUM", C + "SumCombiner", D + "compute_sensitivities_for_sum")),
         a("sum/float-rounding", "DPEngine.aggregate SUM (float values)",
           "L1 sensitivity max(|min_value|, |max_value|) per privacy unit",
           _float_check("sum", "the per-unit sums are merged with float additions, each rounded: removing a "
                               "unit changes how the later ones round (as google/differential-privacy#126)"),
-          source=comp, expect={v: "violated"}),
+          source=comp, expect={v: "violated"}, covers=("pipeline_dp.Metrics.SUM", C + "SumCombiner")),
         a("mean/float-rounding", "DPEngine.aggregate MEAN (normalised sum)",
           "the normalised sum has L1 sensitivity (max_value - min_value) / 2 per privacy unit",
           _float_check("mean", "the normalised values (clip(x) - middle; middle 0 for bounds (-1, 1)) are "
                                "summed in floats, each addition rounded"),
-          source=comp, expect={v: "violated"}),
+          source=comp, expect={v: "violated"}, covers=("pipeline_dp.Metrics.MEAN", C + "MeanCombiner", D + "MeanMechanism")),
         a("budget/naive-split", "NaiveBudgetAccountant.compute_budgets",
           "the epsilons given out compose (naive composition) to at most total_epsilon",
-          _check_budget_split, source=f"{_SRC}/budget_accounting.py", expect={v: "violated"}),
+          _check_budget_split, source=f"{_SRC}/budget_accounting.py", expect={v: "violated"}, covers=("pipeline_dp.NaiveBudgetAccountant",)),
         a("gaussian/l2-sensitivity", "Gaussian noise (compute_l2_sensitivity)",
           "L2 sensitivity at least sqrt(max_partitions_contributed) * LInf", _check_l2_formula,
-          source=comp, expect={v: "violated"}),
+          source=comp, expect={v: "violated"}, covers=(D + "compute_l2_sensitivity", D + "GaussianMechanism")),
+        *[a(f"metric/{name}/sensitivity", f"DPEngine.aggregate {name} (every pydp mechanism spied)",
+            "each mechanism's noiseless input moves by at most the sensitivity it was built with",
+            _metric_check(name), source=comp, expect={v: expect_metric[name]},
+            covers=metric_covers[name] + ("pipeline_dp.DPEngine.aggregate", "pipeline_dp.NoiseKind.LAPLACE",
+                                          "pipeline_dp.NoiseKind.GAUSSIAN", "pipeline_dp.combiners.CompoundCombiner",
+                                          "pipeline_dp.combiners.create_compound_combiner",
+                                          f"{D}create_additive_mechanism", f"{D}compute_l1_sensitivity",
+                                          f"{D}compute_l2_sensitivity", f"{D}LaplaceMechanism", f"{D}GaussianMechanism",
+                                          f"{D}apply_laplace_mechanism", f"{D}apply_gaussian_mechanism",
+                                          f"{CB}SamplingCrossAndPerPartitionContributionBounder",
+                                          f"{CB}collect_values_per_partition_key_per_privacy_id"))
+          for name in ("COUNT", "PRIVACY_ID_COUNT", "SUM", "MEAN", "VARIANCE", "VECTOR_SUM")],
+        *[a(f"select-partitions/{name}", f"DPEngine.select_partitions ({name})",
+            "counts move by at most 1 in at most max_partitions_contributed partitions; the strategy's keep "
+            "probabilities are (epsilon/m, delta/m)-DP per partition", _selection_check(name),
+            source=f"{_SRC}/dp_engine.py", expect={v: "violated" if name != "GAUSSIAN_THRESHOLDING" else "holds-ideal-noise"},
+            covers=("pipeline_dp.DPEngine.select_partitions", f"pipeline_dp.PartitionSelectionStrategy.{name}",
+                    "pipeline_dp.partition_selection.create_partition_selection_strategy",
+                    f"{CB}SamplingCrossPartitionContributionBounder",
+                    *(("pipeline_dp.PartitionSelectionStrategy.WEIGHTED_GAUSSIAN_THRESHOLDING",)
+                      if name == "GAUSSIAN_THRESHOLDING" else ())))
+          for name in ("TRUNCATED_GEOMETRIC", "LAPLACE_THRESHOLDING", "GAUSSIAN_THRESHOLDING")],
+        a("budget/naive-grid", "NaiveBudgetAccountant (request_budget, compute_budgets)",
+          "the budgets given out compose (certified composition) to at most (total_epsilon, total_delta)",
+          _check_naive_grid, source=f"{_SRC}/budget_accounting.py", expect={v: "violated"},
+          covers=("pipeline_dp.NaiveBudgetAccountant",), severity=_naive_severity),
+        a("budget/pld", "PLDBudgetAccountant (request_budget, compute_budgets)",
+          "the noise it sets composes (certified accountant) to at most (total_epsilon, total_delta)",
+          _check_pld, source=f"{_SRC}/budget_accounting.py", expect={v: "violated"},
+          covers=("pipeline_dp.PLDBudgetAccountant", f"{D}create_additive_mechanism")),
+        a("dp-computations/gaussian-helpers", "compute_sigma, gaussian_delta, gaussian_epsilon",
+          "each number is conservative for the ideal Gaussian", _check_gaussian_helpers, source=comp,
+          expect={v: "violated"}, covers=(f"{D}compute_sigma", f"{D}gaussian_delta", f"{D}gaussian_epsilon")),
+        a("dp-computations/noise-std", "compute_dp_count_noise_std, compute_dp_sum_noise_std",
+          "the std reported is at least the std the budget needs", _check_noise_std, source=comp,
+          expect={v: "holds-ideal-noise"}, covers=(f"{D}compute_dp_count_noise_std", f"{D}compute_dp_sum_noise_std")),
+        a("dp-computations/equally-split-budget", "equally_split_budget",
+          "the parts add up to at most (epsilon, delta)", _check_equal_split, source=comp, expect={v: "violated"},
+          covers=(f"{D}equally_split_budget", f"{D}compute_dp_var")),
     ]
