@@ -27,7 +27,9 @@ an environment of its own (``docs/tumult-environment.md``).
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -97,6 +99,10 @@ def spark_session():
     if _SESSION:
         return _SESSION[0]
     from pyspark.sql import SparkSession
+
+    # Spark's Python workers (a row map, a flat map) run this interpreter, the one with
+    # Tumult Core, unless the user chose another
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     spark = (SparkSession.builder.master("local[1]").appName("exactdp-audit-tumult")
              .config("spark.ui.enabled", "false")
