@@ -259,3 +259,119 @@ def release(rows: Iterable[Sequence[Any]], meta: dict, query: str, *, epsilon: f
     reader = private_reader(rows, meta, epsilon=epsilon, delta=delta)
     out = reader.execute(query)
     return [list(r) for r in out[1:]]
+
+
+# --- the grammar, the mechanisms, the odometers, approx_bounds ----------------------------
+
+
+def aggregate_names() -> tuple[str, ...]:
+    """The aggregate function names snsql's SQL grammar accepts (its ANTLR parser's
+    ``aggregateFunctionName`` rule, tried on every keyword of the grammar): the list grows
+    with the library."""
+    require()
+    from antlr4 import InputStream
+    from snsql.sql.parse import QueryParser
+    from snsql.sql.parser.SqlSmallParser import SqlSmallParser
+
+    names = []
+    for name in SqlSmallParser.symbolicNames:
+        if not name.isidentifier():
+            continue
+        parser = QueryParser().start_parser(InputStream(name))
+        try:
+            ctx = parser.aggregateFunctionName()
+        except Exception:  # noqa: BLE001 - the parser's SyntaxErrorListener raises: not an aggregate
+            continue
+        if ctx.exception is None and ctx.getText().upper() == name and parser.getCurrentToken().type == -1:
+            names.append(name)
+    return tuple(sorted(names))
+
+
+def mechanism(kind: str, epsilon: float, *, delta: float = 0.0, sensitivity: float = 1.0,
+              max_contrib: int = 1):
+    """snsql's own ``Laplace`` or ``Gaussian`` (``kind``) at these parameters: its
+    constructor computes the noise scale (OpenDP's binary search) and its ``threshold``
+    property the censoring threshold tau."""
+    require()
+    from snsql.sql._mechanisms import Gaussian, Laplace
+
+    if kind not in ("laplace", "gaussian"):
+        raise InvalidArgument(f"kind={kind!r}: expected 'laplace' or 'gaussian'")
+    cls = Laplace if kind == "laplace" else Gaussian
+    mech = cls(epsilon, delta=delta, sensitivity=sensitivity, max_contrib=max_contrib)
+    mech.delta = delta  # as snsql's Query does for a key count (the Laplace constructor drops it)
+    return mech
+
+
+def odometer_spent(kind: str, steps: Sequence[tuple[float, float]], *, epsilon: float = 1.0,
+                   delta: float = 1e-6) -> tuple[Any, Any]:
+    """What snsql's odometer reports after spending ``steps``: ``kind="homogeneous"`` is
+    ``Odometer(Privacy(epsilon, delta))`` spent ``len(steps)`` times (its steps must all be
+    ``(epsilon, delta)``); ``"heterogeneous"`` is ``OdometerHeterogeneous(Privacy(epsilon,
+    delta))`` spent with ``Privacy(e, d)`` for each step. Returns ``spent`` as the library
+    gives it (floats, or NumPy floats)."""
+    snsql = require()
+    from snsql.sql.odometer import Odometer, OdometerHeterogeneous
+
+    if kind == "homogeneous":
+        if any(tuple(s) != (epsilon, delta) for s in steps):
+            raise InvalidArgument(f"steps={list(steps)!r}: the homogeneous Odometer spends its own "
+                                  f"(epsilon, delta)=({epsilon!r}, {delta!r}) each time")
+        odo = Odometer(snsql.Privacy(epsilon=epsilon, delta=delta))
+        odo.spend(len(steps))
+    elif kind == "heterogeneous":
+        odo = OdometerHeterogeneous(snsql.Privacy(epsilon=epsilon, delta=delta))
+        for e, d in steps:
+            odo.spend(snsql.Privacy(epsilon=e, delta=d))
+    else:
+        raise InvalidArgument(f"kind={kind!r}: expected 'homogeneous' or 'heterogeneous'")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's overflow warnings at the edges
+        return odo.spent
+
+
+def reader_spend(rows: Iterable[Sequence[Any]], meta: dict, queries: Sequence[str], *,
+                 epsilon: float = 1.0, delta: float = 1e-6) -> dict[str, Any]:
+    """Run ``queries`` through one :class:`snsql.PrivateReader` (noise removed) and read its
+    accounting: ``steps`` (``(epsilon, delta)`` of every mechanism each query ran, from the
+    library's mechanism objects), ``spent`` (``reader.odometer.spent`` after them) and
+    ``cost`` (``reader.get_privacy_cost(queries)`` on a fresh reader)."""
+    reader = private_reader(rows, meta, epsilon=epsilon, delta=delta)
+    steps = []
+    for q in queries:
+        subquery, _ = reader._rewrite(q)
+        steps += [(m.epsilon, m.delta) for m in reader._get_mechanisms(subquery) if m is not None]
+        reader.execute(q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spent = reader.odometer.spent
+        cost = private_reader(rows, meta, epsilon=epsilon, delta=delta).get_privacy_cost(list(queries))
+    return {"steps": steps, "spent": spent, "cost": cost}
+
+
+def approx_bounds_histogram(values: Sequence[float], epsilon: float) -> tuple[Any, list, tuple]:
+    """``snsql.sql._mechanisms.approx_bounds.approx_bounds(values, epsilon)`` with its Laplace
+    measurement recorded and its noise removed: ``(scale, histogram, result)``, the scale the
+    library passes to OpenDP's ``make_laplace``, the exact histogram it noises (one float per
+    bin) and what it returns on that noiseless histogram."""
+    require()
+    from snsql.sql._mechanisms import approx_bounds as module
+
+    seen: dict[str, Any] = {"scale": None, "hist": []}
+    real = module.make_laplace
+
+    def recording(domain, metric, scale):
+        seen["scale"] = scale
+        real(domain, metric, scale)  # the library's own constructor checks the scale
+
+        def identity(v):
+            seen["hist"].append(v)
+            return v
+        return identity
+
+    module.make_laplace = recording
+    try:
+        result = module.approx_bounds(list(values), epsilon)
+    finally:
+        module.make_laplace = real
+    return seen["scale"], list(seen["hist"]), result

@@ -78,21 +78,68 @@ def test_adapter_without_smartnoise_raises_missing_dependency_naming_the_extra()
         adapter.private_reader([(0, 1.0)], adapter.metadata(0.0, 1.0))
 
 
+FIRST_IDS = [
+    "smartnoise-sql/count/sensitivity", "smartnoise-sql/count-distinct/sensitivity",
+    "smartnoise-sql/sum/float", "smartnoise-sql/sum/int", "smartnoise-sql/avg/sensitivity",
+    "smartnoise-sql/var/sensitivity", "smartnoise-sql/sum/metadata-sensitivity-range",
+    "smartnoise-sql/corpus/317-unbounded-column",
+    "smartnoise-sql/corpus/201-expression-in-aggregate"]
+LATER_IDS = [
+    "smartnoise-sql/aggregate/max", "smartnoise-sql/aggregate/min",
+    "smartnoise-sql/aggregate/percentile_cont", "smartnoise-sql/aggregate/percentile_disc",
+    "smartnoise-sql/aggregate/std", "smartnoise-sql/aggregate/stddev", "smartnoise-sql/aggregate/stdev",
+    "smartnoise-sql/aggregate/variance", "smartnoise-sql/odometer/homogeneous",
+    "smartnoise-sql/odometer/heterogeneous", "smartnoise-sql/odometer/private-reader",
+    "smartnoise-sql/mechanism/laplace-scale", "smartnoise-sql/mechanism/gaussian-scale",
+    "smartnoise-sql/threshold/laplace", "smartnoise-sql/threshold/gaussian",
+    "smartnoise-sql/approx-bounds/histogram"]
+
+
 def test_suite_lists_without_importing_the_library():
     from exactdp.audits.runner import checked_on, suite, supported
 
-    ids = [a.id for a in suite("smartnoise-sql")]
-    assert ids == [
-        "smartnoise-sql/count/sensitivity", "smartnoise-sql/count-distinct/sensitivity",
-        "smartnoise-sql/sum/float", "smartnoise-sql/sum/int", "smartnoise-sql/avg/sensitivity",
-        "smartnoise-sql/var/sensitivity", "smartnoise-sql/sum/metadata-sensitivity-range",
-        "smartnoise-sql/corpus/317-unbounded-column",
-        "smartnoise-sql/corpus/201-expression-in-aggregate"]
+    audits = suite("smartnoise-sql")
+    ids = [a.id for a in audits]
+    assert ids == FIRST_IDS + LATER_IDS
     assert checked_on("smartnoise-sql") == ("1.0.10",)
     assert supported("smartnoise-sql") == ">=1.0,<1.1"
-    corpus = [a.id for a in suite("smartnoise-sql") if a.corpus]
-    assert corpus == ids[-2:]
+    corpus = [a.id for a in audits if a.corpus]
+    assert corpus == FIRST_IDS[-2:]
     assert "snsql" not in sys.modules or _has_snsql()
+    # every audit names the primitives it runs; the severity step is on the homogeneous odometer
+    assert all(a.covers for a in audits), [a.id for a in audits if not a.covers]
+    assert [a.id for a in audits if a.severity is not None] == ["smartnoise-sql/odometer/homogeneous"]
+    by_id = {a.id: a for a in audits}
+    assert by_id["smartnoise-sql/aggregate/percentile_cont"].covers == (
+        "snsql.sql.private_reader.PrivateReader.execute[PERCENTILE_CONT]",
+        "snsql.sql.private_reader.PrivateReader.execute")
+    assert by_id["smartnoise-sql/odometer/homogeneous"].covers == (
+        "snsql.sql.odometer.Odometer", "snsql.sql.privacy.Privacy")
+    expected = {i: a.expected("1.0.10") for i, a in by_id.items()}
+    assert [i for i, v in expected.items() if v == "violated"] == [
+        "smartnoise-sql/sum/metadata-sensitivity-range", "smartnoise-sql/odometer/homogeneous",
+        "smartnoise-sql/odometer/heterogeneous", "smartnoise-sql/odometer/private-reader",
+        "smartnoise-sql/threshold/laplace", "smartnoise-sql/threshold/gaussian",
+        "smartnoise-sql/approx-bounds/histogram"]
+
+
+def test_generated_aggregate_audits_follow_the_grammar_list():
+    from exactdp.audits import suite_smartnoise as s
+
+    assert s.AGGREGATES == ("AVG", "COUNT", "MAX", "MIN", "PERCENTILE_CONT", "PERCENTILE_DISC", "STD",
+                            "STDDEV", "STDEV", "SUM", "VAR", "VARIANCE")
+    generated = [i for i in (a.id for a in s.audits()) if i.startswith("smartnoise-sql/aggregate/")]
+    assert generated == [f"smartnoise-sql/aggregate/{n.lower()}" for n in s.AGGREGATES
+                         if n not in ("COUNT", "SUM", "AVG", "VAR")]
+    assert sorted(s.NOT_AUDITED) == ["snsql.sql.dpsu.policy_laplace", "snsql.sql.dpsu.run_dpsu"]
+    assert "AttributeError" in s.NOT_AUDITED["snsql.sql.dpsu.run_dpsu"]
+
+
+@pytest.mark.skipif(_has_snsql(), reason="snsql is installed here")
+def test_coverage_without_smartnoise_says_how_to_install_it():
+    done = _run_cli_without_snsql("audit", "smartnoise-sql", "--coverage")
+    assert done.returncode == 2, done
+    assert "pip install 'exactdp[smartnoise-sql]'" in done.stderr
 
 
 def test_pyproject_extra_pins_the_checked_release():
@@ -163,11 +210,15 @@ def test_release_with_the_noise_removed_replays_the_range_override():
     assert other.warned and "will override sensitivity" in other.warned[0]
 
 
-@needs_snsql
-def test_the_suite_on_the_installed_version():
+@pytest.fixture(scope="module")
+def results():
     from exactdp.audits.runner import run_audits
 
-    results = {r.id: r for r in run_audits("smartnoise-sql")}
+    return {r.id: r for r in run_audits("smartnoise-sql")}
+
+
+@needs_snsql
+def test_the_suite_on_the_installed_version(results):
     assert all(r.verdict == r.expected for r in results.values()), {
         i: (r.verdict, r.note) for i, r in results.items() if r.verdict != r.expected}
     bad = results["smartnoise-sql/sum/metadata-sensitivity-range"]
@@ -191,3 +242,83 @@ def test_the_suite_on_the_installed_version():
                        "support aggregation over expressions: SUM(T.x + 100)\")")
     assert "Attempting to query an unbounded column" in results[
         "smartnoise-sql/corpus/317-unbounded-column"].truth
+
+
+@needs_snsql
+def test_coverage_from_the_namespace():
+    from exactdp.audits.runner import coverage
+    from exactdp.audits import suite_smartnoise as s
+
+    cov = coverage("smartnoise-sql")
+    assert (len(cov.primitives), cov.audited) == (26, 24)
+    assert cov.summary() == "smartnoise-sql 1.0.10: 24 of 26 listed primitives audited (92.3%)"
+    listed = [p.name for p in cov.primitives]
+    assert listed[:6] == ["snsql.sql._mechanisms.Gaussian", "snsql.sql._mechanisms.Laplace",
+                          "snsql.sql._mechanisms.Unbounded", "snsql.sql._mechanisms.Gaussian.threshold",
+                          "snsql.sql._mechanisms.Laplace.threshold",
+                          "snsql.sql._mechanisms.approx_bounds.approx_bounds"]
+    assert [p.name for p in cov.primitives if not p.audited] == sorted(s.NOT_AUDITED)
+    assert adapter.aggregate_names() == s.AGGREGATES  # the grammar the suite's ids were written from
+
+
+@needs_snsql
+def test_certified_delta_is_the_optimal_composition():
+    from exactdp.audits.suite_smartnoise import certified_delta
+
+    # at epsilon >= the sum, exactly 1 - prod(1 - delta_i)
+    assert certified_delta([(1.0, 0.5), (1.0, 0.5)], Fraction(2)) == (Fraction(3, 4), Fraction(3, 4))
+    # one randomized response of epsilon 1 at epsilon 0: its total variation (e - 1)/(e + 1)
+    lo, hi = certified_delta([(1.0, 0.0)], Fraction(0))
+    # tanh(1/2) = 0.46211715726000975850...
+    assert lo < Fraction(462117157260009759, 10**18) and hi > Fraction(462117157260009758, 10**18)
+    assert 0 < hi - lo < Fraction(1, 10**6)
+
+
+@needs_snsql
+def test_odometers_judged(results):
+    homo = results["smartnoise-sql/odometer/homogeneous"]
+    assert (homo.verdict, homo.replay, homo.evidence) == ("violated", "confirmed", "bit-exact")
+    assert homo.settings.count == 11  # 13 settings, 2 raise ZeroDivisionError (delta/2 is 0)
+    assert homo.witness["odometer"] == "Odometer(Privacy(epsilon=0.5, delta=0.1)), spend(20)"
+    assert homo.witness["spent"] == [7.922514929149065, 0.15679577164913472]
+    truth = 1 - (1 - adapter.exact(0.1)) ** 20  # epsilon below 20 * 0.5: at least the optimal delta at 10
+    assert homo.witness["certified_delta"][0] >= float(truth) - 1e-12
+    assert "ZeroDivisionError" in homo.note and "delta=5e-324" in homo.note
+    hetero = results["smartnoise-sql/odometer/heterogeneous"]
+    assert (hetero.verdict, hetero.replay) == ("violated", "confirmed")
+    assert hetero.witness["spent"] == [3e-06, 0.0] and hetero.witness["certified_delta"] == [1.5e-323, 1.5e-323]
+    reader = results["smartnoise-sql/odometer/private-reader"]
+    assert (reader.verdict, reader.replay) == ("violated", "confirmed")
+    assert (reader.witness["privacy"], reader.witness["spent"], reader.witness["mechanisms"]) == (
+        [700.0, 1e-300], [6300.0, 0.0], 9)
+
+
+@needs_snsql
+def test_mechanisms_thresholds_and_approx_bounds(results):
+    lap = results["smartnoise-sql/threshold/laplace"]
+    assert (lap.verdict, lap.replay, lap.evidence) == ("violated", "confirmed", "ideal-noise")
+    assert {k: lap.witness[k] for k in ("epsilon", "delta", "max_ids", "scale")} == {
+        "epsilon": 0.001, "delta": 1e-06, "max_ids": 1, "scale": 1000.0000093132269}
+    gauss = results["smartnoise-sql/threshold/gaussian"]
+    assert (gauss.verdict, gauss.witness["max_ids"]) == ("violated", 5)
+    ab = results["smartnoise-sql/approx-bounds/histogram"]
+    assert (ab.verdict, ab.replay) == ("violated", "confirmed")
+    assert {k: ab.witness[k] for k in ("epsilon", "scale", "x", "x_prime", "histogram_l1")} == {
+        "epsilon": 1e-06, "scale": 1000000.0, "x": [], "x_prime": [0.0], "histogram_l1": "1"}
+    for i, n in (("laplace-scale", 29), ("gaussian-scale", 20)):
+        r = results[f"smartnoise-sql/mechanism/{i}"]
+        assert (r.verdict, r.settings.count) == ("holds-ideal-noise", n)
+    assert results["smartnoise-sql/aggregate/stddev"].truth == results["smartnoise-sql/var/sensitivity"].truth
+    assert results["smartnoise-sql/aggregate/max"].truth.startswith("all 2 refused")
+
+
+@needs_snsql
+def test_odometer_severity_is_replayed():
+    from exactdp.audits.runner import run_one, suite
+
+    (audit,) = [a for a in suite("smartnoise-sql") if a.id == "smartnoise-sql/odometer/homogeneous"]
+    sev = run_one(audit, adapter.version(), depth="full").severity
+    assert (sev.status, sev.replay, sev.at_least) == ("exceeds", "confirmed", True)
+    assert sev.witness["odometer"] == "Odometer(Privacy(epsilon=1.0, delta=1e-300)), spend(3)"
+    assert sev.witness["spent"] == [3.0, 5e-301]  # 1 - (1 - 1e-300)^3 is 0 in floats: only delta/2 is left
+    assert sev.claim == adapter.exact(5e-301) and sev.worst == 1 - (1 - adapter.exact(1e-300)) ** 3
