@@ -85,7 +85,7 @@ FIRST_IDS = [
     "smartnoise-sql/corpus/317-unbounded-column",
     "smartnoise-sql/corpus/201-expression-in-aggregate"]
 LATER_IDS = [
-    "smartnoise-sql/aggregate/max", "smartnoise-sql/aggregate/min",
+    "smartnoise-sql/sum/extreme-bounds", "smartnoise-sql/aggregate/max", "smartnoise-sql/aggregate/min",
     "smartnoise-sql/aggregate/percentile_cont", "smartnoise-sql/aggregate/percentile_disc",
     "smartnoise-sql/aggregate/std", "smartnoise-sql/aggregate/stddev", "smartnoise-sql/aggregate/stdev",
     "smartnoise-sql/aggregate/variance", "smartnoise-sql/odometer/homogeneous",
@@ -117,7 +117,8 @@ def test_suite_lists_without_importing_the_library():
         "snsql.sql.odometer.Odometer", "snsql.sql.privacy.Privacy")
     expected = {i: a.expected("1.0.10") for i, a in by_id.items()}
     assert [i for i, v in expected.items() if v == "violated"] == [
-        "smartnoise-sql/sum/metadata-sensitivity-range", "smartnoise-sql/odometer/homogeneous",
+        "smartnoise-sql/sum/metadata-sensitivity-range", "smartnoise-sql/sum/extreme-bounds",
+        "smartnoise-sql/odometer/homogeneous",
         "smartnoise-sql/odometer/heterogeneous", "smartnoise-sql/odometer/private-reader",
         "smartnoise-sql/threshold/laplace", "smartnoise-sql/threshold/gaussian",
         "smartnoise-sql/approx-bounds/histogram"]
@@ -309,6 +310,18 @@ def test_mechanisms_thresholds_and_approx_bounds(results):
         r = results[f"smartnoise-sql/mechanism/{i}"]
         assert (r.verdict, r.settings.count) == ("holds-ideal-noise", n)
     assert results["smartnoise-sql/aggregate/stddev"].truth == results["smartnoise-sql/var/sensitivity"].truth
+
+
+@needs_snsql
+def test_sum_at_bounds_2_to_52_rounds_past_its_sensitivity(results):
+    r = results["smartnoise-sql/sum/extreme-bounds"]
+    assert (r.verdict, r.replay, r.evidence, r.truth) == ("violated", "confirmed", "bit-exact", str(2**53 + 2))
+    assert r.claimed == f"2 * {2**52} = {2**53} (sum_x)"
+    w = r.witness
+    assert (w["x"], w["fx"], w["fx_prime"], w["distance"]) == (
+        [[1, str(2**52 - 1)], [1, "-1"]], str(2**52 - 2), str(3 * 2**52), str(2**53 + 2))
+    assert r.settings.count == 1  # the first of the three bounds already exceeds
+    assert "(0.99999999" in r.note  # OpenDP's scale search leaves room for it: loss still below epsilon
     assert results["smartnoise-sql/aggregate/max"].truth.startswith("all 2 refused")
 
 
