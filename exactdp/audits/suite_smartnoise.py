@@ -30,16 +30,46 @@ before an expression inside an aggregate, fixed by #210 which refuses such aggre
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import math
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Callable
 
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.adapters import smartnoise
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call_library
+from exactdp.audits.coverage import public_callables
+from exactdp.checkers.graph import graph_sensitivity, make_query
 from exactdp.checkers.results import Evidence, Verdict
+from exactdp.errors import InvalidArgument, LibraryCallFailed, Undecided
+from exactdp.mechanisms.accountant import account
+from exactdp.mechanisms.composition import optimal_delta_of_copies
+from exactdp.mechanisms.gaussian import delta_of_sigma
 from exactdp.numeric.exact import format_exact
+from exactdp.numeric.intervals import (
+    decide,
+    enclose,
+    exact_interval,
+    interval_to_fractions,
+    normal_cdf,
+)
+from exactdp.spaces.units import AddRemoveID, Units
+from exactdp.spaces.universe import ExactSet
 
-__all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "CHECKED_ON", "SUPPORTED", "AGGREGATES", "NOT_AUDITED", "audits",
-           "certified_delta", "primitives"]
+__all__ = [
+    "AGGREGATES",
+    "CHECKED_ON",
+    "DISTRIBUTION",
+    "EXTRA",
+    "LIBRARY",
+    "NOT_AUDITED",
+    "SUPPORTED",
+    "audits",
+    "certified_delta",
+    "primitives",
+]
 
 DISTRIBUTION = "smartnoise-sql"
 EXTRA = "smartnoise-sql"
@@ -66,7 +96,6 @@ which the sample hands over each id's rows."""
 
 
 def _adapter():
-    from exactdp.adapters import smartnoise
 
     smartnoise.require()
     return smartnoise
@@ -77,8 +106,6 @@ def _q(value: Fraction) -> str:
 
 
 def _space(values: list):
-    from exactdp.spaces.units import Units
-    from exactdp.spaces.universe import ExactSet
 
     # the grid's floats are dyadic: their exact values, and back to the same floats
     return Units(ExactSet([Fraction(v) for v in values]), ids=2, rows_per_id=(1, MAX_IDS + 1))
@@ -102,9 +129,6 @@ def _sensitivity_check(query: str, meta_kw: dict, values: list, *, kind: str = "
 
     def check() -> Finding:
         sn = _adapter()
-        from exactdp.audits.base import call_library
-        from exactdp.checkers.graph import graph_sensitivity, make_query
-        from exactdp.spaces.units import AddRemoveID
 
         meta = sn.metadata(kind=kind, max_ids=MAX_IDS, **meta_kw)
         cast = float if kind == "float" else int
@@ -158,7 +182,6 @@ def _sensitivity_check(query: str, meta_kw: dict, values: list, *, kind: str = "
 
 
 def _violation(sn, query, meta, meta_kw, col, keep, result, scope, note, epsilon: float = 1.0) -> Finding:
-    from exactdp.audits.base import call_library
 
     w = result.witness
     x, xp = _kept(w.x, keep), _kept(w.x_prime, keep)
@@ -210,7 +233,6 @@ def _range_override_check() -> Finding:
     """A column whose metadata sensitivity is ``upper - lower``: snsql's check accepts it
     as derived from the bounds (no warning), but one id adds up to max(|L|, |U|) per row."""
     sn = _adapter()
-    from exactdp.audits.base import call_library
 
     meta_kw = {"lower": 2.0, "upper": 10.0, "sensitivity": 8.0}
     reader = call_library("snsql.from_df(...)", sn.private_reader, [(0, 2.0)],
@@ -237,7 +259,6 @@ def _refused(sn, meta, query) -> tuple[bool, str]:
     except ValueError as e:
         return True, str(e).strip().splitlines()[0][:160]
     except Exception as e:  # anything else is the library failing, not refusing
-        from exactdp.errors import LibraryCallFailed
 
         raise LibraryCallFailed(f"PrivateReader.execute({query!r}) raised {type(e).__name__}: {e}") from e
     return False, ""
@@ -332,11 +353,9 @@ def _aggregate_check(name: str) -> Callable[[], Finding]:
 
     def check() -> Finding:
         sn = _adapter()
-        from exactdp.audits.base import call_library
 
         names = call_library("the grammar's aggregateFunctionName rule", sn.aggregate_names)
         if name not in names:
-            from exactdp.errors import InvalidArgument
 
             raise InvalidArgument(f"{name!r} is no longer an aggregate of snsql's grammar ({', '.join(names)}); "
                                   "the suite was written for 1.0.10")
@@ -389,10 +408,7 @@ def certified_delta(steps: list[tuple[float, float]], epsilon: Fraction) -> tupl
     composed randomized responses of parameters ``epsilon_i`` (exactdp's certified accountant;
     exact when ``epsilon >= sum epsilon_i``, where ``H = 0``). Each step's numbers are taken at
     their exact binary values."""
-    from collections import Counter
 
-    from exactdp.mechanisms.accountant import account
-    from exactdp.mechanisms.composition import optimal_delta_of_copies
 
     sn = _adapter()
     deltas = Counter(sn.exact(d) for _, d in steps if d)
@@ -412,7 +428,6 @@ def _judge_spent(steps, spent) -> dict[str, Any]:
     ``holds`` (delta at or above the enclosure of the least delta at that epsilon),
     ``violated`` (below it) or ``undecided`` (inside it); an infinite epsilon or a delta of
     1 is a claim every mechanism meets."""
-    import math
 
     sn = _adapter()
     e, d = float(spent[0]), float(spent[1])
@@ -433,8 +448,6 @@ def _judge_spent(steps, spent) -> dict[str, Any]:
 
 def _odometer_rows(kind: str) -> list[dict[str, Any]]:
     """Every setting of the odometer's grid: what it reported, judged (or what it raised)."""
-    from exactdp.errors import LibraryCallFailed
-    from exactdp.audits.base import call_library
 
     sn = _adapter()
     rows = []
@@ -485,7 +498,7 @@ def _odometer_check(kind: str) -> Callable[[], Finding]:
         bad = next((r for r in judged if r["verdict"] == "violated"), None)
         if bad is not None:
             again = sn.odometer_spent(kind, bad["steps"], epsilon=bad["privacy"][0], delta=bad["privacy"][1])
-            claimed, lo, hi = bad["_exact"]
+            claimed, lo, _ = bad["_exact"]
             reproduced = (float(again[0]), float(again[1])) == tuple(bad["spent"]) and sn.exact(float(again[1])) < lo
             return Finding(claim=f"the composition is {tuple(bad['spent'])}-DP",
                            truth=(f"at epsilon = {bad['spent'][0]!r} the least delta is certified >= "
@@ -527,7 +540,7 @@ def _odometer_severity() -> Severity:
         return Severity("the least delta at the reported epsilon (optimal composition)", None, None,
                         note="no setting reported a positive delta to compare with")
     best = max(rows, key=lambda r: r["_exact"][1] / r["_exact"][0])
-    claimed, lo, hi = best["_exact"]
+    claimed, lo, _ = best["_exact"]
     again = sn.odometer_spent("homogeneous", best["steps"], epsilon=best["privacy"][0], delta=best["privacy"][1])
     reproduced = (float(again[0]), float(again[1])) == tuple(best["spent"])
     return Severity("the least delta at the reported epsilon (optimal composition)", claimed, lo,
@@ -546,7 +559,6 @@ def _reader_odometer_check() -> Finding:
     """PrivateReader's odometer and get_privacy_cost: the (epsilon, delta) each reports after
     a list of queries, judged against the certified composition of the mechanisms the
     queries ran (each at the (epsilon, delta) its mechanism object states)."""
-    from exactdp.audits.base import call_library
 
     sn = _adapter()
     meta = sn.metadata(-2.0, 5.0, max_ids=MAX_IDS, groups=True)
@@ -649,7 +661,6 @@ def _gaussian_scale_check() -> Finding:
     """Gaussian(epsilon, delta, sensitivity, max_contrib).scale: the ideal Gaussian's exact
     delta at epsilon (Balle & Wang, enclosed) for a sum of max_contrib values in [0,
     ceil(sensitivity)] at that sigma, against delta."""
-    from exactdp.mechanisms.gaussian import delta_of_sigma
 
     sn = _adapter()
     rows, bad, refused, undecided = [], None, 0, 0
@@ -659,7 +670,6 @@ def _gaussian_scale_check() -> Finding:
             refused += 1
             rows.append({"epsilon": eps, "delta": dlt, "sensitivity": sens, "max_contrib": m, "refused": why})
             continue
-        import math
 
         lo, hi = delta_of_sigma(mech.scale, sn.exact(eps), m * math.ceil(sn.exact(sens))).exact
         claim = sn.exact(dlt)
@@ -699,7 +709,6 @@ def _release_probability(kind: str, tau: Fraction, scale: Fraction, m: int):
     key count 1 (an id alone in it: snsql's key count is COUNT(DISTINCT pid)), is released:
     ``1 - (1 - P(1 + noise > tau))^m``, the noise the ideal Laplace of ``scale`` or the
     ideal Gaussian of sigma ``scale``."""
-    from exactdp.numeric.intervals import exact_interval, normal_cdf
 
     def fn(iv):
         t, s = exact_interval(tau), exact_interval(scale)
@@ -724,10 +733,7 @@ def _threshold_check(kind: str) -> Callable[[], Finding]:
     share = Fraction(1) if kind == "laplace" else Fraction(1, 2)
 
     def check() -> Finding:
-        import math
 
-        from exactdp.errors import Undecided
-        from exactdp.numeric.intervals import decide
 
         sn = _adapter()
         rows, bad, undecided, refused = [], None, 0, 0
@@ -768,7 +774,6 @@ def _threshold_check(kind: str) -> Callable[[], Finding]:
                  f"{'Laplace' if kind == 'laplace' else 'Gaussian'} noise at the library's scale, against "
                  f"{'delta' if share == 1 else 'delta/2'}")
         if bad is not None:
-            from exactdp.numeric.intervals import enclose, interval_to_fractions
 
             eps, dlt, m, mech, tau, fn, bound = bad
             again, _ = _build(kind, eps, delta=dlt, sensitivity=1, max_contrib=m)
@@ -810,7 +815,6 @@ def _approx_bounds_check() -> Finding:
     removed), over a grid of values to the edges; then its Laplace scale against the ideal
     mechanism's: distance / scale <= epsilon, exactly."""
     sn = _adapter()
-    from exactdp.audits.base import call_library
 
     worst, pair = Fraction(0), None
     for base in _AB_BASES:
@@ -865,8 +869,6 @@ def _approx_bounds_check() -> Finding:
 
 def _defined_in(module_name: str) -> list[str]:
     """The public classes and functions ``module_name`` defines itself (not those it imports)."""
-    import importlib
-    import inspect
 
     module = importlib.import_module(module_name)
     return sorted(f"{module_name}.{n}" for n, obj in vars(module).items()
@@ -886,10 +888,7 @@ def primitives() -> list[str]:
     constructor ``from_connection`` (and ``snsql.from_df``/``from_connection``, which build it)
     and its accuracy estimates (``get_simple_accuracy``, ``execute_with_accuracy*``: no
     release, no budget)."""
-    import importlib
-    import inspect
 
-    from exactdp.audits.coverage import public_callables
 
     sn = _adapter()
     names = list(public_callables(_MECH, exclude=["*.Mechanism"]))

@@ -247,8 +247,8 @@ def test_the_suite_on_the_installed_version(results):
 
 @needs_snsql
 def test_coverage_from_the_namespace():
-    from exactdp.audits.runner import coverage
     from exactdp.audits import suite_smartnoise as s
+    from exactdp.audits.runner import coverage
 
     cov = coverage("smartnoise-sql")
     assert (len(cov.primitives), cov.audited) == (26, 24)
