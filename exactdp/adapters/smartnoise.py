@@ -24,6 +24,12 @@ make lies between the two pinned ones for a sum). :func:`release` runs the whole
 through :class:`snsql.PrivateReader` with every mechanism's ``release`` replaced by the
 identity (the scale is still computed by the library): how a witness is replayed.
 
+:func:`aggregate_names` reads the aggregate functions of snsql's SQL grammar from its parser;
+:func:`mechanism` builds its ``Laplace`` or ``Gaussian`` (scale, ``threshold``);
+:func:`odometer_spent` and :func:`reader_spend` read what its odometers report;
+:func:`approx_bounds_histogram` runs ``approx_bounds`` with its Laplace measurement recorded and
+the noise removed.
+
 snsql is imported only inside functions; without it they raise
 :class:`~exactdp.errors.MissingDependency` naming the ``smartnoise-sql`` extra. snsql
 1.0.10 needs ``opendp==0.14.2``, which exactdp's ``test`` extra (``opendp>=0.16``) excludes:
@@ -42,8 +48,9 @@ from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import library_number
 
 __all__ = [
-    "DISTRIBUTION", "EXTRA", "NoisedColumn", "Plan", "Table", "exact", "exact_aggregates",
-    "metadata", "noised_columns", "plan", "private_reader", "release", "require", "version",
+    "DISTRIBUTION", "EXTRA", "NoisedColumn", "Plan", "Table", "aggregate_names", "approx_bounds_histogram",
+    "exact", "exact_aggregates", "mechanism", "metadata", "noised_columns", "odometer_spent", "plan",
+    "private_reader", "reader_spend", "release", "require", "version",
 ]
 
 DISTRIBUTION = "smartnoise-sql"

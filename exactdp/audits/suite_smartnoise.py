@@ -21,6 +21,21 @@ library's rewrite, clamping, sampling and aggregation; only the noise removed), 
 witness tables with each id cut to the rows the pinned sample kept (so the library's own
 random sample keeps them all).
 
+The same check runs for every aggregate of snsql's SQL grammar (``STD``, ``STDDEV``,
+``VARIANCE``; an aggregate its rewriter does not handle, ``MIN``, ``MAX``, ``PERCENTILE_*``,
+``STDEV``, must be refused), and for ``SUM`` at bounds of 2^52 and beyond (SQLite's float sum
+rounds one id's move past ``max_ids * bound``).
+
+Beyond the sensitivities: the odometers (``Odometer``, ``OdometerHeterogeneous``, and
+``PrivateReader.odometer`` / ``get_privacy_cost`` after real queries): every ``(epsilon,
+delta)`` they report is judged against the optimal composition of what was spent (the least
+delta at that epsilon over all ``(epsilon_i, delta_i)``-DP mechanisms, certified by exactdp's
+accountant: :func:`certified_delta`), a violation replayed by running the odometer again, and
+a ``--depth full`` severity step (the worst certified ratio); the noise scales of ``Laplace``
+and ``Gaussian`` and their censoring thresholds ``threshold`` (tau) for the ideal noise at the
+library's parameters; ``approx_bounds``' histogram and scale. Each grid says its settings.
+:func:`primitives` lists the library's primitives from its namespaces and grammar.
+
 Checked on smartnoise-sql 1.0.10 (with opendp 0.14.2, the only OpenDP it installs with;
 hence its own environment, ``.ci/smartnoise``). Corpus, from opendp/smartnoise-sdk's
 tracker: #317 (a column without bounds summed with no noise, fixed by #318), #201 (clamping
