@@ -63,8 +63,8 @@ from exactdp.errors import InvalidArgument
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import library_number
 
-__all__ = ["DISTRIBUTION", "EXTRA", "OPTIONS", "reads", "audit_of", "TableSpace", "distance", "canonical",
-           "INF"]
+__all__ = ["DISTRIBUTION", "EXTRA", "OPTIONS", "REFUSED", "reads", "audit_of", "privacy_loss", "exact_value",
+           "TableSpace", "Loss", "distance", "canonical", "INF"]
 
 DISTRIBUTION = "tmlt.core"
 EXTRA = "tumult"
@@ -266,6 +266,12 @@ def _exact(value: Any) -> Any:
     if expr.is_Rational:
         return Fraction(int(expr.p), int(expr.q))
     return expr
+
+
+def exact_value(value: Any) -> Any:
+    """A Tumult claim or budget (``ExactNumber``, a dict or tuple of them) as exact values:
+    ``Fraction``, SymPy (irrational) or :data:`INF`."""
+    return _exact(value)
 
 
 def _number(cell: Any) -> Any:
@@ -841,7 +847,7 @@ def _noise(kind: str, parameter: Any, d: Any) -> Any:
 _NOISE = {"AddLaplaceNoise": ("laplace", "scale"), "AddGeometricNoise": ("geometric", "alpha"),
           "AddDiscreteGaussianNoise": ("discrete-gaussian", "sigma_squared")}
 
-_REFUSED = {
+REFUSED = {
     "AddGaussianNoise": "its sampler adds float(value) + gaussian(0, sigma2) and rounds the sum after sampling "
                         "(a float-lattice effect, Mironov 2012), which exactdp has no model of",
     "NoisyQuantile": "exactdp has no model of its exponential-mechanism sampler",
@@ -861,8 +867,8 @@ def _model(m: Any, options: dict) -> Callable[[Any], Loss]:
     """The privacy loss of measurement ``m`` as a function of its input distance (raises
     :class:`_Unsupported` at once for what exactdp has no model of)."""
     name = _name(m)
-    if name in _REFUSED:
-        raise _Unsupported(f"exactdp cannot judge Tumult Core's {name}: {_REFUSED[name]}")
+    if name in REFUSED:
+        raise _Unsupported(f"exactdp cannot judge Tumult Core's {name}: {REFUSED[name]}")
     if name in _NOISE:
         kind, attr = _NOISE[name]
 
@@ -969,6 +975,17 @@ def _model(m: Any, options: dict) -> Callable[[Any], Loss]:
         return chain
     raise _Unsupported(f"exactdp has no model of Tumult Core's {name}: it judges the noise measurements "
                        f"{', '.join(_NOISE)} and the combinators built on them")
+
+
+def privacy_loss(measurement: Any, d_in: Any, **options: Any) -> Loss:
+    """The privacy loss of a Tumult Core measurement at input distance ``d_in``, as the
+    reader models it (:class:`Loss`: an exact interval); one line of
+    :class:`InvalidArgument` for a measurement it has no model of."""
+    try:
+        model = _model(measurement, _options(dict(options)))
+    except _Unsupported as e:
+        raise InvalidArgument(f"exactdp cannot judge this Tumult Core {_name(measurement)}: {e}") from None
+    return model(_exact(d_in))
 
 
 def _total(values: list) -> Any:

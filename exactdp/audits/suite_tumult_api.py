@@ -140,6 +140,8 @@ def _iv():
 
 
 _IV_ROWS = [(1, 0), (1, 1), (2, 1)]
+_ONE_ID = [(1, 0), (1, 1)]
+"""Two rows of one ID: where a per-ID map runs a pandas UDF per dataset (slow), six datasets."""
 
 
 def _public(rows, **columns):
@@ -256,7 +258,7 @@ def _cases() -> list[Case]:
              {"rows": _ID_ROWS}),
         Case(_T + "spark_transformations.add_remove_ids.FlatMapByIDValue",
              lambda: _value("FlatMapByIDValue", row_transformer=_rows_to_rows(_iv(), _count_rows)),
-             {"rows": _ID_ROWS}),
+             {"rows": {"t": _ONE_ID}}),
         Case(_T + "spark_transformations.add_remove_ids.FlatMapValue",
              lambda: _value("FlatMapValue", row_transformer=_row_flat(_iv(), _twice), max_num_rows=2),
              {"rows": _ID_ROWS}),
@@ -322,13 +324,13 @@ def _cases() -> list[Case]:
              lambda: L.t_join.PrivateJoin(
                  L.dom_coll.DictDomain({"l": _ab(), "r": _frame(A=_int(), C=_int())}), "l", "r",
                  L.t_join.TruncationStrategy.TRUNCATE, L.t_join.TruncationStrategy.DROP, 1, 1, join_cols=["A"]),
-             {"rows": {"l": [(1, "a"), (1, "b")], "r": [(1, 0), (1, 1)]}, "sizes": (0, 2),
+             {"rows": {"l": [(1, "a"), (1, "b")], "r": [(1, 0)]}, "sizes": (0, 2),
               "d_in": [{"l": 1, "r": 1}]}),
         Case(_T + "spark_transformations.join.PrivateJoinOnIDs",
              lambda: L.t_join.PrivateJoinOnIDs(
                  L.dom_coll.DictDomain({"l": _iv(), "r": _frame(id=_int(), w=_int())}),
                  L.metrics.AddRemoveIDs({"l": "id", "r": "id"}), "l", "r", "j"),
-             {"rows": {"l": [(1, 0), (2, 0)], "r": [(1, 5), (1, 6)]}, "sizes": (0, 2)}),
+             {"rows": {"l": [(1, 0), (2, 0)], "r": [(1, 5)]}, "sizes": (0, 2)}),
         Case(_T + "spark_transformations.map.Map",
              lambda: L.t_map.Map(sd(), _row_map(_iv(), lambda r: {"W": r["v"] * 2})), {"rows": _IV_ROWS}),
         Case(_T + "spark_transformations.map.FlatMap",
@@ -339,7 +341,7 @@ def _cases() -> list[Case]:
                                               max_num_rows=2), {"rows": _IV_ROWS}),
         Case(_T + "spark_transformations.map.FlatMapByID",
              lambda: L.t_map.FlatMapByID(_by_id(), _rows_to_rows(_iv(), _count_rows)),
-             {"rows": _IV_ROWS}),
+             {"rows": _ONE_ID}),
         Case(_T + "spark_transformations.nan.DropInfs",
              lambda: L.t_nan.DropInfs(_ax(), sd(), ["X"]), {"rows": _AX_ROWS}),
         Case(_T + "spark_transformations.nan.DropNaNs",
@@ -433,8 +435,18 @@ def _check(case: Case) -> Callable[[], Finding]:
     return check
 
 
-EXPECTED: dict[str, str] = {}
-"""Audit id -> the verdict found on tmlt.core 0.19.1 and 0.20.0 (filled in by the suite)."""
+_VIOLATED = {
+    # the float sum rounds: a row of 1.0 added to 1 + 3*2**-52 moves it by 1 + 2**-52 (also
+    # per group); AddUniqueColumn: Spark's window ranks -0.0 and 0.0 as one value
+    "tumult/api/Sum", "tumult/api/SumGrouped", "tumult/api/AddUniqueColumn",
+}
+
+EXPECTED: dict[str, str] = {
+    case.id: "violated" if case.id in _VIOLATED else
+    ("holds-ideal-noise" if case.primitive.startswith(_M) else "holds-on-grid") for case in _cases()}
+"""Audit id -> the verdict found on tmlt.core 0.20.0 (and expected on 0.19.1): every
+transformation holds on its grid but the three above, every measurement holds with its
+noise taken as ideal."""
 
 
 def audits() -> list[Audit]:
