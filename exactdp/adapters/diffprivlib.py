@@ -64,6 +64,8 @@ __all__ = [
     "np_mean_model",
     "np_sum_model",
     "np_var_model",
+    "MechanismRecord",
+    "record_mechanisms",
     "require",
     "spy",
     "tool_release",
@@ -171,6 +173,70 @@ def spy(*names: str) -> Iterator[list[SpiedCall]]:
 
 
 _ABSENT = object()
+
+
+@dataclass
+class MechanismRecord:
+    """One mechanism diffprivlib built under :func:`record_mechanisms`: its class name, the
+    ``epsilon`` and ``delta`` it was given, and how many times its ``randomise`` was called
+    from outside the mechanism (a subclass calling its parent's ``randomise`` counts once)."""
+
+    mechanism: str
+    epsilon: Any
+    delta: Any
+    calls: int = 0
+
+
+@contextmanager
+def record_mechanisms() -> Iterator[list[MechanismRecord]]:
+    """Record every mechanism of ``diffprivlib.mechanisms`` built in the block (in order)
+    and count its ``randomise`` calls, noise kept (unlike :func:`spy`): how a model's fit
+    shows what it spends. The classes are restored on leaving, also after an exception."""
+    require()
+    import diffprivlib.mechanisms as mechs
+
+    log: list[MechanismRecord] = []
+    saved: list[tuple[type, str, Any]] = []
+    classes = [c for n in dir(mechs) if isinstance(c := getattr(mechs, n), type) and issubclass(c, mechs.DPMechanism)
+               and not n.startswith("_") and n not in ("DPMechanism", "DPMachine")]
+    for cls in classes:
+        for attr in ("__init__", "randomise"):
+            saved.append((cls, attr, cls.__dict__.get(attr, _ABSENT)))
+    for cls in classes:
+        original_init, original_randomise = cls.__init__, cls.randomise
+
+        def init(self, *args, __cls=cls, __init=original_init, **kwargs):
+            __init(self, *args, **kwargs)
+            if type(self) is __cls:
+                rec = MechanismRecord(__cls.__name__, getattr(self, "epsilon", None), getattr(self, "delta", None))
+                self._exactdp_record = rec
+                log.append(rec)
+
+        def randomise(self, *args, __randomise=original_randomise, **kwargs):
+            rec = getattr(self, "_exactdp_record", None)
+            outer = rec is not None and not getattr(self, "_exactdp_inside", False)
+            if outer:
+                rec.calls += 1
+                self._exactdp_inside = True
+            try:
+                return __randomise(self, *args, **kwargs)
+            finally:
+                if outer:
+                    self._exactdp_inside = False
+
+        cls.__init__ = init
+        cls.randomise = randomise
+    try:
+        yield log
+    finally:
+        for cls, attr, old in reversed(saved):
+            if old is _ABSENT:
+                try:
+                    delattr(cls, attr)
+                except AttributeError:  # pragma: no cover
+                    pass
+            else:
+                setattr(cls, attr, old)
 
 
 def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:

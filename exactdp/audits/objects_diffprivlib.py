@@ -33,15 +33,33 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
+from exactdp.adapters.diffprivlib import (
+    FixedDraws,
+    binary_distribution,
+    binary_keep_count,
+    exponential_counts,
+    geometric_extremes,
+)
 from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.discrete import discrete_gaussian_delta
+from exactdp.mechanisms.distribution import (
+    Distribution,
+    hockey_stick,
+    pure_epsilon,
+    shown,
+)
+from exactdp.mechanisms.gaussian import delta_of_sigma
+from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact, library_number
+from exactdp.numeric.rounding import float_at_least, float_at_most
 
-__all__ = ["DISTRIBUTION", "EXTRA", "OPTIONS", "UNMODELLED", "reads", "audit_of", "judge", "modelled"]
+__all__ = ["DISTRIBUTION", "EXTRA", "OPTIONS", "UNMODELLED", "audit_of", "judge", "modelled", "reads"]
 
 DISTRIBUTION = "diffprivlib"
 EXTRA = "diffprivlib"
@@ -77,19 +95,17 @@ def _x(value) -> Fraction:
 
 
 def _rational(f: Fraction):
-    import sympy
+    import sympy  # lazy: SymPy is heavy, needed only when a judge runs
 
     return sympy.Rational(f.numerator, f.denominator)
 
 
 def _compare(a, b) -> int:
-    from exactdp.numeric.decide import compare
 
     return compare(a, b)
 
 
 def _shown(x) -> str:
-    from exactdp.mechanisms.distribution import shown
 
     return shown(x, 20)
 
@@ -130,7 +146,9 @@ class _Ctx:
 def _laplace_scale(obj) -> Fraction:
     """The scale ``randomise`` multiplies its standard Laplace draw by: the object's own
     ``Laplace.randomise`` run on a copy with the draw spied to 1, on the value 0."""
-    from diffprivlib.mechanisms import Laplace  # lazy: the audited library
+    from diffprivlib.mechanisms import (
+        Laplace,  # lazy: the audited library, imported only when a check runs
+    )
 
     mech = copy.copy(obj)
     mech._laplace_sampler = lambda *unif: 1.0
@@ -139,7 +157,7 @@ def _laplace_scale(obj) -> Fraction:
 
 
 def _laplace_judge(c: _Ctx) -> Finding:
-    import sympy
+    import sympy  # lazy: SymPy is heavy, needed only when a judge runs
 
     b = _laplace_scale(c.obj)
     s, e, d = _x(c.obj.sensitivity), c.epsilon, c.delta
@@ -176,7 +194,7 @@ def _laplace_judge(c: _Ctx) -> Finding:
 def _bounded_loss(b: Fraction, sens: Fraction, diam: Fraction | None):
     """sens/b + log of the normalising constants' ratio of the bounded Laplace (scale b,
     domain length diam, None for an unbounded side), between inputs u and u - sens at u."""
-    import sympy
+    import sympy  # lazy: SymPy is heavy, needed only when a judge runs
 
     B, S = _rational(b), _rational(sens)
     if diam is None:
@@ -220,25 +238,31 @@ def _bounded_domain_judge(c: _Ctx) -> Finding:
 # --- LaplaceBoundedNoise ------------------------------------------------------------------
 
 
-def _bounded_noise_params(obj) -> tuple[Fraction, Fraction]:
-    from exactdp.adapters.diffprivlib import FixedDraws
+def _bounded_noise_params(obj) -> tuple[Fraction, Fraction | None]:
+    """The object's float scale and noise bound (None: the bound overflowed to inf)."""
 
     mech = copy.copy(obj)
     mech._rng = FixedDraws([0, 0, 0, 0])  # log(1 - 0) = 0: noise 0, accepted at once
     call_library("diffprivlib LaplaceBoundedNoise.randomise", mech.randomise, 0.0)
-    return _x(mech._scale), _x(mech._noise_bound)
+    bound = float(mech._noise_bound)
+    return _x(mech._scale), None if math.isinf(bound) else _x(bound)
 
 
-def _truncated_laplace_delta(b: Fraction, B: Fraction, sens: Fraction, eps: Fraction):
-    """The exact delta(eps) of Laplace(b) noise truncated to [-B, B] (renormalised), between
-    inputs 0 and sens (0 < sens <= B), as a SymPy expression."""
-    import sympy
+def _truncated_laplace_delta(b: Fraction, B: Fraction | None, sens: Fraction, eps: Fraction):
+    """The exact delta(eps) of Laplace(b) noise truncated to [-B, B] (renormalised; None: not
+    truncated), between inputs 0 and sens (0 < sens <= B), as a SymPy expression."""
+    import sympy  # lazy: SymPy is heavy, needed only when a judge runs
 
-    b_, B_, S, E = (_rational(v) for v in (b, B, sens, eps))
-    Z2 = 2 * (1 - sympy.exp(-B_ / b_))
-    delta = (sympy.exp((S - B_) / b_) - sympy.exp(-B_ / b_)) / Z2  # mass where the neighbour has none
+    b_, S, E = (_rational(v) for v in (b, sens, eps))
+    if B is None:
+        Z2, delta, tail = 2, 0, 1
+    else:
+        B_ = _rational(B)
+        Z2 = 2 * (1 - sympy.exp(-B_ / b_))
+        delta = (sympy.exp((S - B_) / b_) - sympy.exp(-B_ / b_)) / Z2  # mass where the neighbour has none
+        tail = 1 - sympy.exp((S - B_) / b_)
     if sens / b > eps:
-        delta += (1 - sympy.exp(E - S / b_)) * (1 - sympy.exp((S - B_) / b_)) / Z2
+        delta += (1 - sympy.exp(E - S / b_)) * tail / Z2
         ys = (S - b_ * E) / 2
         delta += ((1 - sympy.exp(-ys / b_)) - sympy.exp(E) * (sympy.exp((ys - S) / b_) - sympy.exp(-S / b_))) / Z2
     return delta
@@ -250,11 +274,11 @@ def _bounded_noise_judge(c: _Ctx) -> Finding:
     scope = ("the ideal Laplace noise at the object's float scale, truncated to its float noise bound and "
              "renormalised (its rejection sampler is not modelled); inputs 0 and sensitivity, the exact delta")
     witness = {"epsilon": float(c.obj.epsilon), "delta": float(d), "sensitivity": float(c.obj.sensitivity),
-               "scale": _q(b), "noise_bound": _q(B)}
+               "scale": _q(b), "noise_bound": "inf" if B is None else _q(B)}
     if sens == 0:
         return c.finding(claim=f"({_q(e)}, {_q(d)})", truth="sensitivity 0: no loss", verdict=Verdict.HOLDS,
                          witness=witness, evidence=Evidence.IDEAL_NOISE, scope=scope)
-    if sens > B:
+    if B is not None and sens > B:
         return c.finding(claim=f"({_q(e)}, {_q(d)})", truth="?", verdict=Verdict.UNDECIDED, witness=witness,
                          evidence=None, scope=scope, note="the noise bound is below the sensitivity: not modelled")
     true = _truncated_laplace_delta(b, B, sens, e)
@@ -274,9 +298,13 @@ def _bounded_noise_judge(c: _Ctx) -> Finding:
 
 
 def _gaussian_judge(c: _Ctx) -> Finding:
-    from exactdp.mechanisms.gaussian import delta_of_sigma
-    from exactdp.numeric.rounding import float_at_least, float_at_most
 
+    if math.isinf(float(c.obj._scale)):
+        return c.finding(claim=f"({c.obj.epsilon!r}, {float(c.delta)!r})", truth="sigma = inf: the release is noise "
+                         "alone, independent of the input", verdict=Verdict.HOLDS, evidence=Evidence.IDEAL_NOISE,
+                         witness={"epsilon": float(c.obj.epsilon), "delta": float(c.obj.delta), "sigma": "inf"},
+                         scope="the object's float sigma overflowed to inf",
+                         note="private but useless: the float arithmetic of the calibration overflowed")
     sigma, e, d, s = _x(c.obj._scale), c.epsilon, c.delta, _x(c.obj.sensitivity)
     scope = ("(epsilon, delta) of the ideal Gaussian at the object's float sigma (Balle & Wang's exact delta, "
              "enclosed with intervals); the float sampler is not modelled")
@@ -307,8 +335,6 @@ def _rebuild(obj, keys):
 
 
 def _gaussian_discrete_judge(c: _Ctx) -> Finding:
-    from exactdp.mechanisms.discrete import discrete_gaussian_delta
-    from exactdp.numeric.rounding import float_at_least, float_at_most
 
     scale, e, d, s = float(c.obj._scale), c.epsilon, c.delta, int(c.obj.sensitivity)
     readings = (_x(scale * scale), _x(scale) ** 2)
@@ -340,7 +366,6 @@ def _gaussian_discrete_judge(c: _Ctx) -> Finding:
 
 
 def _geometric_judge(c: _Ctx) -> Finding:
-    from exactdp.adapters.diffprivlib import geometric_extremes
 
     obj = c.obj
     sens = int(obj.sensitivity)
@@ -398,7 +423,6 @@ def _judge_distributions(c: _Ctx, dists: dict, pairs, replay: Callable[[Any, Any
                          evidence_hold: Evidence, describe: Callable[[Any], Any]) -> Finding:
     """The worst pair of exact output distributions against the claim: pure epsilon when
     the delta judged is 0, else the hockey-stick delta at epsilon."""
-    from exactdp.mechanisms.distribution import hockey_stick, pure_epsilon
 
     e, d = c.epsilon, c.delta
     worst = None
@@ -454,7 +478,6 @@ def _first(pred, lo: int = 0, hi: int = _GRID) -> int:
 
 
 def _binary_judge(c: _Ctx) -> Finding:
-    from exactdp.adapters.diffprivlib import FixedDraws, binary_distribution, binary_keep_count
 
     obj = c.obj
     dists = {0: binary_distribution(obj.epsilon, 0), 1: binary_distribution(obj.epsilon, 1)}
@@ -479,7 +502,6 @@ def _binary_judge(c: _Ctx) -> Finding:
 
 
 def _exponential_counts(obj) -> dict:
-    from exactdp.adapters.diffprivlib import exponential_counts
 
     return exponential_counts(list(obj._probabilities))
 
@@ -505,8 +527,6 @@ def _exponential_neighbours(c: _Ctx) -> list[list]:
 
 
 def _exponential_judge(c: _Ctx) -> Finding:
-    from exactdp.adapters.diffprivlib import FixedDraws
-    from exactdp.mechanisms.distribution import Distribution
 
     obj = c.obj
     base = [float(v) for v in obj.utility]
@@ -527,7 +547,7 @@ def _exponential_judge(c: _Ctx) -> Finding:
 
     def boundary(cs: dict, o) -> tuple[int, int]:
         start = 0
-        for key in sorted((k for k in cs if k != "error")):
+        for key in sorted(k for k in cs if k != "error"):
             if key == o:
                 return start, start + cs[key] - 1
             start += cs[key]
@@ -578,8 +598,6 @@ def _categorical_counts(obj, x: str) -> dict:
 
 
 def _categorical_judge(c: _Ctx) -> Finding:
-    from exactdp.adapters.diffprivlib import FixedDraws
-    from exactdp.mechanisms.distribution import Distribution
 
     obj = c.obj
     domain = list(obj._domain_values)
@@ -642,8 +660,8 @@ def _permute_and_flip_judge(c: _Ctx) -> Finding:
 
 
 def _staircase_judge(c: _Ctx) -> Finding:
-    import numpy as np
-    import sympy
+    import numpy as np  # lazy: only with diffprivlib installed
+    import sympy  # lazy: SymPy is heavy, needed only when a judge runs
 
     obj = c.obj
     eps, gamma, sens = float(obj.epsilon), float(obj.gamma), _x(obj.sensitivity)
@@ -685,20 +703,20 @@ def _staircase_judge(c: _Ctx) -> Finding:
 
 
 def _uniform_width(obj) -> Fraction:
-    from exactdp.adapters.diffprivlib import FixedDraws
 
     mech = copy.copy(obj)
     mech._rng = FixedDraws([0])  # 2 * 0 - 1 = -1: the output on 0 is -w exactly
-    return -_x(call_library("diffprivlib Uniform.randomise", mech.randomise, 0.0))
+    out = float(call_library("diffprivlib Uniform.randomise", mech.randomise, 0.0))
+    return None if math.isinf(out) else -_x(out)
 
 
 def _uniform_judge(c: _Ctx) -> Finding:
     w = _uniform_width(c.obj)
     s, d = _x(c.obj.sensitivity), c.delta
-    tv = Fraction(1) if w == 0 else min(Fraction(1), s / (2 * w))
+    tv = Fraction(0) if w is None else (Fraction(1) if w == 0 else min(Fraction(1), s / (2 * w)))
     scope = ("the ideal uniform noise on [-w, w] at the half-width w the object's randomise uses (read from "
              "the library at its exact binary value); total variation between inputs 0 and sensitivity")
-    witness = {"delta": float(c.obj.delta), "sensitivity": float(c.obj.sensitivity), "w": _q(w), "w_float": float(w),
+    witness = {"delta": float(c.obj.delta), "sensitivity": float(c.obj.sensitivity), "w": "inf" if w is None else _q(w),
                "delta_of_w": _q(tv)}
     claim = f"(0, {_q(d)})"
     if tv <= d:
