@@ -48,7 +48,7 @@ from exactdp.numeric.exact import returned_float
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "KINDS", "INTERVALS", "require", "exact", "event", "neighbouring_relation",
-    "pld_epsilon", "rdp_epsilon",
+    "pld_epsilon", "rdp_epsilon", "RELATIONS", "ACCOUNTANTS", "accountant", "supports", "event_epsilon",
 ]
 
 DISTRIBUTION = "dp-accounting"
@@ -176,4 +176,41 @@ def rdp_epsilon(kind: str, params: dict, k: int, delta: float) -> Fraction | flo
         warnings.simplefilter("ignore")
         acc = RdpAccountant()
         acc.compose(event(kind, params), k)
+        return exact(acc.get_epsilon(delta))
+
+
+RELATIONS = {"add-or-remove": "ADD_OR_REMOVE_ONE", "replace-one": "REPLACE_ONE"}
+"""exactdp's names of the neighbouring relations -> dp_accounting's ``NeighboringRelation``."""
+
+ACCOUNTANTS = ("pld", "rdp")
+
+
+def accountant(which: str, relation: str = "add-or-remove"):
+    """A fresh ``PLDAccountant`` (``"pld"``, its default ``value_discretization_interval``)
+    or ``RdpAccountant`` (``"rdp"``, its default orders) at ``relation``."""
+    if which not in ACCOUNTANTS:
+        raise InvalidArgument(f"accountant={which!r}: expected 'pld' or 'rdp'")
+    if relation not in RELATIONS:
+        raise InvalidArgument(f"relation={relation!r}: expected one of {', '.join(RELATIONS)}")
+    dpa = require()
+    rel = dpa.NeighboringRelation[RELATIONS[relation]]
+    if which == "pld":
+        return dpa.pld.PLDAccountant(neighboring_relation=rel)
+    return dpa.rdp.RdpAccountant(neighboring_relation=rel)
+
+
+def supports(event, which: str, relation: str) -> bool:
+    """Whether dp_accounting's ``which`` accountant at ``relation`` accounts ``event``
+    (its own ``supports``)."""
+    return bool(accountant(which, relation).supports(event))
+
+
+def event_epsilon(event, which: str, relation: str, delta: float) -> Fraction | float:
+    """The epsilon dp_accounting's ``which`` accountant (``"pld"`` or ``"rdp"``, defaults
+    otherwise) reports for ``event`` at ``delta`` under ``relation``, exactly
+    (``compose(event)``, ``get_epsilon(delta)``). Anything the library raises propagates."""
+    acc = accountant(which, relation)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        acc.compose(event)
         return exact(acc.get_epsilon(delta))

@@ -30,14 +30,17 @@ seconds each) and the judging are shared with the prv_accountant suite
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from exactdp.audits.base import Audit, Finding, Replay
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.audits.coverage import public_callables
 from exactdp.checkers.results import Evidence, Verdict
-from exactdp.errors import LibraryCallFailed
+from exactdp.errors import InvalidArgument, LibraryCallFailed, TooLarge
+from exactdp.mechanisms.accountant import AccountResult
 from exactdp.numeric.exact import format_exact
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "SUBSAMPLED_WIDTH", "FINE_WIDTH", "Point", "DP_SGD",
@@ -94,6 +97,15 @@ class Point:
             return "discrete-laplace", {"scale": 1 / p["a"]}
         if self.kind == "pure-dp":  # the +-eps loss: the discrete Laplace of scale 1/eps
             return "discrete-laplace", {"scale": 1 / p["eps"]}
+        if self.kind == "laplace":  # density exp(-|x|/b) / (2b), sensitivity 1
+            return "laplace", {"scale": p["b"]}
+        if self.kind == "poisson-laplace":
+            return "laplace", {"scale": p["b"], "sampling": "poisson", "rate": p["q"]}
+        if self.kind == "randomized-response":  # dp_accounting's noise p over n buckets: the true bucket
+            n = int(p["buckets"])  # with probability 1 - p + p/n (exactdp's p), any other with p/n
+            return "randomized-response", {"p": 1 - p["p"] + p["p"] / n, "k_values": n}
+        if self.kind == "approx-dp":  # the tight pair of (eps, delta0)-DP: randomized response at eps
+            return "randomized-response", {"epsilon": p["eps"]}  # beside a mass delta0 at infinity
         return "discrete-gaussian", {"sigma": p["sigma"]}
 
 
@@ -134,16 +146,58 @@ _MECHANISM_TEXT = {
 _CERTIFIED: dict[tuple, Any] = {}
 
 
-def certified(point: Point, width: Fraction):
+def vacuous(k: int, delta, width: Fraction, why: str, *, lower=Fraction(0), upper=math.inf) -> AccountResult:
+    """The enclosure ``[lower, upper]`` of a point exactdp does not compute (``[0, inf]``:
+    every number is inside, so nothing holds on it that is not true of every epsilon; an
+    infinite ``upper`` holds only an infinite upper bound); ``why`` is said in the table."""
+    return AccountResult((), k, "epsilon", Fraction(delta), lower, upper, Fraction(width), False, 0, 0, 0.0,
+                         notes=why, stopped=why)
+
+
+def _refused(point, width: Fraction, e: Exception) -> AccountResult:
+    return vacuous(point.k, point.delta, width, f"exactdp refused it within its budget ({_first(e)}): "
+                                               "undecided, never holds")
+
+
+def _first(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:200]
+
+
+def approx_delta(eps0_delta0: Fraction, k: int, delta: Fraction) -> Fraction:
+    """The delta the k-fold randomized response at eps must meet so that k compositions of the
+    tight (eps, delta0)-DP pair meet ``delta``: that pair is randomized response beside a mass
+    ``delta0`` at infinite loss, so ``delta_k(e) = 1 - (1 - delta0)**k + (1 - delta0)**k *
+    delta_RR,k(e)`` exactly; at most 0 when ``delta <= 1 - (1 - delta0)**k`` (no finite epsilon)."""
+    keep = (1 - eps0_delta0) ** k
+    return (delta - (1 - keep)) / keep
+
+
+def certified(point, width: Fraction):
     """exactdp's certified :class:`~exactdp.mechanisms.accountant.AccountResult` of
     ``epsilon(delta)`` at ``point`` and relative ``width`` (cached for the process: exact
-    mathematics, the same every time)."""
+    mathematics, the same every time). A point with a ``certify(width)`` method (an event of
+    :mod:`exactdp.audits.objects_dp_accounting`) computes its own. A setting exactdp refuses
+    (over its budget, an input past what it computes exactly) is the vacuous enclosure
+    ``[0, inf]`` saying why: its verdicts are undecided, never holds."""
     from exactdp.mechanisms.accountant import account
 
+    own = getattr(point, "certify", None)
+    if own is not None:
+        return own(width)
     name, params = point.mechanism()
-    key = (name, tuple(sorted(params.items())), point.k, Fraction(point.delta), Fraction(width))
+    delta = Fraction(point.delta)
+    if point.kind == "approx-dp":
+        delta = approx_delta(Fraction(dict(point.params)["delta0"]), point.k, delta)
+        if delta <= 0:
+            return vacuous(point.k, point.delta, width, "delta <= 1 - (1 - delta0)**k: no finite epsilon",
+                           lower=math.inf)
+    key = (name, tuple(sorted(params.items())), point.k, delta, Fraction(width))
     if key not in _CERTIFIED:
-        _CERTIFIED[key] = account(name, point.k, delta=Fraction(point.delta), params=params, width=width)
+        try:
+            _CERTIFIED[key] = account(name, point.k, delta=delta, params=params, width=width)
+        except (InvalidArgument, TooLarge) as e:
+            return _refused(point, width, e)
     return _CERTIFIED[key]
 
 
@@ -163,12 +217,14 @@ class Row:
     def text(self) -> str:
         head = f"{self.point.label}: "
         if self.value is None:
-            return head + f"the library raised ({self.refused}); not judged"
+            return head + f"the library raised ({self.refused}): no number returned"
         lo, hi = self.enclosure.decimal_bounds()
         out = (head + f"{_float(self.value)} vs [{lo}, {hi}]: {self.verdict.value.upper()}, "
                + _error(self.value, self.enclosure))
+        if self.enclosure.mechanisms == () and self.enclosure.notes:
+            out += f" ({self.enclosure.notes})"
         for label, v in self.beside:
-            out += f"; beside, {label} {_float(v)}: " + _error(v, self.enclosure)
+            out += f"; beside, {label} {_float(v)} (judged in its own audit): " + _error(v, self.enclosure)
         return out
 
 
@@ -191,11 +247,14 @@ def _error(value, enclosure) -> str:
     return text
 
 
-def judge(point: Point, value, direction: str) -> tuple[Verdict, Any]:
+def judge(point: Point, value, direction) -> tuple[Verdict, Any]:
     """``(verdict, enclosure)`` of a library's ``value`` at ``point``: ``direction="upper"``
     (documented upper bound: violated below the certified lower end, holds at or above the
-    upper end) or ``"lower"`` (documented lower bound: violated above the upper end, holds at
-    or below the lower end); undecided inside the narrowest enclosure of ``point.widths``."""
+    upper end), ``"lower"`` (documented lower bound: violated above the upper end, holds at
+    or below the lower end) or ``("within", e)`` (documented as the epsilon up to an error
+    ``e``: violated when the enclosure lies wholly outside ``[value - e, value + e]``, holds
+    when it lies wholly inside); undecided otherwise, at the narrowest enclosure of
+    ``point.widths``."""
     enclosure = None
     for width in point.widths:
         enclosure = certified(point, width)
@@ -205,11 +264,25 @@ def judge(point: Point, value, direction: str) -> tuple[Verdict, Any]:
                 return Verdict.VIOLATED, enclosure
             if value >= hi:
                 return Verdict.HOLDS, enclosure
-        else:
+        elif direction == "lower":
             if value > hi:
                 return Verdict.VIOLATED, enclosure
             if value <= lo:
                 return Verdict.HOLDS, enclosure
+        else:
+            e = direction[1]
+            if isinstance(value, float):  # an infinite estimate: within e of an infinite truth only
+                if not isinstance(hi, float):
+                    return Verdict.VIOLATED, enclosure
+                if not isinstance(lo, float):
+                    continue
+                return Verdict.HOLDS, enclosure
+            if value + e < lo or hi < value - e:
+                return Verdict.VIOLATED, enclosure
+            if value - e <= lo and hi <= value + e:
+                return Verdict.HOLDS, enclosure
+        if enclosure.mechanisms == ():
+            break  # vacuous (refused, or no finite epsilon): a narrower width is the same
     return Verdict.UNDECIDED, enclosure
 
 
@@ -219,15 +292,33 @@ def _library_value(what: str, fn: Callable[[], Any]):
     return call_library(what, fn)
 
 
-def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], direction: str, *,
+def grid_span(points: Sequence[Any]) -> str:
+    """How far a grid reaches, for :class:`~exactdp.audits.base.Settings`: each parameter's
+    range, ``k``'s and ``delta``'s (``"sigma 0.8..10, k 1..1000, delta 5e-324..1e-05"``)."""
+    ranges: dict[str, list] = {}
+    for p in points:
+        for name, v in (tuple(getattr(p, "params", ())) + (("k", p.k), ("delta", p.delta))):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                ranges.setdefault(name, []).append(v)
+    parts = []
+    for name, vs in ranges.items():
+        lo, hi = min(vs), max(vs)
+        parts.append(f"{name} {lo:g}" if lo == hi else f"{name} {lo:g}..{hi:g}")
+    return ", ".join(parts)
+
+
+def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], direction, *,
                  what: str, scope: str, beside: Callable[[Point], tuple] | None = None,
-                 single: bool = False) -> Finding:
+                 single: bool = False, evidence: Evidence | None = None, span: str | None = None) -> Finding:
     """Judge ``read(point)`` (the library's number, exact; it may raise
-    :class:`LibraryCallFailed`) at every point; the verdict: violated if any point is (the
-    first is the witness, replayed by calling ``read`` again), else undecided if any is, else
-    holds (``bit-exact-grid``; ``bit-exact`` when ``single``: one point is the whole scope).
-    ``beside(point)``: ``(label, value)`` pairs reported in the table, not judged. A point
-    where the library raises is listed, not judged; every point raising is an error."""
+    :class:`LibraryCallFailed`) at every point (``direction`` as in :func:`judge`); the
+    verdict: violated if any point is (the first is the witness, replayed by calling ``read``
+    again), else undecided if any is, else holds (``bit-exact-grid``; ``bit-exact`` when
+    ``single``: one point is the whole scope; ``evidence`` overrides). The finding's
+    :class:`~exactdp.audits.base.Settings` count the points judged (``span``: their reach,
+    :func:`grid_span` by default). ``beside(point)``: ``(label, value)`` pairs shown in the
+    table (each judged by an audit of its own). A point where the library raises is listed
+    with what it raised; every point raising is an error."""
     rows: list[Row] = []
     for point in points:
         try:
@@ -242,14 +333,16 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
     judged = [r for r in rows if r.verdict is not None]
     if not judged:
         raise LibraryCallFailed(f"{what} raised at every point of the grid: {rows[0].refused}")
+    settings = Settings(len(judged), grid_span([r.point for r in judged]) if span is None else span)
     table = "\n    ".join(r.text() for r in rows)
-    word = "an upper" if direction == "upper" else "a lower"
-    note = (f"{what}, documented as {word} bound, against exactdp's certified enclosure "
+    word = {"upper": "an upper bound", "lower": "a lower bound"}.get(
+        direction, f"the epsilon up to an error of {_float(direction[1]) if not isinstance(direction, str) else ''}")
+    note = (f"{what}, documented as {word}, against exactdp's certified enclosure "
             f"(number - upper end; relative to the upper end):\n    {table}")
     refused = [r for r in rows if r.verdict is None]
     if refused:
-        note += f"\n  the library raised at {len(refused)} of {len(rows)} points: they are not judged"
-    grid_evidence = Evidence.BIT_EXACT if single else Evidence.BIT_EXACT_GRID
+        note += f"\n  the library raised at {len(refused)} of {len(rows)} points: no number there"
+    grid_evidence = evidence or (Evidence.BIT_EXACT if single else Evidence.BIT_EXACT_GRID)
     violated = [r for r in judged if r.verdict is Verdict.VIOLATED]
     if violated:
         r = violated[0]
@@ -257,8 +350,13 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
         again = again[0] if isinstance(again, tuple) else again
         replay = Replay.of(again == r.value)
         lo, hi = r.enclosure.decimal_bounds()
-        side = (f"below the certified lower end by {float(r.enclosure.lower - r.value):.3g}" if direction == "upper"
-                else f"above the certified upper end by {float(r.value - r.enclosure.upper):.3g}")
+        if direction == "upper":
+            side = f"below the certified lower end by {float(r.enclosure.lower - r.value):.3g}"
+        elif direction == "lower":
+            side = f"above the certified upper end by {float(r.value - r.enclosure.upper):.3g}"
+        else:
+            gap = (r.enclosure.lower - r.value if r.value < r.enclosure.lower else r.value - r.enclosure.upper)
+            side = f"{float(gap):.3g} from the certified enclosure, beyond the error {_float(direction[1])}"
         witness = {**r.point.library_params(), "k": r.point.k, "delta": r.point.delta,
                    "library_value": float(r.value),
                    "library_value_exact": "inf" if isinstance(r.value, float) else format_exact(r.value),
@@ -266,7 +364,7 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
                    "violated_by": side, "points_violated": f"{len(violated)} of {len(judged)}"}
         return Finding(claim=f"{float(r.value)!r} at {r.point.label}", truth=f"epsilon in [{lo}, {hi}]",
                        verdict=Verdict.VIOLATED, witness=witness, replay=replay, evidence=Evidence.BIT_EXACT,
-                       scope=scope, note=note)
+                       scope=scope, note=note, settings=settings)
     if single:
         r = judged[0]
         lo, hi = r.enclosure.decimal_bounds()
@@ -278,8 +376,46 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
         inside = sum(r.verdict is Verdict.UNDECIDED for r in judged)
         return Finding(claim=claim, truth=truth, verdict=Verdict.UNDECIDED, evidence=grid_evidence, scope=scope,
                        note=f"{inside} of {len(judged)} numbers lie inside the certified enclosure at the "
-                            f"narrowest width tried (none below it): not decided; {note}")
-    return Finding(claim=claim, truth=truth, verdict=Verdict.HOLDS, evidence=grid_evidence, scope=scope, note=note)
+                            f"narrowest width tried, or where exactdp refused the setting (none on the wrong "
+                            f"side of it): not decided; {note}", settings=settings)
+    return Finding(claim=claim, truth=truth, verdict=Verdict.HOLDS, evidence=grid_evidence, scope=scope, note=note,
+                   settings=settings)
+
+
+def worst_underestimate(points: Sequence[Any], read: Callable[[Any], Any], measure: str) -> Severity:
+    """The severity step of an upper-bound grid: the point where exactdp's certified lower end
+    exceeds the library's number by the largest ratio, its certified excess (``at_least``),
+    replayed (the same call returns the same float). Points where the library raises, returns
+    infinity or zero, or exactdp refuses, are passed over (the scope counts them)."""
+    worst = None
+    skipped = 0
+    for p in points:
+        try:
+            got = read(p)
+        except LibraryCallFailed:
+            skipped += 1
+            continue
+        value = got[0] if isinstance(got, tuple) else got
+        lower = certified(p, p.widths[-1]).lower
+        if isinstance(value, float) or not value > 0 or isinstance(lower, float):
+            skipped += 1
+            continue
+        if worst is None or lower / value > worst[2] / worst[1]:
+            worst = (p, Fraction(value), Fraction(lower))
+    if worst is None:
+        return Severity(measure, None, None, note=f"no finite positive epsilon with a finite certified end on the "
+                                                  f"{len(points)} points")
+    p, value, lower = worst
+    again = read(p)
+    again = again[0] if isinstance(again, tuple) else again
+    return Severity(measure, claim=value, worst=lower, at_least=True,
+                    witness={**p.library_params(), "k": p.k, "delta": p.delta, "library_value": float(value)},
+                    replay=Replay.of(again == value), evidence=Evidence.BIT_EXACT,
+                    scope=f"the {len(points)} grid points of the audit ({skipped} passed over: no finite positive "
+                          f"number, or no finite certified end); the worst is at {p.label}",
+                    note="worst = exactdp's certified lower end of epsilon(delta) (rounded down), against the "
+                         "library's epsilon there (within: the library's number is at least the certified lower "
+                         "end everywhere)")
 
 
 def _width(enclosure) -> str:
