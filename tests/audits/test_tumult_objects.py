@@ -21,7 +21,9 @@ from exactdp.errors import InvalidArgument
 
 pytestmark = [pytest.mark.filterwarnings("ignore::ResourceWarning"),
               pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-              pytest.mark.filterwarnings(r"ignore:path is deprecated\. Use files\(\) instead:DeprecationWarning")]
+              pytest.mark.filterwarnings(r"ignore:path is deprecated\. Use files\(\) instead:DeprecationWarning"),
+              # pyspark's toPandas (under Tumult's OnColumn metric) checks pandas' version with distutils
+              pytest.mark.filterwarnings("ignore:distutils Version classes are deprecated:DeprecationWarning")]
 
 SKIP_REASON = ("Tumult Core is not installed: it needs its own environment (numpy<2); "
                "see docs/tumult-environment.md")
