@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -1423,9 +1424,11 @@ def _mechanism_grid(name: str, settings: Sequence[dict] | None = None) -> Callab
         cls = getattr(mechs, name)
         found = []
         for kw in grid:
-            obj = call_library(f"diffprivlib {name}({kw})", cls, **kw)
             try:
-                found.append((kw, judge(obj).enforced()))
+                with warnings.catch_warnings():  # NumPy's overflow warnings at the edges: the values are judged
+                    warnings.simplefilter("ignore")
+                    obj = call_library(f"diffprivlib {name}({kw})", cls, **kw)
+                    found.append((kw, judge(obj).enforced()))
             except Undecided as e:  # one setting exactdp could not decide: that setting is undecided
                 found.append((kw, Finding(claim=str(kw), truth="?", verdict=Verdict.UNDECIDED, evidence=None,
                                           note=f"exactdp could not decide: {str(e)[:200]}")))
@@ -1530,7 +1533,9 @@ def _check_clip_to_norm() -> Finding:
     for clip in clips:
         for row in rows:
             arr = np.array([row], dtype=float)
-            out = call_library("diffprivlib.validation.clip_to_norm", clip_to_norm, arr, clip)[0]
+            with warnings.catch_warnings():  # NumPy's overflow warning on 1e308**2: the outputs are judged
+                warnings.simplefilter("ignore")
+                out = call_library("diffprivlib.validation.clip_to_norm", clip_to_norm, arr, clip)[0]
             sq = sum(from_float(float(v)) ** 2 for v in out)
             checked += 1
             excess = sq - from_float(clip) ** 2
@@ -1541,7 +1546,10 @@ def _check_clip_to_norm() -> Finding:
     witness = {"clip": clip, "row": list(row), "clipped": out, "norm_squared": _q(sq), "clip_squared": _q(from_float(clip) ** 2)}
     scope = f"{len(rows)} rows (norms 1e-300 .. 1e308, 2 to 4 entries) at {len(clips)} clips; the library's own outputs, their exact norms"
     if excess > 0:
-        again = call_library("diffprivlib.validation.clip_to_norm", clip_to_norm, np.array([row], dtype=float), clip)[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            again = call_library("diffprivlib.validation.clip_to_norm", clip_to_norm, np.array([row], dtype=float),
+                                 clip)[0]
         return Finding(claim=f"norm <= {clip!r}", truth=f"norm**2 = {_q(sq)}", verdict=Verdict.VIOLATED, witness=witness,
                        replay=Replay.of([float(v) for v in again] == out), evidence=Evidence.BIT_EXACT, scope=scope,
                        settings=settings, note="the row is scaled by the float clip/norm: the clipped row's exact norm "

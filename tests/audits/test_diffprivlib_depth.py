@@ -5,6 +5,7 @@ added beside them (nansum, GaussianDiscrete, the float Laplace's precision witne
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import json
 import time
@@ -214,6 +215,28 @@ def _steps():
     return {a.id: a.severity for a in S.audits() if a.severity is not None}
 
 
+@needs_066
+def test_sum_severity_reordering_finds_a_larger_excess(monkeypatch):
+    """Issue 25: the severity step also searches reorderings of the records; at bounds (0, 1)
+    and 1024 records the reordered pair (NumPy's eight accumulators, absorbing vs exact) moves
+    np.sum by 3/2**44 beyond the claim, three times the same-order pair's 1/2**44."""
+    monkeypatch.setattr(S, "_SUM_FAMILY", ((0.0, 1.0),))
+    monkeypatch.setattr(S, "_SUM_SIZES", (2**10,))
+    monkeypatch.setattr(S, "_SUM_BUDGET", 600)
+    s = _steps()["diffprivlib/tools/sum/float-rounding"]()
+    same, any_order = s.witness["by_bounds_and_size"]
+    assert (same["order"], any_order["order"]) == ("same", "any")
+    assert Fraction(same["difference"]) - 1 == Fraction(1, 2**44)
+    assert Fraction(any_order["difference"]) - 1 == Fraction(3, 2**44)
+    assert (s.status, s.excess, s.witness["order"], s.replay) == ("exceeds", Fraction(3, 2**44), "any", Replay.CONFIRMED)
+    x, xp = A.array_of_runs(s.witness["x"]), A.array_of_runs(s.witness["x_prime"])
+    gone = collections.Counter(x.tolist()) - collections.Counter(xp.tolist())
+    assert len(x) == len(xp) and sum(gone.values()) == 1  # one record substituted, then each in its own order
+    fx = A.tool_release("sum", x, bounds=(0.0, 1.0)).value
+    fxp = A.tool_release("sum", xp, bounds=(0.0, 1.0)).value
+    assert abs(A.exact(fxp) - A.exact(fx)) == 1 + Fraction(3, 2**44)
+
+
 def test_which_diffprivlib_audits_have_a_severity_step():
     assert set(_steps()) == {"diffprivlib/tools/sum/float-rounding", "diffprivlib/mechanisms/gaussian-analytic/sigma",
                              "diffprivlib/mechanisms/gaussian-discrete/scale",
@@ -227,7 +250,9 @@ def test_sum_severity_far_from_zero_moves_by_512_against_1(reduced):
     assert (s.replay, s.evidence) == (Replay.CONFIRMED, Evidence.BIT_EXACT)
     w = s.witness
     assert w["bounds"] == [BIG, BIG + 1] and w["n"] <= 2**10
-    assert [r["replayed"] for r in w["by_bounds_and_size"]] == [True, True]
+    # two searches per bounds and size since issue 25: common records in the same order, then reordered
+    assert [r["replayed"] for r in w["by_bounds_and_size"]] == [True] * 4
+    assert [r["order"] for r in w["by_bounds_and_size"]] == ["same", "any"] * 2
     assert w["by_bounds_and_size"][0]["bounds"] == [0.0, 1.0]
     assert Fraction(w["by_bounds_and_size"][0]["difference"]) > 1  # (0, 1): beyond the claim too
     # certified exactly, and replayed here once more through diffprivlib's own sum
