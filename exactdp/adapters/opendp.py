@@ -48,7 +48,7 @@ __all__ = [
     "replay_pair", "sum_model_matches", "ssd_model", "variance_model", "mean_model", "b_ary_tree_model",
     "pairwise_one_change", "ssd_one_change", "variance_one_change", "popoviciu_upper",
     "absolute", "linf", "l1", "multiset_distance", "change_one_distance", "hamming",
-    "insert_delete",
+    "insert_delete", "float_inputs", "float_worst_pairs",
 ]
 
 DISTRIBUTION = "opendp"
@@ -499,3 +499,55 @@ def mean_model(x: Sequence[float], bounds: tuple[float, float], model: str = "op
     hi = float_at_least(n * from_float(bounds[1]))
     total = min(max(float_sum_float(values, model), lo), hi)
     return total * (1.0 / n)
+
+
+# -- float noise: the inputs where rounding to a multiple of 2**k matters most ------------------
+
+def float_inputs(k: int) -> list[float]:
+    """Inputs where rounding to a multiple of 2**k matters most: the ties (i + 1/2) 2**k
+    near 0 and just below 2**(52 + k), 2**(53 + k) where floats collapse, the subnormals,
+    the largest floats; each with its two float neighbours on either side."""
+    import math
+    import sys
+    K = Fraction(2) ** k
+    big = Fraction(sys.float_info.max)
+    exact = [Fraction(i * 2 + 1, 2) * K for i in (-2, -1, 0, 1, 2 ** 52 - 1, -(2 ** 52))]
+    exact += [K * 2 ** 52, K * 2 ** 53, -K * 2 ** 53, Fraction(2) ** -1074, Fraction(2) ** -1022]
+    bases = [float(q) for q in exact if abs(q) <= big and Fraction(float(q)) == q]
+    bases += [0.0, 0.3, 1.0, -1.0, 2.5, 1e308, sys.float_info.max, -sys.float_info.max]
+    out = set()
+    for b in bases:
+        for direction in (math.inf, -math.inf):
+            y = b
+            for _ in range(3):
+                if math.isfinite(y):
+                    out.add(y)
+                y = math.nextafter(y, direction)
+    return sorted(out)
+
+
+def float_worst_pairs(k: int, d_ins) -> dict:
+    """For each d_in: the largest |c - c'| (rounded inputs, in units of 2**k) over the grid
+    inputs x, each paired with the floats nearest x + d_in (below it) and x - d_in (above
+    it). Rounding is monotone, so these two are x's worst partners among every float at
+    most d_in away."""
+    import sys
+
+    from exactdp.mechanisms.models_opendp import FloatDiscreteLaplace
+    from exactdp.numeric.rounding import float_at_least, float_at_most
+    big = Fraction(sys.float_info.max)
+    model = FloatDiscreteLaplace(k, Fraction(1))
+    xs = [(x, Fraction(x), model.round_input(x)) for x in float_inputs(k)]
+    out = {}
+    for d_in in d_ins:
+        d = Fraction(d_in)
+        best = (-1, None, None)
+        for x, q, c in xs:
+            for end, rnd in ((q + d, float_at_most), (q - d, float_at_least)):
+                if abs(end) <= big:
+                    y = rnd(end)
+                    steps = abs(c - model.round_input(y))
+                    if steps > best[0]:
+                        best = (steps, x, y)
+        out[d_in] = best
+    return out
