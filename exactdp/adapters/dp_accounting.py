@@ -179,7 +179,8 @@ def rdp_epsilon(kind: str, params: dict, k: int, delta: float) -> Fraction | flo
         return exact(acc.get_epsilon(delta))
 
 
-RELATIONS = {"add-or-remove": "ADD_OR_REMOVE_ONE", "replace-one": "REPLACE_ONE"}
+RELATIONS = {"add-or-remove": "ADD_OR_REMOVE_ONE", "replace-one": "REPLACE_ONE",
+             "replace-special": "REPLACE_SPECIAL"}
 """exactdp's names of the neighbouring relations -> dp_accounting's ``NeighboringRelation``."""
 
 ACCOUNTANTS = ("pld", "rdp")

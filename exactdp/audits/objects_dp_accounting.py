@@ -30,8 +30,12 @@ The translation (``translate``), with dp_accounting's own readings of each event
   multiplier ``1/sqrt(2 rho)``, rational here): a number below its certified epsilon is a
   violation of the zCDP conversion; a hold says only that the number bounds that Gaussian's.
 
+* ``SingleEpochTreeAggregationDpEvent(s, n)`` (replace-special): a record enters the
+  ``floor(log2 n) + 1`` released dyadic nodes over its step, each a Gaussian ``s``.
+
 The relation is replace-one when the event holds a randomized response or sampling without
-replacement, add/remove otherwise (option ``relation``). Anything else (a tree aggregation,
+replacement, replace-special for a tree aggregation, add/remove otherwise (option
+``relation``; replace-special reads sensitivities as add/remove does). Anything else (
 repeat-and-select, sampling with replacement, a truncation that happens, a mixture of other
 sensitivities, a subsampled composition) is one line of :class:`InvalidArgument` naming the
 part exactdp cannot account.
@@ -57,7 +61,7 @@ DISTRIBUTION = "dp-accounting"
 EXTRA = "dp-accounting"
 OPTIONS = ("delta", "relation", "width", "accountants")
 """The options :func:`audit_of` takes."""
-RELATIONS = ("add-or-remove", "replace-one")
+RELATIONS = ("add-or-remove", "replace-one", "replace-special")
 NARROWER = Fraction(1, 10**4)
 """The second relative width tried on the certified grid (Laplace, sampling) when the first
 (1e-3) leaves a number undecided."""
@@ -96,7 +100,10 @@ def _has(event, names: tuple[str, ...]) -> bool:
 
 def relation_of(event) -> str:
     """replace-one when the event holds a randomized response or sampling without
-    replacement (the only relation dp_accounting accounts them under), else add/remove."""
+    replacement, replace-special when it holds a tree aggregation (the only relations
+    dp_accounting accounts them under), else add/remove."""
+    if _has(event, ("SingleEpochTreeAggregationDpEvent",)):
+        return "replace-special"
     return "replace-one" if _has(event, ("RandomizedResponseDpEvent", "SampledWithoutReplacementDpEvent")) \
         else "add-or-remove"
 
@@ -165,8 +172,8 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
         return
     if name == "RandomizedResponseDpEvent":
         if relation != "replace-one":
-            raise InvalidArgument("RandomizedResponseDpEvent is defined for replace-one neighbours (dp_accounting's "
-                                  "accountants refuse it under ADD_OR_REMOVE_ONE); pass relation='replace-one'")
+            raise InvalidArgument("RandomizedResponseDpEvent: exactdp accounts it under replace-one neighbours (its "
+                                  "pair under replace-special is not symmetric); pass relation='replace-one'")
         p = _exact(ev.noise_parameter, "noise_parameter", ev)
         n = ev.num_buckets
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -179,10 +186,27 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
             raise NonPrivate("RandomizedResponseDpEvent(noise_parameter=0)")
         out.append(("randomized-response", {"p": 1 - p + p / n, "k_values": n}, times))
         return
+    if name == "SingleEpochTreeAggregationDpEvent":
+        s = _exact(ev.noise_multiplier, "noise_multiplier", ev)
+        counts = [ev.step_counts] if isinstance(ev.step_counts, int) else list(ev.step_counts)
+        if relation != "replace-special" or not counts or any(
+                isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in counts):
+            raise InvalidArgument(f"SingleEpochTreeAggregationDpEvent(step_counts={ev.step_counts!r}) is accounted "
+                                  f"under replace-special neighbours with whole step counts; pass "
+                                  f"relation='replace-special'")
+        if s == 0:
+            raise NonPrivate("SingleEpochTreeAggregationDpEvent(noise_multiplier=0)")
+        depth = max(counts).bit_length()  # the dyadic nodes within [1, n] holding one step: floor(log2 n) + 1
+        if depth:
+            out.append(("gaussian", {"sigma": s, "sensitivity": 1}, times * depth))
+            notes.append(f"SingleEpochTreeAggregationDpEvent: a record (one step, no record twice across trees) "
+                         f"enters the {depth} released dyadic nodes over it, each a Gaussian of noise multiplier "
+                         f"{ev.noise_multiplier!r}, sensitivity 1 under replace-special")
+        return
     if name == "PoissonSampledDpEvent":
-        if relation != "add-or-remove":
-            raise InvalidArgument("PoissonSampledDpEvent is accounted under add/remove neighbours; pass "
-                                  "relation='add-or-remove'")
+        if relation == "replace-one":
+            raise InvalidArgument("PoissonSampledDpEvent is accounted under add/remove (or replace-special) "
+                                  "neighbours; pass relation='add-or-remove'")
         q = _exact(ev.sampling_probability, "sampling_probability", ev)
         if not 0 <= q <= 1:
             raise InvalidArgument(f"PoissonSampledDpEvent: sampling_probability={ev.sampling_probability!r} is "
@@ -212,7 +236,7 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
         pairs = [(_exact(c, "sensitivities", ev), _exact(p, "sampling_probs", ev))
                  for c, p in zip(ev.sensitivities, ev.sampling_probs) if p]
         moving = [(c, p) for c, p in pairs if c != 0]
-        if relation != "add-or-remove" or len(moving) > 1 or sum(p for _, p in pairs) != 1:
+        if relation == "replace-one" or len(moving) > 1 or abs(sum(p for _, p in pairs) - 1) > Fraction(1, 2**50):
             raise InvalidArgument("MixtureOfGaussiansDpEvent: exactdp accounts a mixture of sensitivities 0 and one "
                                   "c > 0 (a Poisson-sampled Gaussian) under add/remove neighbours, not "
                                   f"sensitivities {list(ev.sensitivities)!r}")
@@ -220,7 +244,7 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
             return
         if s == 0:
             raise NonPrivate("MixtureOfGaussiansDpEvent(standard_deviation=0)")
-        (c, p), = moving
+        (c, p), = moving  # the zero sensitivity at 1 - p (the floats given sum to 1 within 2^-50)
         params = {"sigma": s / c, "sensitivity": 1}
         if p < 1:
             params.update(sampling="poisson", rate=p)
@@ -228,7 +252,7 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
         return
     if name == "TruncatedSubsampledGaussianDpEvent":
         n, b = ev.dataset_size, ev.truncated_batch_size
-        if relation != "add-or-remove" or not (isinstance(b, int) and isinstance(n, int) and b >= n):
+        if relation == "replace-one" or not (isinstance(b, int) and isinstance(n, int) and b >= n):
             raise InvalidArgument(f"TruncatedSubsampledGaussianDpEvent: exactdp has no model of a truncated batch "
                                   f"(truncated_batch_size={b!r} < dataset_size={n!r}); it accounts one that never "
                                   f"truncates (batch size >= dataset size) under add/remove neighbours")
@@ -258,7 +282,7 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
                      f"violates the conversion; a hold says only that it bounds that Gaussian's epsilon")
         return
     raise InvalidArgument(f"{name}: exactdp's certified accountant has no model of it (it accounts Gaussian, "
-                          f"Laplace, discrete Laplace, randomized response, Poisson sampling and sampling without "
+                          f"Laplace, discrete Laplace, randomized response, tree aggregation, Poisson sampling and sampling without "
                           f"replacement of one of them, mixtures of sensitivities 0 and c, zCDP, and their "
                           f"compositions)")
 

@@ -97,8 +97,8 @@ class Point:
             return "discrete-laplace", {"scale": 1 / p["a"]}
         if self.kind == "pure-dp":  # the +-eps loss: the discrete Laplace of scale 1/eps
             return "discrete-laplace", {"scale": 1 / p["eps"]}
-        if self.kind == "laplace":  # density exp(-|x|/b) / (2b), sensitivity 1
-            return "laplace", {"scale": p["b"]}
+        if self.kind == "laplace":  # density exp(-|x|/b) / (2b), sensitivity 1 (prv_accountant: mu = 1/b)
+            return "laplace", {"scale": p["b"] if "b" in p else 1 / p["mu"]}
         if self.kind == "poisson-laplace":
             return "laplace", {"scale": p["b"], "sampling": "poisson", "rate": p["q"]}
         if self.kind == "randomized-response":  # dp_accounting's noise p over n buckets: the true bucket
@@ -270,7 +270,7 @@ def judge(point: Point, value, direction) -> tuple[Verdict, Any]:
             if value <= lo:
                 return Verdict.HOLDS, enclosure
         else:
-            e = direction[1]
+            e = direction[1](value) if callable(direction[1]) else direction[1]
             if isinstance(value, float):  # an infinite estimate: within e of an infinite truth only
                 if not isinstance(hi, float):
                     return Verdict.VIOLATED, enclosure
@@ -335,8 +335,8 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
         raise LibraryCallFailed(f"{what} raised at every point of the grid: {rows[0].refused}")
     settings = Settings(len(judged), grid_span([r.point for r in judged]) if span is None else span)
     table = "\n    ".join(r.text() for r in rows)
-    word = {"upper": "an upper bound", "lower": "a lower bound"}.get(
-        direction, f"the epsilon up to an error of {_float(direction[1]) if not isinstance(direction, str) else ''}")
+    word = {"upper": "an upper bound", "lower": "a lower bound"}.get(direction) if isinstance(direction, str) else (
+        f"the epsilon up to an error of {direction[2] if len(direction) > 2 else _float(direction[1])}")
     note = (f"{what}, documented as {word}, against exactdp's certified enclosure "
             f"(number - upper end; relative to the upper end):\n    {table}")
     refused = [r for r in rows if r.verdict is None]
@@ -356,7 +356,8 @@ def grid_finding(points: Sequence[Point], read: Callable[[Point], Any], directio
             side = f"above the certified upper end by {float(r.value - r.enclosure.upper):.3g}"
         else:
             gap = (r.enclosure.lower - r.value if r.value < r.enclosure.lower else r.value - r.enclosure.upper)
-            side = f"{float(gap):.3g} from the certified enclosure, beyond the error {_float(direction[1])}"
+            side = (f"{float(gap):.3g} from the certified enclosure, beyond the error "
+                    f"{direction[2] if len(direction) > 2 else _float(direction[1])}")
         witness = {**r.point.library_params(), "k": r.point.k, "delta": r.point.delta,
                    "library_value": float(r.value),
                    "library_value_exact": "inf" if isinstance(r.value, float) else format_exact(r.value),
@@ -537,20 +538,63 @@ def audits() -> list[Audit]:
             out.append(a(f"pld-pessimistic-{label}/{family}", f"PLDAccountant (pessimistic, interval {label})",
                          f"epsilon(delta) of {family_text[family]} is an upper bound",
                          _pld_check(family, interval, True),
-                         expect=_EXPECT.get(f"pld-pessimistic-{label}/{family}", {})))
+                         expect=_EXPECT.get(f"pld-pessimistic-{label}/{family}", {}),
+                         covers=_FAMILY_COVERS[family] + (("dp_accounting.pld.PLDAccountant",)
+                                                          if family != "discrete-gaussian" else ()),
+                         severity=_pld_severity(family, interval)))
     for family in ("dp-sgd", "gaussian"):
         out.append(a(f"rdp/{family}", "RdpAccountant", f"epsilon(delta) of {family_text[family]} is an upper bound",
-                     _rdp_check(family), expect=_EXPECT.get(f"rdp/{family}", {})))
+                     _rdp_check(family), expect=_EXPECT.get(f"rdp/{family}", {}),
+                     covers=("dp_accounting.rdp.RdpAccountant",) + _FAMILY_COVERS[family][1:],
+                     severity=_rdp_severity(family)))
     for family in _FAMILIES:
         out.append(a(f"pld-optimistic-1e-4/{family}", "PLD (pessimistic_estimate=False, interval 1e-4)",
                      f"epsilon(delta) of {family_text[family]} is a lower estimate (at most the truth)",
-                     _pld_check(family, 1e-4, False), expect=_EXPECT.get(f"pld-optimistic-1e-4/{family}", {})))
+                     _pld_check(family, 1e-4, False), expect=_EXPECT.get(f"pld-optimistic-1e-4/{family}", {}),
+                     covers=(_FAMILY_COVERS[family][0],)))
     out.append(a("corpus/pld-discrete-laplace-interval-1e-2", "PLDAccountant (pessimistic, interval 1e-2)",
                  "epsilon(1e-6) of the discrete Laplace a=0.1 composed 1000 times is an upper bound",
                  _corpus_check, corpus=True,
                  source="exactdp issue 17 (measured 2026-11-26: 19.34467144552175, 2.5e-9 below the truth)",
-                 expect={"==0.6.0": "violated"}))
+                 expect={"==0.6.0": "violated"},
+                 covers=("dp_accounting.pld.PLDAccountant", "dp_accounting.dp_event.DiscreteLaplaceDpEvent")))
+    out += _issue25_audits(a)
     return out
+
+
+_PLDM = "dp_accounting.pld.privacy_loss_distribution."
+_FAMILY_COVERS = {
+    "dp-sgd": (_PLDM + "from_gaussian_mechanism", "dp_accounting.dp_event.PoissonSampledDpEvent",
+               "dp_accounting.dp_event.GaussianDpEvent"),
+    "gaussian": (_PLDM + "from_gaussian_mechanism", "dp_accounting.dp_event.GaussianDpEvent"),
+    "discrete-laplace": (_PLDM + "from_discrete_laplace_mechanism", "dp_accounting.dp_event.DiscreteLaplaceDpEvent"),
+    "discrete-gaussian": (_PLDM + "from_discrete_gaussian_mechanism",),
+}
+"""What each family's grid exercises (the first: the constructor its optimistic audit calls)."""
+
+
+def _pld_severity(family: str, interval: float) -> Callable[[], Severity]:
+    def step() -> Severity:
+        A = _A()
+
+        def read(p: Point):
+            return _library_value(f"dp_accounting PLD (pessimistic, interval {interval:g}) at {p.label}",
+                                  lambda: A.pld_epsilon(p.kind, p.library_params(), p.k, p.delta, interval))
+        return worst_underestimate(_FAMILIES[family], read, f"certified epsilon(delta) against dp_accounting's "
+                                                            f"pessimistic PLD epsilon (interval {interval:g})")
+    return step
+
+
+def _rdp_severity(family: str) -> Callable[[], Severity]:
+    def step() -> Severity:
+        A = _A()
+
+        def read(p: Point):
+            return _library_value(f"dp_accounting RdpAccountant at {p.label}",
+                                  lambda: A.rdp_epsilon(p.kind, p.library_params(), p.k, p.delta))
+        return worst_underestimate(_FAMILIES[family], read, "certified epsilon(delta) against dp_accounting's RDP "
+                                                            "epsilon")
+    return step
 
 
 _MEASURED_060 = {
@@ -573,3 +617,476 @@ _MEASURED_060 = {
 _EXPECT: dict[str, dict[str, str]] = {id_: {"==0.6.0": verdict} for id_, verdict in _MEASURED_060.items()}
 """Audit id (after ``dp-accounting/``) -> the verdict measured on dp_accounting 0.6.0 (a later
 release gets no expectation, only the verdict it earns)."""
+
+
+# --- issue 25: every DpEvent kind, every PLD constructor, the calibration helpers, edges ------
+
+
+def _dpa():
+    _A()
+    import dp_accounting  # lazy: the audited library, imported inside the checks
+
+    return dp_accounting
+
+
+def _event_table() -> dict[str, list[tuple[Any, float, str | None]]]:
+    """DpEvent class name -> the ``(event, delta, relation)`` settings its audit judges (small,
+    with a few at the edges: delta 1e-300 and the smallest subnormal, sigma 1e-6 and 1e6,
+    sampling rate 1e-9, epsilon 1e-6 and ~14 per step)."""
+    d = _dpa()
+    e = d.dp_event
+    G, L, DL = e.GaussianDpEvent, e.LaplaceDpEvent, e.DiscreteLaplaceDpEvent
+    builder = d.DpEventBuilder()
+    builder.compose(G(3.0), 10)
+    builder.compose(DL(0.5, 1), 5)
+    return {
+        "GaussianDpEvent": [(G(2.0), 1e-5, None), (G(1e6), 1e-5, None), (G(1e-6), 1e-5, None),
+                            (G(1.0), 1e-300, None), (G(1.0), 5e-324, None)],
+        "LaplaceDpEvent": [(L(2.0), 1e-5, None), (L(1e6), 1e-5, None), (L(1.0), 1e-300, None)],
+        "DiscreteLaplaceDpEvent": [(DL(0.5, 1), 1e-5, None), (DL(1e-6, 1), 1e-5, None), (DL(0.5, 3), 1e-300, None),
+                                   (DL(0.5, 2), 5e-324, None)],
+        "RandomizedResponseDpEvent": [(e.RandomizedResponseDpEvent(0.5, 4), 1e-5, None),
+                                      (e.RandomizedResponseDpEvent(1e-6, 2), 1e-5, None),
+                                      (e.RandomizedResponseDpEvent(0.999999, 2), 1e-300, None)],
+        "PoissonSampledDpEvent": [(e.PoissonSampledDpEvent(0.1, G(2.0)), 1e-5, None),
+                                  (e.PoissonSampledDpEvent(1e-9, G(1.0)), 1e-5, None),
+                                  (e.PoissonSampledDpEvent(0.1, L(2.0)), 1e-5, None)],
+        "SelfComposedDpEvent": [(e.SelfComposedDpEvent(e.PoissonSampledDpEvent(0.1, G(2.0)), 50), 1e-5, None),
+                                (e.SelfComposedDpEvent(G(10.0), 100), 1e-6, None)],
+        "ComposedDpEvent": [(builder.build(), 1e-5, None),
+                            (e.ComposedDpEvent([G(3.0), e.RandomizedResponseDpEvent(0.5, 4)]), 1e-5, None)],
+        "SampledWithoutReplacementDpEvent": [(e.SampledWithoutReplacementDpEvent(100, 10, G(2.0)), 1e-5, None)],
+        "NoOpDpEvent": [(e.NoOpDpEvent(), 1e-5, None)],
+        "NonPrivateDpEvent": [(e.NonPrivateDpEvent(), 1e-5, None)],
+        "ZCDpEvent": [(e.ZCDpEvent(0.5), 1e-5, None), (e.ZCDpEvent(0.125), 1e-300, None)],
+        "MixtureOfGaussiansDpEvent": [(e.MixtureOfGaussiansDpEvent(2.0, [0.0, 1.0], [0.9, 0.1]), 1e-5, None)],
+        "TruncatedSubsampledGaussianDpEvent": [(e.TruncatedSubsampledGaussianDpEvent(100, 0.1, 100, 2.0), 1e-5,
+                                                None)],
+        "SingleEpochTreeAggregationDpEvent": [(e.SingleEpochTreeAggregationDpEvent(1.0, 5), 1e-5, None),
+                                              (e.SingleEpochTreeAggregationDpEvent(2.0, [3, 8]), 1e-6, None)],
+        "replace-one": [(G(2.0), 1e-5, "replace-one"), (L(2.0), 1e-5, "replace-one"),
+                        (DL(0.5, 1), 1e-5, "replace-one")],
+    }
+
+
+def _event_points(name: str) -> list:
+    from exactdp.audits import objects_dp_accounting as O
+
+    points = []
+    for event, delta, relation in _event_table()[name]:
+        points += O.event_points(event, delta, relation=relation)[0]
+    return points
+
+
+def _event_check(name: str) -> Callable[[], Finding]:
+    def check() -> Finding:
+        from exactdp.audits import objects_dp_accounting as O
+
+        points = _event_points(name)
+        relations = sorted({p.relation for p in points})
+        scope = (f"the {name} settings below through the DpEvent reader (exactdp.audits.objects_dp_accounting): "
+                 + O._scope(relations[0] if len(relations) == 1 else "their", [], []))
+        return O.events_finding(points, what=f"dp_accounting's accountants on {name}s", scope=scope)
+    return check
+
+
+def _event_severity(name: str) -> Callable[[], Severity]:
+    def step() -> Severity:
+        from exactdp.audits import objects_dp_accounting as O
+
+        return worst_underestimate(_event_points(name), O._read,
+                                   f"certified epsilon(delta) against dp_accounting's epsilon of {name}s")
+    return step
+
+
+def _pld_point(kind: str, k: int, delta: float, **params: float) -> Point:
+    widths = (SUBSAMPLED_WIDTH, Fraction(1, 10**4)) if kind in ("poisson-gaussian", "laplace", "poisson-laplace") \
+        else (FINE_WIDTH,)
+    return Point(kind, tuple(params.items()), k, delta, widths)
+
+
+def _constructors() -> dict[str, tuple[Callable[[Point], Any], tuple[Point, ...]]]:
+    """PLD constructor name -> (``point -> the PrivacyLossDistribution`` at its defaults, its grid)."""
+    from dp_accounting.pld import common  # lazy: the audited library
+    from dp_accounting.pld import privacy_loss_distribution as PLD
+
+    P = _pld_point
+
+    def gauss(p):
+        v = p.library_params()
+        return PLD.from_gaussian_mechanism(v["sigma"], sampling_prob=v.get("q", 1.0))
+
+    def laplace(p):
+        v = p.library_params()
+        return PLD.from_laplace_mechanism(v["b"], sampling_prob=v.get("q", 1.0))
+
+    def mixture(p):
+        v = p.library_params()
+        return PLD.from_mixture_gaussian_mechanism(v["sigma"], [0.0, 1.0], [1 - v["q"], v["q"]])
+
+    def truncated(p):
+        v = p.library_params()
+        return PLD.from_truncated_subsampled_gaussian_mechanism(1000, v["q"], 1000, v["sigma"])
+
+    def approx(p):
+        v = p.library_params()
+        return PLD.from_privacy_parameters(common.DifferentialPrivacyParameters(v["eps"], v["delta0"]))
+
+    return {
+        "from_gaussian_mechanism": (gauss, (P("gaussian", 10, 1e-5, sigma=2.0), P("gaussian", 1, 1e-5, sigma=1e3),
+                                            P("gaussian", 1, 1e-300, sigma=1.0),
+                                            P("poisson-gaussian", 20, 1e-5, q=0.1, sigma=2.0),
+                                            P("poisson-gaussian", 10, 1e-5, q=1e-9, sigma=1.0))),
+        "from_laplace_mechanism": (laplace, (P("laplace", 5, 1e-5, b=2.0), P("laplace", 1, 1e-300, b=1.0),
+                                             P("poisson-laplace", 10, 1e-5, q=0.1, b=1.0))),
+        "from_discrete_laplace_mechanism": (lambda p: PLD.from_discrete_laplace_mechanism(p.library_params()["a"]),
+                                            (P("discrete-laplace", 10, 1e-5, a=0.5),
+                                             P("discrete-laplace", 1, 1e-5, a=1e-6),
+                                             P("discrete-laplace", 1, 5e-324, a=0.5))),
+        "from_discrete_gaussian_mechanism": (lambda p: PLD.from_discrete_gaussian_mechanism(
+            p.library_params()["sigma"]), (P("discrete-gaussian", 10, 1e-5, sigma=2.0),
+                                           P("discrete-gaussian", 1, 1e-300, sigma=1.0))),
+        "from_randomized_response": (lambda p: PLD.from_randomized_response(
+            p.library_params()["p"], int(p.library_params()["buckets"])),
+            (P("randomized-response", 10, 1e-5, p=0.5, buckets=4.0),
+             P("randomized-response", 1, 1e-300, p=0.1, buckets=2.0))),
+        "from_privacy_parameters": (approx, (P("approx-dp", 10, 1e-4, eps=1.0, delta0=1e-6),
+                                             P("approx-dp", 1, 1e-5, eps=1e-6, delta0=0.0),
+                                             P("approx-dp", 10, 1e-5, eps=1.0, delta0=1e-3))),
+        "from_mixture_gaussian_mechanism": (mixture, (P("poisson-gaussian", 20, 1e-5, q=0.1, sigma=2.0),)),
+        "from_truncated_subsampled_gaussian_mechanism": (truncated,
+                                                         (P("poisson-gaussian", 20, 1e-5, q=0.1, sigma=2.0),)),
+        "identity": (lambda p: PLD.identity(), (P("approx-dp", 1, 1e-5, eps=0.0, delta0=0.0),)),
+    }
+
+
+def _constructor_read(name: str) -> Callable[[Point], Any]:
+    def read(p: Point):
+        import warnings
+
+        build = _constructors()[name][0]
+
+        def run():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pld = build(p)
+                if p.k > 1:
+                    pld = pld.self_compose(p.k)
+                return _A().exact(pld.get_epsilon_for_delta(p.delta))
+        return _library_value(f"dp_accounting privacy_loss_distribution.{name} at {p.label}", run)
+    return read
+
+
+def _constructor_check(name: str) -> Callable[[], Finding]:
+    def check() -> Finding:
+        points = _constructors()[name][1]
+        how = (f"privacy_loss_distribution.{name}(...) at its defaults (pessimistic, interval 1e-4)"
+               + (" with sensitivities (0, 1) at probabilities (1 - q, q)" if "mixture" in name else "")
+               + (" with dataset_size = truncated_batch_size = 1000 (no truncation)" if "truncated" in name else "")
+               + ", .self_compose(k), .get_epsilon_for_delta(delta)")
+        relation = ("the tight pair of (eps, delta0)-DP: randomized response at eps beside a mass delta0 at "
+                    "infinite loss (exact: delta_k = 1 - (1 - delta0)^k + (1 - delta0)^k delta_RR,k)"
+                    if name in ("from_privacy_parameters", "identity") else _relation({p.kind for p in points}))
+        return grid_finding(points, _constructor_read(name), "upper", scope=grid_scope(points, how, relation),
+                            what=f"dp_accounting's privacy_loss_distribution.{name} epsilon")
+    return check
+
+
+_MECHANISM_TEXT.update({
+    "laplace": "the Laplace mechanism of scale b (sensitivity 1)",
+    "poisson-laplace": "the Laplace mechanism of scale b, Poisson-sampled at rate q",
+    "randomized-response": "randomized response with noise p over n buckets (dp_accounting's: the true bucket "
+                           "with probability 1 - p + p/n; replace-one)",
+    "approx-dp": "the tight pair of (eps, delta0)-DP composed k times",
+})
+
+
+def _calibrations() -> dict[str, tuple[Callable[[tuple], Point], tuple, str]]:
+    """Helper name -> (``setting -> the Point`` the helper's answer defines, the settings, how).
+    Each answer is judged by its target epsilon: an upper bound of the certified epsilon of the
+    mechanism at the returned parameter (and the target delta)."""
+    from dp_accounting import calibrate_dp_mechanism, dp_event, gaussian_mechanism  # lazy: the audited library
+    from dp_accounting.pld import accountant, common, privacy_loss_distribution as PLD
+    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+    from dp_accounting.rdp import rdp_privacy_accountant as R
+
+    DP = common.DifferentialPrivacyParameters
+    P = _pld_point
+    orders = tuple(float(a) for a in R.DEFAULT_RDP_ORDERS) if hasattr(R, "DEFAULT_RDP_ORDERS") else (2.0, 4.0, 8.0)
+
+    def rdp_curve(sigma, k):
+        return [k * a / (2 * sigma * sigma) for a in orders]
+
+    return {
+        "gaussian_mechanism.get_sigma_gaussian": (
+            lambda s: P("gaussian", 1, s[1], sigma=float(gaussian_mechanism.get_sigma_gaussian(*s))),
+            ((1.0, 1e-5), (1e-6, 1e-5), (50.0, 1e-10), (1.0, 1e-300)), "get_sigma_gaussian(epsilon, delta)"),
+        "pld.accountant.get_smallest_gaussian_noise": (
+            lambda s: P("gaussian", s[2], s[1], sigma=float(accountant.get_smallest_gaussian_noise(DP(s[0], s[1]), s[2]))),
+            ((1.0, 1e-5, 10), (1e-3, 1e-6, 1)), "get_smallest_gaussian_noise(DifferentialPrivacyParameters(eps, delta), k)"),
+        "pld.accountant.get_smallest_laplace_noise": (
+            lambda s: P("laplace", s[2], s[1], b=float(accountant.get_smallest_laplace_noise(DP(s[0], s[1]), s[2]))),
+            ((1.0, 1e-5, 5), (1.0, 0.0, 1)), "get_smallest_laplace_noise(DifferentialPrivacyParameters(eps, delta), k)"),
+        "pld.accountant.get_smallest_discrete_laplace_noise": (
+            lambda s: P("discrete-laplace", s[2], s[1],
+                        a=float(accountant.get_smallest_discrete_laplace_noise(DP(s[0], s[1]), s[2]))),
+            ((1.0, 1e-5, 10), (0.5, 1e-300, 2)), "get_smallest_discrete_laplace_noise(DifferentialPrivacyParameters"
+                                                 "(eps, delta), k): the parameter a of exp(-a|x|)"),
+        "pld.accountant.get_smallest_subsampled_gaussian_noise": (
+            lambda s: P("poisson-gaussian", s[2], s[1], q=s[3], sigma=float(
+                accountant.get_smallest_subsampled_gaussian_noise(DP(s[0], s[1]), s[2], sampling_prob=s[3]))),
+            ((2.0, 1e-5, 20, 0.1),), "get_smallest_subsampled_gaussian_noise(DifferentialPrivacyParameters(eps, "
+                                     "delta), k, sampling_prob=q)"),
+        "pld.accountant.get_smallest_parameter": (
+            lambda s: P("gaussian", s[2], s[1], sigma=float(accountant.get_smallest_parameter(
+                DP(s[0], s[1]), s[2], lambda sd: PLD.from_gaussian_mechanism(sd), common.BinarySearchParameters(
+                    0.01, 100.0)))),
+            ((1.0, 1e-5, 5),), "get_smallest_parameter(DifferentialPrivacyParameters(eps, delta), k, "
+                               "from_gaussian_mechanism, BinarySearchParameters(0.01, 100))"),
+        "calibrate_dp_mechanism": (
+            lambda s: P("gaussian", s[2], s[1], sigma=float(calibrate_dp_mechanism(
+                PLDAccountant, lambda sd: dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(sd), s[2]),
+                s[0], s[1]))),
+            ((1.0, 1e-5, 10), (1e-3, 1e-6, 1)), "calibrate_dp_mechanism(PLDAccountant, sigma -> k Gaussians, "
+                                                "eps, delta)"),
+        "pld.accountant.get_smallest_epsilon_from_advanced_composition": (
+            lambda s: P("approx-dp", s[2], s[1], eps=float(accountant.get_smallest_epsilon_from_advanced_composition(
+                DP(s[0], s[1]), s[2], s[3])), delta0=s[3]),
+            ((2.0, 1e-5, 10, 1e-7), (1.0, 1e-6, 100, 0.0)),
+            "get_smallest_epsilon_from_advanced_composition(DifferentialPrivacyParameters(eps, delta), k, delta0): "
+            "the per-step eps"),
+        "rdp.rdp_privacy_accountant.compute_delta": (
+            lambda s: P("gaussian", 1, float(R.compute_delta(orders, rdp_curve(s[1], s[2]), s[0])[0]),
+                        sigma=s[1] / math.sqrt(s[2]) if s[2] == 1 else s[1] / s[2] ** 0.5),
+            ((1.0, 2.0, 1), (3.0, 1.0, 1)), "compute_delta(orders, k * alpha / (2 sigma^2), eps): the delta returned, "
+                                            "against the Gaussian whose RDP curve that is"),
+    }
+
+
+def _calibration_check(name: str) -> Callable[[], Finding]:
+    """Judge each setting's target epsilon (``setting[0]``) as an upper bound of the certified
+    epsilon at the point the helper's answer defines; the replay calls the helper again and
+    gets the same answer (else a different number is returned and the replay mismatches)."""
+    def check() -> Finding:
+        make, settings, how = _calibrations()[name]
+        at: dict[Point, tuple] = {}
+        for s in settings:
+            try:
+                point = _library_value(f"dp_accounting {name}{s!r}", lambda: make(s))
+            except LibraryCallFailed:
+                continue
+            at[point] = s
+
+        def read(p: Point):
+            s = at[p]
+            again = _library_value(f"dp_accounting {name}{s!r}", lambda: make(s))
+            return Fraction(s[0]) if again == p else Fraction(-1)
+        if not at:
+            raise LibraryCallFailed(f"dp_accounting {name} raised at every setting")
+        points = list(at)
+        scope = grid_scope(points, f"{how}; its answer defines the mechanism, whose certified epsilon at the target "
+                                   f"delta must be at most the target epsilon", _relation({p.kind for p in points}))
+        return grid_finding(points, read, "upper", scope=scope,
+                            what=f"the target epsilon {name} calibrated for")
+    return check
+
+
+def _unsupported_check() -> Finding:
+    """PLDAccountant and RdpAccountant at each relation: ``supports(UnsupportedDpEvent())``,
+    the library's own boolean (an accountant accepting it would report an epsilon for a
+    mechanism it knows nothing of)."""
+    from exactdp.audits.base import call_library
+
+    A = _A()
+    event = _dpa().dp_event.UnsupportedDpEvent()
+    said = {(w, r): call_library(f"dp_accounting {w} accountant [{r}].supports(UnsupportedDpEvent())",
+                                 A.supports, event, w, r) for w in A.ACCOUNTANTS for r in A.RELATIONS}
+    table = ", ".join(f"{w.upper()} [{r}]: {v}" for (w, r), v in said.items())
+    scope = "PLDAccountant() and RdpAccountant() at add/remove, replace-one and replace-special neighbours"
+    settings = Settings(len(said), "2 accountants x 3 relations")
+    accepted = [key for key, v in said.items() if v]
+    if accepted:
+        w, r = accepted[0]
+        again = A.supports(event, w, r)
+        return Finding(claim="supports(UnsupportedDpEvent()) is False", truth=f"{w} [{r}] says True",
+                       verdict=Verdict.VIOLATED, witness={"accountant": w, "relation": r, "supports": True},
+                       replay=Replay.of(bool(again)), evidence=Evidence.BIT_EXACT, scope=scope, note=table,
+                       settings=settings)
+    return Finding(claim="supports(UnsupportedDpEvent()) is False", truth=f"False at all {len(said)}",
+                   verdict=Verdict.HOLDS, evidence=Evidence.BIT_EXACT, scope=scope, note=table, settings=settings)
+
+
+def _advanced_check() -> Finding:
+    from dp_accounting.pld import accountant, common  # lazy: the audited library
+
+    points = (_pld_point("approx-dp", 10, 1e-5, eps=1.0, delta0=1e-7),
+              _pld_point("approx-dp", 100, 1e-6, eps=0.1, delta0=0.0),
+              _pld_point("approx-dp", 10, 1e-300, eps=1e-6, delta0=0.0))
+
+    def read(p: Point):
+        v = p.library_params()
+        return _library_value(f"dp_accounting advanced_composition at {p.label}", lambda: _A().exact(
+            accountant.advanced_composition(common.DifferentialPrivacyParameters(v["eps"], v["delta0"]), p.k,
+                                            p.delta)))
+    scope = grid_scope(points, "advanced_composition(DifferentialPrivacyParameters(eps, delta0), k, delta) "
+                               "(Kairouz-Oh-Viswanath's optimal composition)", "the tight (eps, delta0)-DP pair")
+    return grid_finding(points, read, "upper", scope=scope, what="dp_accounting's advanced_composition epsilon")
+
+
+def _gaussian_epsilon_check() -> Finding:
+    from dp_accounting import gaussian_mechanism  # lazy: the audited library
+
+    points = tuple(_pld_point("gaussian", 1, d, sigma=s) for s, d in
+                   ((1.0, 1e-5), (10.0, 1e-6), (1e-3, 1e-5), (1.0, 1e-300), (1.0, 5e-324), (1e6, 1e-5)))
+
+    def read(p: Point):
+        return _library_value(f"dp_accounting get_epsilon_gaussian at {p.label}", lambda: _A().exact(
+            gaussian_mechanism.get_epsilon_gaussian(p.library_params()["sigma"], p.delta)))
+    scope = grid_scope(points, "gaussian_mechanism.get_epsilon_gaussian(sigma, delta) (Balle-Wang, brentq to "
+                               "tol=1e-12)", "the Gaussian's dominating pair")
+    def brentq(value):  # scipy's brentq stops within xtol + rtol * |x|, rtol = 4 * 2**-52 by default
+        return Fraction(1, 10**12) + 4 * abs(value) / 2**52
+
+    return grid_finding(points, read, ("within", brentq, "brentq's tolerance 1e-12 + 4 * 2**-52 * |epsilon|"),
+                        scope=scope,
+                        what="dp_accounting's get_epsilon_gaussian")
+
+
+def _rdp_conversion_check() -> Finding:
+    from dp_accounting.rdp import rdp_privacy_accountant as R  # lazy: the audited library
+
+    orders = [float(a) for a in R.DEFAULT_RDP_ORDERS]
+    points = tuple(_pld_point("gaussian", 1, d, sigma=s) for s, d in ((2.0, 1e-5), (1.0, 1e-300), (10.0, 1e-6)))
+
+    def read(p: Point):
+        s = p.library_params()["sigma"]
+        return _library_value(f"dp_accounting rdp compute_epsilon at {p.label}", lambda: _A().exact(
+            R.compute_epsilon(orders, [a / (2 * s * s) for a in orders], p.delta)[0]))
+    scope = grid_scope(points, "rdp_privacy_accountant.compute_epsilon(DEFAULT_RDP_ORDERS, alpha / (2 sigma^2), "
+                               "delta): the Gaussian's RDP curve converted", "the Gaussian's dominating pair (one "
+                                                                             "mechanism with that RDP curve)")
+    return grid_finding(points, read, "upper", scope=scope, what="dp_accounting's RDP-to-DP conversion")
+
+
+_EVENT_KINDS = ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "RandomizedResponseDpEvent",
+                "PoissonSampledDpEvent", "SelfComposedDpEvent", "ComposedDpEvent", "SampledWithoutReplacementDpEvent",
+                "NoOpDpEvent", "NonPrivateDpEvent", "ZCDpEvent", "MixtureOfGaussiansDpEvent",
+                "TruncatedSubsampledGaussianDpEvent", "SingleEpochTreeAggregationDpEvent", "replace-one")
+
+_PLD = "dp_accounting.pld.PLDAccountant"
+_RDP = "dp_accounting.rdp.RdpAccountant"
+_EVENT_COVERS = {
+    "GaussianDpEvent": (_PLD, _RDP), "LaplaceDpEvent": (_PLD, _RDP), "DiscreteLaplaceDpEvent": (_PLD,),
+    "RandomizedResponseDpEvent": (_PLD, _RDP), "PoissonSampledDpEvent": (_PLD, _RDP),
+    "SelfComposedDpEvent": (_PLD, _RDP), "ComposedDpEvent": (_PLD, _RDP, "dp_accounting.DpEventBuilder"),
+    "SampledWithoutReplacementDpEvent": (_RDP,), "NoOpDpEvent": (_PLD, _RDP), "NonPrivateDpEvent": (_PLD, _RDP),
+    "ZCDpEvent": (_RDP,), "MixtureOfGaussiansDpEvent": (_PLD,), "TruncatedSubsampledGaussianDpEvent": (_PLD,),
+    "SingleEpochTreeAggregationDpEvent": (_RDP,),
+    "replace-one": (_PLD, _RDP, "dp_accounting.dp_event.GaussianDpEvent", "dp_accounting.dp_event.LaplaceDpEvent"),
+}
+
+
+def primitives() -> list[str]:
+    """dp_accounting's accounting primitives, from its own namespaces: the DpEvent classes,
+    the accountants, the calibration helpers (top level, ``gaussian_mechanism``,
+    ``pld.accountant``), the PLD constructors and the RDP conversions. Left out: the
+    ``DpEvent`` base class and ``PrivacyAccountant`` (abstract), ``NeighboringRelation``,
+    ``UnsupportedEventError`` and the bracket types of ``calibrate_dp_mechanism`` (values, not
+    computations), ``pld.privacy_loss_distribution.PrivacyLossDistribution`` (the type the
+    constructors return, judged through them)."""
+    _dpa()
+    seen: dict[int, str] = {}
+    out: list[str] = []
+    spaces = [("dp_accounting.dp_event", "*DpEvent"), ("dp_accounting", "*"), ("dp_accounting.pld", "*"),
+              ("dp_accounting.rdp", "*"), ("dp_accounting.gaussian_mechanism", "get_*"),
+              ("dp_accounting.pld.accountant", "*"), ("dp_accounting.pld.privacy_loss_distribution", "*"),
+              ("dp_accounting.rdp.rdp_privacy_accountant", "compute_*")]
+    exclude = ["*.DpEvent", "*.PrivacyAccountant", "*.NeighboringRelation", "*.UnsupportedEventError",
+               "*.ExplicitBracketInterval", "*.LowerEndpointAndGuess", "*.PrivacyLossDistribution",
+               "*.NeighborRel"]
+    import fnmatch
+    import importlib
+
+    for module_name, pattern in spaces:
+        module = importlib.import_module(module_name)
+        for name in public_callables(module_name, exclude=exclude):
+            short = name.rsplit(".", 1)[1]
+            obj = getattr(module, short)
+            if not fnmatch.fnmatchcase(short, pattern) or not getattr(obj, "__module__", "").startswith("dp_accounting"):
+                continue
+            if module_name == "dp_accounting.pld.privacy_loss_distribution" and short in ("PrivacyLossDistribution",):
+                continue
+            if id(obj) in seen:
+                continue
+            seen[id(obj)] = name
+            out.append(name)
+    return out
+
+
+NOT_AUDITED = {
+    "dp_accounting.dp_event.SampledWithReplacementDpEvent": "no accountant of dp_accounting 0.6 accounts it (both "
+                                                            "raise), and exactdp has no model of sampling with "
+                                                            "replacement",
+    "dp_accounting.dp_event.RepeatAndSelectDpEvent": "a random number of repetitions (Papernot-Steinke): exactdp's "
+                                                     "accountant composes a fixed number",
+    "dp_accounting.pld.privacy_loss_distribution.from_two_probability_mass_functions":
+        "takes arbitrary log-probabilities as floats: the pair they define has irrational masses that exactdp's "
+        "accountant does not take (the constructors built on it are audited)",
+    "dp_accounting.pld.privacy_loss_distribution.create_from_cdf": "takes an arbitrary CDF callable (the "
+                                                                   "constructors built on it are audited)",
+}
+"""Listed primitives with no audit, and why."""
+
+
+def _issue25_audits(a) -> list[Audit]:
+    out = []
+    for name in _EVENT_KINDS:
+        covers = _EVENT_COVERS[name] + ((f"dp_accounting.dp_event.{name}",) if name != "replace-one" else ())
+        out.append(a(f"events/{name}", f"{name} through PLDAccountant and RdpAccountant" if name != "replace-one"
+                     else "GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent under REPLACE_ONE",
+                     "the epsilon(delta) each accountant reports for the event is an upper bound",
+                     _event_check(name), covers=covers, severity=_event_severity(name),
+                     expect=_EXPECT.get(f"events/{name}", {})))
+    for name in _constructors_names():
+        out.append(a(f"pld/{name}", f"privacy_loss_distribution.{name}",
+                     "get_epsilon_for_delta of the (self-composed) PLD is an upper bound", _constructor_check(name),
+                     covers=(f"dp_accounting.pld.privacy_loss_distribution.{name}",),
+                     expect=_EXPECT.get(f"pld/{name}", {})))
+    for name in _calibration_names():
+        qualified = ("dp_accounting." + name) if "." in name else f"dp_accounting.{name}"
+        if name == "gaussian_mechanism.get_sigma_gaussian":
+            qualified = "dp_accounting.get_sigma_gaussian"
+        if name == "calibrate_dp_mechanism":
+            covers = ("dp_accounting.calibrate_dp_mechanism", _PLD)
+        else:
+            covers = (qualified,)
+        out.append(a(f"calibration/{name}", name, "the parameter it returns meets the target (epsilon, delta): "
+                     "the certified epsilon there is at most the target", _calibration_check(name), covers=covers,
+                     expect=_EXPECT.get(f"calibration/{name}", {})))
+    out.append(a("events/UnsupportedDpEvent", "UnsupportedDpEvent", "every accountant refuses it: supports() is "
+                 "False (its docstring: 'All PrivacyAccountants should return supports(event) == False')",
+                 _unsupported_check, covers=("dp_accounting.dp_event.UnsupportedDpEvent", _PLD, _RDP)))
+    out.append(a("calibration/pld.accountant.advanced_composition", "pld.accountant.advanced_composition",
+                 "its total epsilon is an upper bound of k compositions of (eps, delta0)-DP", _advanced_check,
+                 covers=("dp_accounting.pld.accountant.advanced_composition",)))
+    out.append(a("calibration/gaussian_mechanism.get_epsilon_gaussian", "gaussian_mechanism.get_epsilon_gaussian",
+                 "its epsilon is the Gaussian's within brentq's tolerance (tol=1e-12 + 4 * 2**-52 relative)", _gaussian_epsilon_check,
+                 covers=("dp_accounting.get_epsilon_gaussian",), expect=_EXPECT.get("calibration/get_epsilon_gaussian", {})))
+    out.append(a("calibration/rdp.compute_epsilon", "rdp_privacy_accountant.compute_epsilon",
+                 "its epsilon from an RDP curve is an upper bound (of the Gaussian with that curve)",
+                 _rdp_conversion_check, covers=("dp_accounting.rdp.compute_epsilon",)))
+    return out
+
+
+def _constructors_names() -> tuple[str, ...]:
+    return ("from_gaussian_mechanism", "from_laplace_mechanism", "from_discrete_laplace_mechanism",
+            "from_discrete_gaussian_mechanism", "from_randomized_response", "from_privacy_parameters",
+            "from_mixture_gaussian_mechanism", "from_truncated_subsampled_gaussian_mechanism", "identity")
+
+
+def _calibration_names() -> tuple[str, ...]:
+    return ("gaussian_mechanism.get_sigma_gaussian", "pld.accountant.get_smallest_gaussian_noise",
+            "pld.accountant.get_smallest_laplace_noise", "pld.accountant.get_smallest_discrete_laplace_noise",
+            "pld.accountant.get_smallest_subsampled_gaussian_noise", "pld.accountant.get_smallest_parameter",
+            "calibrate_dp_mechanism", "pld.accountant.get_smallest_epsilon_from_advanced_composition",
+            "rdp.rdp_privacy_accountant.compute_delta")
