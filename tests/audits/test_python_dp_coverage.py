@@ -69,7 +69,47 @@ def test_quantile_tree_holds_on_grid_and_accountant_violated():
 @needs_115
 def test_coverage_map_and_reasons():
     cov = coverage_of("python-dp")
-    assert (cov.audited, len(cov.primitives)) == (18, 27)
+    assert (cov.audited, len(cov.primitives)) == (26, 27)
     broken = {p.name: p.why for p in cov.primitives if not p.audited}
-    assert "TypeError" in broken["pydp.ml.mechanisms.laplace.Laplace"]
+    assert list(broken) == ["pydp.ml.naive_bayes.GaussianNB"] and "np.in1d" in broken["pydp.ml.naive_bayes.GaussianNB"]
     assert all(why != NO_AUDIT_YET for why in broken.values())
+
+
+@needs_115
+def test_ml_laplace_variance_rounds_below_its_formula():
+    f = _audit("ml/laplace/variance").check().enforced()
+    assert (f.verdict.value, f.replay.value) == ("violated", "confirmed")
+    # 2 * (0.7 / 3)**2 in floats: one ulp below the exact 2 * (0.7 / 3)**2 at the float 0.7
+    assert (f.witness["epsilon"], f.witness["sensitivity"], f.witness["variance_exact"]) == (
+        3.0, 0.7, "1961567837699149/18014398509481984")
+    assert f.settings.count == 10
+
+
+@needs_115
+def test_ml_geometric_noise_is_one_sided():
+    f = _audit("ml/geometric/one-sided-noise").check().enforced()
+    assert (f.verdict.value, f.replay.value, f.evidence.value) == ("violated", "confirmed", "ideal-noise")
+    assert (f.witness["epsilon"], f.witness["x"], f.witness["x_prime"], f.witness["output"]) == (1.0, 0, 1, 0)
+    assert all(row["least_from_sensitivity"] >= row["sensitivity"] for row in f.witness["settings"])
+    tiny = f.witness["settings"][-1]
+    assert (tiny["epsilon"], tiny["zeros_from_0"]) == (1e-06, tiny["draws"])  # no noise at all at epsilon 1e-6
+
+
+@needs_115
+def test_ml_bounded_domain_and_parameter_checks():
+    f = _audit("ml/laplace-bounded-domain/scale").check().enforced()
+    assert (f.verdict.value, f.replay.value, f.witness["epsilon"], f.witness["upper"]) == (
+        "violated", "confirmed", 0.5, 10.0)
+    assert f.witness["loss"].startswith("[0.5000000000000000082")
+    p = _audit("ml/mechanisms/parameter-checks").check().enforced()
+    assert p.verdict.value == "violated" and p.witness["first"] == {
+        "mechanism": "Laplace", "call": "set_epsilon_delta('nan', 0.0)", "documented": "epsilon >= 0", "accepted": True}
+    refused = {(r["mechanism"], r["call"]) for r in p.witness["trials"] if not r["accepted"]}
+    assert ("GeometricTruncated", "set_bounds('nan', 1.0)") in refused  # integer bounds are checked
+
+
+@needs_115
+def test_geometric_sampler_holds_statistically():
+    f = _audit("distributions/geometric/sampler").check().enforced()
+    assert (f.verdict.value, f.settings.count) == ("holds-statistically", 4)
+    assert all(row["X < 0"].startswith("0/") for row in f.witness["settings"])
