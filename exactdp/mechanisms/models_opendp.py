@@ -33,9 +33,12 @@ Fraction(2, 1)
   ``2**k``, ties up (``find_nearest_multiple_of_2k``: ``c = floor(x / 2**k + 1/2)``); ``k``
   defaults to ``-1074`` (``get_min_k``: every float is a multiple, no rounding);
 * exact CKS20 discrete Laplace or Gaussian noise of scale ``scale * 2**-k`` is added to
-  ``c`` (``sample_discrete_laplace`` / ``sample_discrete_gaussian``, rational arithmetic:
-  taken here as the exact distribution, as OpenDP's design states; OpenDP before 0.14.2
-  drew it with a biased rational division, issue #2638);
+  ``c`` (``sample_discrete_laplace`` / ``sample_discrete_gaussian``, rational arithmetic;
+  OpenDP before 0.14.2 drew it with a biased rational division, issue #2638). The classes
+  here use the ideal discrete distributions; :mod:`~exactdp.mechanisms.models_opendp_samplers`
+  follows OpenDP 0.16's sampler code step by step down to the random bytes and shows that
+  it draws exactly those (``verify_discrete_laplace`` / ``verify_discrete_gaussian`` at the
+  integer scale :attr:`FloatDiscreteLaplace.integer_scale`);
 * the integer ``n`` is released as ``from_rational(n * 2**k)``: the nearest float, ties to
   even (dashu's correctly rounded ``RBig::to_f64``), saturating to ``+-inf``;
 * the map charges ``d_in + 2**k - 2**-1074`` (``get_rounding_distance``) in place of
