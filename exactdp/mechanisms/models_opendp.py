@@ -352,7 +352,12 @@ class FloatDiscreteGaussian(_FloatLattice):
         ``r = exp(-2 pi**2 s**2)`` and ``r <= sum_j r**(j**2) <= r/(1-r)``; a run of up to
         64 integers is summed term by term, a longer one between its integrals
         ``int_a^(b+1) <= sum <= f(a) + int_a^b``."""
-        from exactdp.numeric.intervals import enclose, erfc, exact_interval, interval_to_fractions
+        from exactdp.numeric.intervals import (
+            enclose,
+            erfc,
+            exact_interval,
+            interval_to_fractions,
+        )
 
         ab = self._offsets(x, y)
         if ab is None:
