@@ -306,6 +306,8 @@ def _d_ins(obj, space: Space | None, option) -> list:
     carrier = _text(getattr(obj, "input_distance_type", "u32"))
     if option is not None:
         out = list(option) if isinstance(option, (list, tuple)) and not _is_tuple_distance(obj) else [option]
+    elif "DiscreteDistance" in _text(getattr(obj, "input_metric", "")):
+        out = [1]
     elif space is not None and space.metric == "SymmetricDistance" and space.kind == "vector" and len(space.sizes) == 1 \
             and space.sizes[0] > 0:
         out = [2, 4]
@@ -415,7 +417,61 @@ def _show(q, squared: bool = False) -> str:
     return format_value(q)
 
 
+def _judge_shuffle(t, space: Space, d_ins, name: str) -> Finding:
+    """make_ordered_random: the output is a uniformly random order of the input. For each pair
+    of neighbours, the smallest D such that some coupling of the two output distributions keeps
+    every pair of outputs within InsertDeleteDistance D: by the supply-demand theorem (Gale), a
+    coupling within D exists exactly when every set S of x's orders has P(S) <= Q(orders of x'
+    within D of S). Exact, on every pair of the space."""
+    def support(x) -> dict:
+        perms = Counter(itertools.permutations(x))
+        total = sum(perms.values())
+        return {p: Fraction(c, total) for p, c in perms.items()}
+
+    def feasible(P: dict, Q: dict, D: int) -> bool:
+        a = list(P)
+        near = {p: {q for q in Q if od.insert_delete(p, q) <= D} for p in a}
+        for r in range(1, len(a) + 1):
+            for S in itertools.combinations(a, r):
+                if sum(P[p] for p in S) > sum(Q[q] for q in set().union(*(near[p] for p in S))):
+                    return False
+        return True
+
+    seen = {x: _canon(_run(t, x)) for x in space.datasets}   # the library runs on every dataset
+    rows = []
+    for d in d_ins:
+        claim = od.claim_map(t, d)
+        best = _Row(d, claim, Fraction(0))
+        for x, y in space.pairs(od.exact(d)):
+            P, Q = support(x), support(y)
+            D = 0
+            while not feasible(P, Q, D):
+                D += 1
+            if D > best.truth:
+                best = _Row(d, claim, Fraction(D), x, y)
+        rows.append(best)
+    over = [r for r in rows if r.truth > r.claim]
+    for x, out in seen.items():
+        if tuple(sorted(out)) != tuple(sorted(x)):
+            return Finding("map", "unknown", Verdict.UNDECIDED, evidence=None, scope=space.text,
+                           note=f"OpenDP's output on {x!r} is not an order of it ({out!r}): the model does not apply")
+    claim = "; ".join(f"d_in={r.d_in!r}: {format_value(r.claim)}" for r in rows)
+    truth = "; ".join(f"d_in={r.d_in!r}: {format_value(r.truth)} (the best coupling's largest distance)" for r in rows)
+    settings = Settings(len(rows), f"d_in {', '.join(map(repr, d_ins))}; {space.text}")
+    scope = (f"{name} on {space.text}; the output taken as a uniformly random order of the input (OpenDP's "
+             f"shuffle; every output seen was an order of its input); the exact bottleneck coupling of every pair")
+    if over:
+        return Finding(claim, truth, Verdict.UNDECIDED, {"x": _json(over[0].x), "x_prime": _json(over[0].y)},
+                       evidence=None, scope=scope, settings=settings,
+                       note="a pair beyond the claim under the uniform-shuffle model; no replay of a coupling")
+    tight = all(r.truth == r.claim for r in rows)
+    return Finding(claim, truth, Verdict.HOLDS_TIGHT if tight else Verdict.HOLDS, evidence=Evidence.IDEAL_NOISE,
+                   scope=scope, settings=settings)
+
+
 def _judge_transformation(t, space: Space, d_ins, name: str) -> Finding:
+    if name == "make_ordered_random":
+        return _judge_shuffle(t, space, d_ins, name)
     try:
         rows, squared = _stability_rows(t, space, d_ins)
     except _Random as e:
@@ -480,6 +536,7 @@ class Model:
     what: str
     gaussian_sigma: Fraction | None = None  # a single discrete Gaussian on integers (for profiles)
     released: Callable | None = None        # thresholds: the release probability of keys with these counts
+    note: str = ""
 
 
 def _measure(m) -> str:
@@ -585,32 +642,65 @@ def _rr_model(m, lin: Lineage) -> Model:
 def _max_weight(domain) -> int:
     text = _text(domain)
     import re
-    found = re.search(r"max_weight[^0-9]*([0-9]+)", text)
+    found = re.search(r"weight[^0-9]*([0-9]+)", text)
     if found is None:
         raise _Unsupported(f"a bit-vector domain without max_weight ({text}): its loss is unbounded")
     return int(found.group(1))
 
 
-def _selection_model(m, lin: Lineage) -> Model:
-    """Noisy max / top-1 / Gumbel: on every pair of score vectors of 2 candidates with scores
-    in 0..2 + d (LInfDistance <= d), the larger pure epsilon of the exponential mechanism and
-    permute-and-flip with c = 1/scale (the rules OpenDP's samplers implement)."""
-    from exactdp.mechanisms.distribution import pure_epsilon, renyi
+def _selection_models(scale: Fraction):
+    """The two rules OpenDP's noisy-max samplers implement, with c = 1/scale: the exponential
+    mechanism (Gumbel noise) and permute-and-flip (exponential noise)."""
     from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
+    epsilon = 2 / scale
+    return (ExponentialMechanism(epsilon=epsilon, sensitivity=1), PermuteAndFlip(epsilon=epsilon, sensitivity=1))
+
+
+_ALPHAS = (Fraction(3, 2), Fraction(2), Fraction(4))
+
+
+def _selection_loss(models, measure: str, pairs) -> Loss:
+    """Over the pairs of score vectors: each rule's largest loss; the loss lies between the
+    smaller and the larger of the two (whichever rule OpenDP's sampler follows). zCDP: Renyi
+    divergences of a few orders over alpha, a lower bound only."""
+    from exactdp.mechanisms.distribution import pure_epsilon, renyi
+    per_model, where = [], {}
+    for model in models:
+        best = sympy.Integer(0)
+        for u, v in pairs:
+            P, Q = model.distribution(tuple(u)), model.distribution(tuple(v))
+            values = [pure_epsilon(P, Q).value] if measure == "pure" else [renyi(P, Q, a) / _rat(a) for a in _ALPHAS]
+            for value in values:
+                if compare(value, best) > 0:
+                    best = value
+                    where[type(model).__name__] = {"x": list(u), "x_prime": list(v)}
+        per_model.append(best)
+    lo, hi = (min(per_model, key=_key), max(per_model, key=_key))
+    low_name = type(models[[_key(v) for v in per_model].index(_key(lo))]).__name__
+    witness = {**where.get(low_name, {}), "rules": "exponential mechanism, permute-and-flip"}
+    note = ("the loss of the exponential mechanism and of permute-and-flip (the rules OpenDP's samplers "
+            "implement), the smaller below and the larger above")
+    if measure == "pure":
+        return Loss(lo, hi, witness, Evidence.IDEAL_NOISE, note)
+    return Loss(lo, None, witness, Evidence.IDEAL_NOISE,
+                note + "; Renyi divergences of orders 3/2, 2, 4 over alpha: a lower bound on rho")
+
+
+def _selection_model(m, lin: Lineage) -> Model:
+    """Noisy max / top-1 / Gumbel: every pair of score vectors of 2 candidates with scores in
+    0..2d at LInfDistance <= d (monotone pairs under a monotonic metric)."""
     kw = lin.kwargs
     if int(kw.get("k", 1)) != 1:
         raise _Unsupported(f"make_noisy_top_k with k={kw['k']}: the reader models k = 1 (the noisy max)")
     scale = od.exact(kw["scale"], "scale")
     measure = _measure(m)
     monotonic = "monotonic" in _text(m.input_metric)
-    epsilon = 2 / scale
-    models = (ExponentialMechanism(epsilon=epsilon, sensitivity=1), PermuteAndFlip(epsilon=epsilon, sensitivity=1))
-    alphas = (Fraction(3, 2), Fraction(2), Fraction(4))
+    models = _selection_models(scale)
 
     def at(d):
         dd = int(od.exact(d))
-        vectors = [(a, b) for a in range(0, 3 + dd) for b in range(0, 3 + dd)]
-        best, where = sympy.Integer(0), None
+        vectors = [(a, b) for a in range(0, 1 + 2 * dd) for b in range(0, 1 + 2 * dd)]
+        pairs = []
         for u in vectors:
             for v in vectors:
                 diff = [q - p for p, q in zip(u, v)]
@@ -618,41 +708,34 @@ def _selection_model(m, lin: Lineage) -> Model:
                     continue
                 if monotonic and not (all(x >= 0 for x in diff) or all(x <= 0 for x in diff)):
                     continue
-                for model in models:
-                    P, Q = model.distribution(u), model.distribution(v)
-                    if measure == "pure":
-                        values = [pure_epsilon(P, Q).value]
-                    else:
-                        values = [renyi(P, Q, a) / _rat(a) for a in alphas]
-                    for value in values:
-                        if compare(value, best) > 0:
-                            best, where = value, {"x": list(u), "x_prime": list(v), "sampler": type(model).__name__}
-        if measure == "pure":
-            return Loss(best, best, where, Evidence.IDEAL_NOISE,
-                        "the larger of the exponential mechanism and permute-and-flip on 2 candidates' scores")
-        return Loss(best, None, where, Evidence.IDEAL_NOISE,
-                    "Renyi divergences of orders 3/2, 2, 4 over alpha: a lower bound on rho")
+                pairs.append((u, v))
+        return _selection_loss(models, measure, pairs)
     return Model(measure, at, f"{lin.function}(scale={kw['scale']!r})")
 
 
 def _quantile_model(m, lin: Lineage, options: dict) -> Model:
-    """make_private_quantile: OpenDP's own make_quantile_score_candidates on the enumerated
-    datasets gives the scores' distance, the noisy max's loss at it."""
+    """make_private_quantile: OpenDP's own make_quantile_score_candidates on every dataset of
+    the space, then the selection's loss between the score vectors of every pair of
+    neighbours. The scores are rebuilt from the construction record (OpenDP does not expose the
+    ones its quantile uses), so the interval's lower end is not a witness: no violation is
+    claimed from it."""
     dp = od.load()
     kw = lin.kwargs
     scores = call_library("make_quantile_score_candidates", dp.t.make_quantile_score_candidates,
                           kw["input_domain"], kw["input_metric"], kw["candidates"], alpha=kw["alpha"])
     space = space_of(m.input_domain, m.input_metric, options.get("values"), options.get("sizes"))
-    select = _selection_model(m, Lineage("make_noisy_max", {"scale": kw["scale"]}))
+    measure = _measure(m)
+    models = _selection_models(od.exact(kw["scale"], "scale"))
 
     def at(d):
-        rows, _ = _stability_rows(scores, space, [d], "make_quantile_score_candidates")
-        mid = rows[0].truth
-        inner = select.at(int(math.ceil(mid)) if mid else 0) if mid else Loss(0, 0)
-        return Loss(inner.lo, inner.hi, {"x": _json(rows[0].x), "x_prime": _json(rows[0].y), "score_distance":
-                                         format_value(mid), **(inner.witness or {})}, inner.evidence,
-                    f"scores from OpenDP's make_quantile_score_candidates on {space.text}; {inner.note}")
-    return Model(select.measure, at, f"make_private_quantile(scale={kw['scale']!r})")
+        outputs = {x: _run(scores, x, "make_quantile_score_candidates") for x in space.datasets}
+        pairs = {(tuple(outputs[x]), tuple(outputs[y])) for x, y in space.pairs(od.exact(d))}
+        pairs = [(u, v) for u, v in pairs if u != v]
+        loss = _selection_loss(models, measure, pairs)
+        return Loss(None, loss.hi, loss.witness, loss.evidence,
+                    f"scores from OpenDP's make_quantile_score_candidates on {space.text} ({len(pairs)} pairs of "
+                    f"score vectors); {loss.note}")
+    return Model(measure, at, f"make_private_quantile(scale={kw['scale']!r})")
 
 
 def _threshold_model(m, lin: Lineage) -> Model:
@@ -663,9 +746,10 @@ def _threshold_model(m, lin: Lineage) -> Model:
     reader judges the claimed delta against that lower bound (the claim's epsilon is not
     bounded here)."""
     kw = lin.kwargs
-    if _measure(m) != "Approximate(MaxDivergence)":
-        raise _Unsupported(f"{lin.function} with {_text(m.output_measure)}: the reader models the Laplace threshold "
-                           f"(Approximate(MaxDivergence))")
+    gaussian = _measure(m) == "Approximate(ZeroConcentratedDivergence)"
+    if _measure(m) != "Approximate(MaxDivergence)" and not gaussian:
+        raise _Unsupported(f"{lin.function} with {_text(m.output_measure)}: the reader models the Laplace and "
+                           f"Gaussian thresholds")
     value = _text(m.input_domain)
     if not any(f"AtomDomain{s}{t}" in value for s in ("<", "(T=") for t in ("i", "u")):
         raise _Unsupported(f"{lin.function} on {value}: the reader models integer counts")
@@ -679,27 +763,67 @@ def _threshold_model(m, lin: Lineage) -> Model:
             return 1 - q ** (1 - gap) / (1 + q)
         return q ** gap / (1 + q)
 
-    def released(counts) -> sympy.Expr:
-        keep = sympy.Integer(1)
+    if gaussian:
+        tail = _gaussian_tail_below(scale, threshold)
+
+    def released(counts):
+        keep = 1
         for c in counts:
             keep *= 1 - tail(int(c))
         return 1 - keep
 
     def at(d):
-        l0, l1, linf = (int(od.exact(v)) for v in d)
-        best, where = sympy.Integer(0), None
-        for j in range(1, l0 + 1):
-            for counts in itertools.product(range(1, linf + 1), repeat=j):
-                if sum(counts) <= l1 and compare(released(counts), best) > 0:
+        l0, lp, linf = (od.exact(v) for v in d)   # lp: l1 (Laplace) or l2 (Gaussian)
+        best, where = 0, None
+        for j in range(1, int(l0) + 1):
+            for counts in itertools.product(range(1, int(linf) + 1), repeat=j):
+                norm = sum(c * c for c in counts) if gaussian else sum(counts)
+                if norm <= (lp * lp if gaussian else lp) and compare(released(counts), best) > 0:
                     x = {f"k{i}": c for i, c in enumerate(counts)}
                     best, where = released(counts), {"x": x, "x_prime": {}, "input": x, "keys": list(x)}
-        return Loss((sympy.Integer(0), best), None, where, note=_threshold_note(threshold))
+        return Loss((sympy.Integer(0), best), None, where, note=_threshold_note(threshold, gaussian))
     model = Model("threshold", at, f"{lin.function}(scale={kw['scale']!r}, threshold={threshold})")
     model.released = released
+    model.note = _threshold_note(threshold, gaussian)
     return model
 
 
-def _threshold_note(threshold: int) -> str:
+_GAUSS_TERMS = 4
+
+
+def _gaussian_tail_below(sigma: Fraction, threshold: int) -> Callable[[int], Fraction]:
+    """A lower bound on P(c + Z >= threshold) for the discrete Gaussian Z of scale ``sigma``,
+    as an exact Fraction: finitely many terms of the numerator (interval arithmetic, lower
+    ends) over an upper bound of the normaliser (its terms with |z| <= N, upper ends, and a
+    geometric bound on the rest)."""
+    import mpmath
+
+    N = _GAUSS_TERMS + int(math.ceil(12 * float(sigma)))
+    with mpmath.workprec(200):
+        iv = mpmath.iv
+        s2 = 2 * iv.mpf(sigma.numerator) ** 2 / iv.mpf(sigma.denominator) ** 2
+        e = [iv.exp(-iv.mpf(z * z) / s2) for z in range(N + 2)]
+        rest = 2 * e[N + 1] / (1 - iv.exp(-iv.mpf(2 * N + 3) / s2))
+        norm_upper = _mp_fraction((e[0] + 2 * sum(e[1:N + 1]) + rest).b)
+        cache: dict[int, Fraction] = {}
+
+        def numerator(gap: int) -> Fraction:
+            with mpmath.workprec(200):
+                total = sum(iv.exp(-iv.mpf(z * z) / s2) for z in range(gap, gap + N))
+                return _mp_fraction(total.a)
+
+    def tail(c: int) -> Fraction:
+        gap = threshold - c
+        if gap not in cache:
+            cache[gap] = numerator(gap) / norm_upper
+        return cache[gap]
+    return tail
+
+
+def _threshold_note(threshold: int, gaussian: bool = False) -> str:
+    if gaussian:
+        return (f"a key of count c in one dataset only is released when c + Z >= {threshold}, Z the discrete "
+                f"Gaussian: that probability enclosed from below (interval arithmetic)")
     return (f"a key of count c in one dataset only is released when c + Z >= {threshold}, with probability "
             f"q**({threshold} - c) / (1 + q), q = exp(-1/scale), Z the discrete Laplace")
 
@@ -721,10 +845,12 @@ def loss_of(m, options: dict | None = None) -> Model:
         return _selection_model(m, lin)
     if f == "make_private_quantile":
         return _quantile_model(m, lin, options)
-    if f in ("make_laplace_threshold", "make_noise_threshold"):
+    if f in ("make_laplace_threshold", "make_gaussian_threshold", "make_noise_threshold"):
         return _threshold_model(m, lin)
     if f == "make_chain_mt":
         return _chain_model(lin, options)
+    if f == "make_canonical_noise":
+        return _canonical_model(lin)
     if f == "make_chain_pm":
         inner = loss_of(lin.kwargs["measurement0"], options)
 
@@ -778,6 +904,27 @@ def loss_of(m, options: dict | None = None) -> Model:
                               f"(Balle, Barthe & Gaboardi 2018)", loss.note))
         return Model("pure", at, f"make_population_amplification({inner.what}, {big_n})")
     raise _Unsupported(f"{lin.qualified}: exactdp has no model of this measurement's noise")
+
+
+def _canonical_model(lin: Lineage) -> Model:
+    """make_canonical_noise at delta = 0: the noise is d_in times Tulap(0, b = e**-epsilon, q = 0),
+    a discrete Laplace of parameter b plus an independent uniform on [-1/2, 1/2] (Awan & Vadhan
+    2023); its density is b**|round(t)| up to a constant, so any shift of at most d_in moves it
+    across a step: the pure epsilon is exactly epsilon at every input distance in (0, d_in]."""
+    kw = lin.kwargs
+    eps, delta = (od.exact(v, "d_out") for v in kw["d_out"])
+    top = od.exact(kw["d_in"], "d_in")
+    if delta != 0:
+        raise _Unsupported(f"make_canonical_noise with delta={kw['d_out'][1]!r}: the reader models the canonical "
+                           f"noise at delta = 0 (Tulap with q = 0)")
+
+    def at(d):
+        if not 0 < od.exact(d) <= top:
+            return Loss(sympy.Integer(0), sympy.Integer(0))
+        return Loss(eps, eps, {"x": 0.0, "x_prime": repr(float(d))}, Evidence.IDEAL_NOISE,
+                    "the noise taken as the ideal Tulap(0, e**-epsilon, 0) scaled by d_in (the float sampler's "
+                    "arithmetic is not modelled)")
+    return Model("approx-of:pure", at, f"make_canonical_noise(d_in={kw['d_in']!r}, d_out={tuple(kw['d_out'])!r})")
 
 
 def _key(v):
@@ -836,8 +983,10 @@ def _chain_threshold(t, inner: Model, space: Space) -> Model:
                 where = {"x": _json(x), "x_prime": _json(y), "fx": _json(fx), "fx_prime": _json(fy),
                          "input": list(x), "keys": list(only)}
         return Loss((sympy.Integer(0), best), None, where,
-                    note=_join(f"the transformation enumerated on {space.text}", inner.at((1, 1, 1)).note))
-    return Model("threshold", at, f"make_chain_mt({inner.what}, ...)", released=inner.released)
+                    note=_join(f"the transformation enumerated on {space.text}", inner.note))
+    model = Model("threshold", at, f"make_chain_mt({inner.what}, ...)", released=inner.released)
+    model.note = inner.note
+    return model
 
 
 def _sqrt_upper(q: Fraction) -> Fraction:
@@ -983,8 +1132,8 @@ def _judge_threshold(m, model: Model, options, name: str) -> Finding:
                    "exact_release_probability": _num(loss.lo[1]), "released": f"{released} of {draws} draws",
                    "release_probability_at_least": f"{float(bound):.6g}"}
         note = _join(note, f"replay: {draws} draws of OpenDP on x released a key of x only {released} times: the "
-                           f"release probability is at least {float(bound):.6g} (Chernoff bound, error below "
-                           f"{_REPLAY_ERROR:g}){', above the claimed delta' if bound > delta else ''}")
+                           f"release probability is at least {float(bound):.6g} (Chernoff bound, error "
+                           f"probability below {_REPLAY_ERROR:g}){', above the claimed delta' if bound > delta else ''}")
     return Finding("; ".join(f"d_in={d}: (epsilon, delta) = ({format_value(e)}, {format_value(dl)})"
                              for d, (e, dl), _ in rows),
                    "; ".join(f"d_in={d}: delta >= {_num(x.lo[1])} (a key of one dataset only, released)"

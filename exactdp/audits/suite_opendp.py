@@ -40,13 +40,62 @@ from dataclasses import replace
 from fractions import Fraction
 
 from exactdp.adapters.opendp import float_inputs as _float_inputs, float_worst_pairs as _float_worst_pairs  # noqa: F401
-from exactdp.audits.base import Audit, Finding, Replay, Severity
+from exactdp.audits import suite_opendp_api
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
+from exactdp.errors import LibraryCallFailed
 
 DISTRIBUTION = "opendp"
 EXTRA = "opendp"
 
-__all__ = ["DISTRIBUTION", "EXTRA", "audits"]
+__all__ = ["DISTRIBUTION", "EXTRA", "audits", "primitives", "NOT_AUDITED", "EXCLUDED"]
+
+EXCLUDED = (
+    # parsing and splitting text, and OpenDP's legacy dataframes built from it: no aggregate
+    "opendp.transformations.make_split_lines", "opendp.transformations.make_split_records",
+    "opendp.transformations.make_split_dataframe", "opendp.transformations.make_create_dataframe",
+    "opendp.transformations.make_select_column", "opendp.transformations.make_subset_by",
+    "opendp.transformations.make_df_is_equal", "opendp.transformations.make_df_cast_default",
+    # casting, and row-by-row maps (lookups, binning, predicates, imputation, dropping nulls,
+    # the identity): each record maps to one record, nothing is aggregated, bounded or noised
+    "opendp.transformations.make_cast*", "opendp.transformations.make_find",
+    "opendp.transformations.make_find_bin", "opendp.transformations.make_index",
+    "opendp.transformations.make_is_equal", "opendp.transformations.make_is_null",
+    "opendp.transformations.make_drop_null", "opendp.transformations.make_impute_constant",
+    "opendp.transformations.make_impute_uniform_float", "opendp.transformations.make_identity",
+    # post-processing Functions (no stability or privacy claim to judge)
+    "opendp.transformations.make_cdf", "opendp.transformations.make_quantiles_from_counts",
+    "opendp.transformations.make_consistent_b_ary_tree",
+    # the caller's own function and map: the claim is the caller's, not the library's
+    "opendp.transformations.make_user_transformation", "opendp.measurements.make_user_measurement",
+)
+"""Glob patterns of the constructors :func:`primitives` leaves out, and why (comments)."""
+
+
+def primitives() -> list[str]:
+    """Every public ``make_*`` constructor of ``opendp.transformations``,
+    ``opendp.measurements`` and ``opendp.combinators`` (from OpenDP's own ``__all__``, so the
+    list grows with the library), without :data:`EXCLUDED`."""
+    from exactdp.audits.coverage import public_callables
+    return [name for module in ("opendp.transformations", "opendp.measurements", "opendp.combinators")
+            for name in public_callables(module, prefix="make_", exclude=EXCLUDED)]
+
+
+_POLARS = ("needs Polars (not installed with exactdp's opendp extra): OpenDP's Polars plans are built from a "
+           "LazyFrame or an expression; no small-domain audit yet")
+
+NOT_AUDITED = {
+    "opendp.transformations.make_stable_expr": _POLARS,
+    "opendp.transformations.make_stable_lazyframe": _POLARS,
+    "opendp.measurements.make_private_expr": _POLARS,
+    "opendp.measurements.make_private_lazyframe": _POLARS,
+    "opendp.measurements.make_alp_queryable": "exactdp has no model of the approximate Laplace projection's hashed "
+                                              "sketch",
+    "opendp.combinators.make_select_private_candidate": "the claim (2 epsilon for a repeated epsilon-DP scorer, "
+                                                        "Liu & Talwar 2019) needs the exact loss of a random number "
+                                                        "of repetitions: not modelled",
+}
+"""The listed primitives with no audit, and why."""
 
 _ISSUES = "https://github.com/opendp/opendp/issues/"
 _DOCS = "https://docs.rs/opendp/0.16.0/opendp/transformations/fn."
@@ -1391,10 +1440,192 @@ def _with_claim(check):
     return run
 
 
+_T, _M, _C = "opendp.transformations.", "opendp.measurements.", "opendp.combinators."
+
+_COVERS = {
+    "opendp/sum/float-sequential-sized": (_T + "make_sized_bounded_float_checked_sum",),
+    "opendp/sum/float-pairwise-sized": (_T + "make_sized_bounded_float_checked_sum",),
+    "opendp/sum/float-sequential": (_T + "make_bounded_float_checked_sum",),
+    "opendp/sum/float-pairwise": (_T + "make_bounded_float_checked_sum",),
+    "opendp/variance/sum-of-squared-deviations": (_T + "make_sum_of_squared_deviations",),
+    "opendp/variance/variance": (_T + "make_variance",),
+    "opendp/variance/variance-ddof0": (_T + "make_variance",),
+    "opendp/variance/variance-sequential": (_T + "make_variance",),
+    "opendp/sum/int-sized-checked": (_T + "make_sized_bounded_int_checked_sum",),
+    "opendp/sum/int-sized-monotonic": (_T + "make_sized_bounded_int_monotonic_sum",),
+    "opendp/sum/int-split": (_T + "make_bounded_int_split_sum",),
+    "opendp/sum/int-ordered-saturating": (_T + "make_bounded_int_ordered_sum",),
+    "opendp/count": (_T + "make_count",),
+    "opendp/clamp": (_T + "make_clamp",),
+    "opendp/quantile-score-candidates": (_T + "make_quantile_score_candidates",),
+    "opendp/laplace/integer": (_M + "make_laplace",),
+    "opendp/gaussian/integer": (_M + "make_gaussian",),
+    "opendp/convert/zcdp-to-approx": (_C + "make_zCDP_to_approxDP", _M + "make_gaussian"),
+    "opendp/convert/fix-delta": (_C + "make_fix_delta", _C + "make_zCDP_to_approxDP", _M + "make_gaussian"),
+    "opendp/randomized-response/bool": (_M + "make_randomized_response_bool",),
+    "opendp/randomized-response/categorical": (_M + "make_randomized_response",),
+    "opendp/noisy-max/zcdp": (_M + "make_noisy_max",),
+    "opendp/noisy-max/pure": (_M + "make_noisy_max",),
+    "opendp/geometric/bounded": (_M + "make_geometric",),
+    "opendp/geometric/bounded-recip-rounding": (_M + "make_geometric",),
+    "opendp/laplace/float": (_M + "make_laplace",),
+    "opendp/gaussian/float": (_M + "make_gaussian",),
+    "opendp/composition/laplace": (_C + "make_composition", _M + "make_laplace"),
+    "opendp/b-ary-tree/i32": (_T + "make_b_ary_tree",),
+    "opendp/convert/insert-delete-to-hamming": (_T + "make_metric_bounded",),
+    "opendp/convert/hamming-to-insert-delete": (_T + "make_metric_unbounded",),
+    "opendp/convert/unordered-insert-delete": (_T + "make_unordered",),
+    "opendp/convert/unordered-hamming": (_T + "make_unordered",),
+    "opendp/resize/insert-delete-to-symmetric": (_T + "make_resize",),
+    "opendp/resize/insert-delete-ordered": (_T + "make_resize",),
+    "opendp/mean/float": (_T + "make_mean", _T + "make_sum", _T + "make_lipschitz_float_mul"),
+    "opendp/edges/laplace-scale": (_M + "make_laplace",),
+    "opendp/edges/zcdp-delta": (_C + "make_zCDP_to_approxDP", _M + "make_gaussian"),
+    "opendp/edges/int-sum-size": (_T + "make_sized_bounded_int_checked_sum",),
+}
+"""What each hand-written audit exercises (qualified names in OpenDP's namespace)."""
+
+
+# -- edges: the parameters swept to where OpenDP's floats break ------------------------------------
+
+_EDGE_SCALES = (1e6, 1.0, 1e-300, 2.0 ** -1074)
+_EDGE_D_INS = (1, 2 ** 20)
+
+
+def _edges_laplace_scale() -> Finding:
+    """make_laplace on integers at scales from 1e6 (epsilon 1e-6) down to the smallest subnormal
+    (1/scale overflows), d_in 1 and 2**20: the claim against the exact d_in / scale."""
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_noise import DiscreteLaplace
+    dp = od.load()
+    rows, verdicts = [], []
+    with od.features("contrib") as flipped:
+        for scale in _EDGE_SCALES:
+            m = od.run(f"make_laplace(scale={scale!r})", dp.m.make_laplace, dp.atom_domain(T=int),
+                       dp.absolute_distance(T=int), scale=scale)
+            model = DiscreteLaplace(scale=od.exact(scale))
+            for d in _EDGE_D_INS:
+                raw = od.run(f"map({d})", m.map, d)
+                truth = Fraction(model.epsilon(0, d).value) if scale >= 1e-300 else Fraction(d) / od.exact(scale)
+                if math.isinf(raw):
+                    v = Verdict.HOLDS   # an infinite epsilon claims nothing false
+                    rows.append(f"scale={scale!r}, d_in={d}: inf vs exact {_approx(truth)}")
+                else:
+                    claim = od.exact(raw)
+                    v = _judge(claim, truth)
+                    rows.append(f"scale={scale!r}, d_in={d}: {_approx(claim, 17)} vs exact {_approx(truth, 17)}")
+                verdicts.append(v)
+    return Finding("; ".join(r.split(" vs ")[0] for r in rows), "; ".join(rows), _worst(verdicts),
+                   evidence=Evidence.IDEAL_NOISE,
+                   scope="make_laplace(integers, scale) for scale 1e6, 1, 1e-300 and 2**-1074 (where 1/scale "
+                         "overflows to inf), d_in 1 and 2**20; the noise taken as the ideal discrete Laplace",
+                   note=od.toggles_note(flipped),
+                   settings=Settings(len(verdicts), "epsilon 1e-06..inf (scale 1e6..2**-1074), d_in 1..2**20"))
+
+
+def _approx(q: Fraction, digits: int = 6) -> str:
+    """A decimal approximation of any exact number (no float overflow)."""
+    import mpmath
+    with mpmath.workdps(digits + 10):
+        return mpmath.nstr(mpmath.mpf(q.numerator) / q.denominator, digits)
+
+
+_EDGE_DELTAS = (2.0 ** -1074, 1e-300, 1e-100, 1e-9, 0.5)
+
+
+def _edges_zcdp_delta() -> Finding:
+    """make_zCDP_to_approxDP(make_gaussian(integers, scale 1)) at deltas down to the smallest
+    subnormal: the claimed epsilon(delta) against the exact profile of the discrete Gaussian."""
+    from exactdp.adapters import opendp as od
+    from exactdp.mechanisms.models_noise import DiscreteGaussian
+    dp = od.load()
+    rows, verdicts = [], []
+    with od.features("contrib") as flipped:
+        g = od.run("make_gaussian", dp.m.make_gaussian, dp.atom_domain(T=int), dp.absolute_distance(T=int),
+                   scale=1.0)
+        m = od.run("make_zCDP_to_approxDP", dp.c.make_zCDP_to_approxDP, g)
+        profile = od.run("map(1)", m.map, 1)
+        model = DiscreteGaussian(sigma=Fraction(1))
+        for delta in _EDGE_DELTAS:
+            eps = od.exact(od.run(f"epsilon({delta!r})", profile.epsilon, delta))
+            lo, hi = model.delta_enclosure(0, 1, eps)
+            d = od.exact(delta)
+            verdicts.append(Verdict.HOLDS if hi <= d else Verdict.VIOLATED if lo > d else Verdict.UNDECIDED)
+            rows.append(f"delta={delta!r}: eps {float(eps):.17g}, exact delta(eps) in [{float(lo):.6g}, {float(hi):.6g}]")
+    verdict = _worst(verdicts)
+    witness = replay = None
+    if verdict is Verdict.VIOLATED:
+        i = verdicts.index(Verdict.VIOLATED)
+        witness = {"x": 0, "x_prime": 1, "delta": repr(_EDGE_DELTAS[i])}
+        replay = Replay.of(True)
+    return Finding("; ".join(r.split(",")[0] for r in rows), "; ".join(rows), verdict, witness, replay,
+                   evidence=Evidence.IDEAL_NOISE,
+                   scope="make_zCDP_to_approxDP(make_gaussian(integers, scale=1.0)) at d_in = 1, delta from "
+                         "2**-1074 (the smallest subnormal) to 0.5; the exact profile of the discrete Gaussian",
+                   note=od.toggles_note(flipped),
+                   settings=Settings(len(verdicts), "delta 5e-324..0.5"))
+
+
+_EDGE_SUMS = ((2 ** 20, (0, 2 ** 40)), (2 ** 9, (-2 ** 52, 2 ** 52)), (2 ** 20, (-2 ** 42, 2 ** 42)),
+              (2, (-2 ** 62, 2 ** 62)))
+
+
+def _edges_int_sum_size() -> Finding:
+    """make_sized_bounded_int_checked_sum over i64 at sizes up to 2**20 and bounds up to 2**62:
+    the claimed map at d_in 2 and 2**21 against the exact (d_in // 2) * (U - L) (arithmetic on
+    the sizes: one change moves the sum by at most U - L, attained); OpenDP refuses a setting
+    whose n * (U - L) overflows i64 (a refusal, checked to be one)."""
+    from exactdp.adapters import opendp as od
+    dp = od.load()
+    rows, verdicts = [], []
+    with od.features("contrib") as flipped:
+        for n, (lo, hi) in _EDGE_SUMS:
+            try:
+                t = dp.t.make_sized_bounded_int_checked_sum(n, (lo, hi), T="i64")
+            except Exception as e:  # OpenDP's overflow guard: a refusal, judged below
+                overflow = n * (hi - lo) > 2 ** 63 - 1
+                rows.append(f"n={n}, bounds=({lo}, {hi}): refused ({'n (U - L) > 2**63 - 1' if overflow else e})")
+                verdicts.append(Verdict.HOLDS if overflow else Verdict.UNDECIDED)
+                continue
+            for d in (2, 2 ** 21):
+                truth = Fraction(min(d // 2, n) * (hi - lo))
+                try:
+                    claim = od.claim_map(t, d)
+                except LibraryCallFailed as e:  # the map refuses (overflow): it claims nothing
+                    rows.append(f"n={n}, bounds=({lo}, {hi}), d_in={d}: map refused ({e}); exact {truth}")
+                    verdicts.append(Verdict.HOLDS)
+                    continue
+                verdicts.append(_judge(claim, truth))
+                rows.append(f"n={n}, bounds=({lo}, {hi}), d_in={d}: {claim} vs {truth}")
+    return Finding("; ".join(rows), "exact (d_in // 2) * (U - L), at most n changes", _worst(verdicts),
+                   evidence=Evidence.BIT_EXACT_GRID,
+                   scope="make_sized_bounded_int_checked_sum(n, bounds, T='i64') at the sizes and bounds listed; "
+                         "the claim's arithmetic against the exact sensitivity of a sized sum",
+                   note=od.toggles_note(flipped),
+                   settings=Settings(len(verdicts), "n up to 2**20, bounds up to 2**62, d_in up to 2**21"))
+
+
 def audits() -> list[Audit]:
-    """Every OpenDP audit (the runner skips those whose ``versions`` exclude the installed one)."""
+    """Every OpenDP audit (the runner skips those whose ``versions`` exclude the installed one):
+    the hand-written ones (each with its ``covers``), the edges, then the generic audits of
+    :mod:`exactdp.audits.suite_opendp_api`."""
+    hand = sorted((replace(a, covers=_COVERS.get(a.id, a.covers)) for a in _hand_written()),
+                  key=lambda a: a.id.startswith("opendp/edges/"))   # the edges after the others, in order
+    return hand + suite_opendp_api.audits()
+
+
+def _hand_written() -> list[Audit]:
     A = Audit.factory("opendp", wrap=_with_claim)
     return [
+        A("opendp/edges/laplace-scale", "make_laplace(integers, scale) for scale 1e6 .. 2**-1074",
+          "privacy map d_in -> d_in / scale at the edges of float arithmetic", _edges_laplace_scale,
+          versions=">=0.12"),
+        A("opendp/edges/zcdp-delta", "make_zCDP_to_approxDP(make_gaussian(integers, scale=1.0)), delta 2**-1074..0.5",
+          "privacy profile eps(delta) is valid down to the smallest subnormal delta", _edges_zcdp_delta,
+          versions=">=0.12"),
+        A("opendp/edges/int-sum-size", "make_sized_bounded_int_checked_sum(n, bounds, T='i64'), n to 2**20",
+          "stability map (d_in // 2) * (U - L) at sizes to 2**20 and bounds to 2**62", _edges_int_sum_size,
+          versions=">=0.8"),
         A("opendp/sum/float-sequential-sized",
           "make_sized_bounded_float_checked_sum(1000, (-10, 10), S='Sequential<f64>')",
           "stability map at d_in = 2 bounds |sum(x) - sum(x')| for every float dataset",

@@ -18,6 +18,7 @@ import pytest
 dp = pytest.importorskip("opendp.prelude")
 
 from exactdp.adapters import opendp as od  # noqa: E402
+from exactdp.audits import suite_opendp_api  # noqa: E402
 from exactdp.audits.base import Replay  # noqa: E402
 from exactdp.errors import InvalidArgument, MissingDependency  # noqa: E402
 from exactdp.numeric.floatsum import LIBRARY_MODELS, MODEL_NAMES, float_sum, float_sum_float  # noqa: E402
@@ -246,7 +247,14 @@ EXPECTED_016 = {
     "opendp/geometric/bounded-recip-rounding": ("undecided", None, False),
     "opendp/laplace/float": ("holds-ideal-noise", "ideal-noise", False),
     "opendp/gaussian/float": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/edges/laplace-scale": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/edges/zcdp-delta": ("holds-ideal-noise", "ideal-noise", False),
+    "opendp/edges/int-sum-size": ("holds-on-grid", "bit-exact-grid", False),
 }
+"""The hand-written audits (issue 25 added the edges); the generic ones of suite_opendp_api
+are pinned by their CASES' expect and tests/audits/test_opendp_api.py."""
+
+API_IDS = {c.id for c in suite_opendp_api.CASES}
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +267,7 @@ def suite_json():
 def test_cli_runs_the_suite_with_json(suite_json):
     proc, results = suite_json
     assert proc.returncode == 1              # claims are violated (#2923, #2925, #2926, #2927)
-    assert {r["id"] for r in results} == set(EXPECTED_016)
+    assert {r["id"] for r in results} == set(EXPECTED_016) | API_IDS   # issue 25: the generic audits joined
     for r in results:
         assert r["library"] == "opendp" and r["version"] == VERSION
         assert r["verdict"] != "error" and (r["verdict"] != "undecided" or r["expected"] == "undecided"), r
@@ -270,7 +278,7 @@ def test_cli_runs_the_suite_with_json(suite_json):
         if r["expected"] is not None:
             assert r["verdict"] == r["expected"], r
         assert "dp.enable_features('contrib')" in r["note"] or "contrib" not in r["note"]
-    assert sum(r["seconds"] for r in results) < 60
+    assert sum(r["seconds"] for r in results if r["id"] not in API_IDS) < 60
     assert_evidence_rules(results)
 
 
@@ -297,7 +305,8 @@ def assert_evidence_rules(results):
 @pytest.mark.skipif(not IS_016, reason="verdicts pinned for OpenDP 0.16")
 def test_each_verdict_on_016(suite_json):
     proc, results = suite_json
-    assert {r["id"]: (r["verdict"], r["evidence"], r["tight"]) for r in results} == EXPECTED_016
+    assert {r["id"]: (r["verdict"], r["evidence"], r["tight"]) for r in results
+            if r["id"] not in API_IDS} == EXPECTED_016
     by_id = {r["id"]: r for r in results}
     ssd = by_id["opendp/variance/sum-of-squared-deviations"]
     assert ssd["witness"] == {"x": "[2**50 + 1/4] * 1024",
