@@ -19,6 +19,9 @@ never fails; a missing library raises :class:`~exactdp.errors.MissingDependency`
   metrics per partition and the spied calls.
 * :func:`naive_budgets` -- the epsilons and deltas ``NaiveBudgetAccountant.compute_budgets``
   gives ``n`` mechanisms.
+* :func:`post_aggregation_thresholding`, :func:`add_dp_noise`, :func:`record_bounders` --
+  the thresholding an aggregation applies after its metrics (counts spied), the noise added
+  to pre-aggregated values (mechanisms spied), and which contribution bounder ran.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import library_number
 
 __all__ = ["SpiedNoise", "SpiedMechanism", "SpiedSelection", "require", "exact", "spy", "aggregate", "naive_budgets",
-           "spy_mechanisms", "keep_every_partition", "run_metric", "select_partitions", "accountant_specs"]
+           "spy_mechanisms", "keep_every_partition", "run_metric", "select_partitions", "accountant_specs",
+           "post_aggregation_thresholding", "add_dp_noise", "record_bounders"]
 
 
 def require():
@@ -284,11 +288,18 @@ class SpiedSelection:
     units: dict
 
 
+def _count(n):
+    """A count of privacy units as an int; a weight (weighted Gaussian thresholding sums
+    ``1 / sqrt(k)`` per unit) that is not a whole number stays the float it is."""
+    return int(n) if float(n).is_integer() else float(n)
+
+
 @contextmanager
 def keep_every_partition() -> Iterator[tuple[list, list]]:
     """Make every pydp partition-selection strategy built meanwhile keep every partition:
     yields ``(made, counted)``, the ``(name, epsilon, delta, max_partitions, pre_threshold)``
-    of each strategy built and the privacy-unit counts ``should_keep`` was asked about, in
+    of each strategy built and the privacy-unit counts ``should_keep`` (or
+    ``noised_value_if_should_keep``, which then returns the count itself) was asked about, in
     call order (restored on leaving, also after an error)."""
     require()
     import pydp.algorithms.partition_selection as ps
@@ -305,8 +316,12 @@ def keep_every_partition() -> Iterator[tuple[list, list]]:
             return getattr(self._inner, name)
 
         def should_keep(self, n):
-            counted.append(int(n))
+            counted.append(_count(n))
             return True
+
+        def noised_value_if_should_keep(self, n):  # post-aggregation thresholding: keep, no noise
+            counted.append(_count(n))
+            return float(n)
 
     def create(name, eps, dlt, m, pre_threshold=None):
         made.append((name, eps, dlt, m, pre_threshold))
@@ -401,3 +416,93 @@ def accountant_specs(accountant: str, total_epsilon: float, total_delta: float,
             row["noise_parameter"] = float(mech.noise_parameter)
         out.append(row)
     return out
+
+
+# --- post-aggregation thresholding, add_dp_noise, contribution bounders ----------------------
+
+
+def post_aggregation_thresholding(rows: Sequence[tuple], *, noise_kind: str = "laplace", epsilon: float = 1.0,
+                                  delta: float = 1e-6, seed: int = 0, **params) -> SpiedSelection:
+    """``DPEngine.aggregate`` of ``rows`` (``(privacy_id, partition, value)``) with
+    ``PRIVACY_ID_COUNT`` and ``post_aggregation_thresholding=True`` (no public partitions), the
+    pydp strategy its ``ThresholdingMechanism`` builds spied (:func:`keep_every_partition`:
+    every partition kept, its noiseless count returned): the strategy's parameters and, per
+    partition, the number of privacy units it was decided on."""
+    from exactdp.audits.base import call_library
+
+    pdp = require()
+    import numpy as np
+
+    kinds = {"laplace": pdp.NoiseKind.LAPLACE, "gaussian": pdp.NoiseKind.GAUSSIAN}
+    if noise_kind not in kinds:
+        raise InvalidArgument(f"noise_kind={noise_kind!r} is not 'laplace' or 'gaussian'")
+    acc = call_library("pipeline_dp.NaiveBudgetAccountant(...)", pdp.NaiveBudgetAccountant,
+                       total_epsilon=epsilon, total_delta=delta)
+    engine = pdp.DPEngine(acc, pdp.LocalBackend())
+    agg = call_library("pipeline_dp.AggregateParams(...)", pdp.AggregateParams, noise_kind=kinds[noise_kind],
+                       metrics=[pdp.Metrics.PRIVACY_ID_COUNT], post_aggregation_thresholding=True, **params)
+    ext = pdp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1],
+                             value_extractor=lambda r: r[2])
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        with keep_every_partition() as (made, counted):
+            out = call_library("pipeline_dp.DPEngine.aggregate", engine.aggregate, list(rows), agg, ext)
+            call_library("pipeline_dp.NaiveBudgetAccountant.compute_budgets", acc.compute_budgets)
+            keys = call_library("pipeline_dp.DPEngine.aggregate (reading the result)", lambda: [pk for pk, _ in out])
+    finally:
+        np.random.set_state(state)
+    if not made:  # no partition: nothing was built
+        return SpiedSelection(noise_kind, exact(epsilon), exact(delta), params.get("max_partitions_contributed", 1),
+                              None, {})
+    name, eps, dlt, m, pre = made[0]
+    return SpiedSelection(name, exact(eps), exact(dlt), int(m), pre, dict(zip(keys, counted)))
+
+
+def add_dp_noise(values: Sequence[tuple], *, noise_kind: str = "laplace", epsilon: float = 1.0,
+                 delta: float = 1e-6, **params) -> list[SpiedMechanism]:
+    """``DPEngine.add_dp_noise`` of pre-aggregated ``values`` (``(partition, value)``) with
+    ``AddDPNoiseParams(noise_kind, **params)`` under :func:`spy_mechanisms`: the pydp
+    mechanism's calls (budget, sensitivity, noise parameter, the value given), in order."""
+    from exactdp.audits.base import call_library
+
+    pdp = require()
+    kinds = {"laplace": pdp.NoiseKind.LAPLACE, "gaussian": pdp.NoiseKind.GAUSSIAN}
+    if noise_kind not in kinds:
+        raise InvalidArgument(f"noise_kind={noise_kind!r} is not 'laplace' or 'gaussian'")
+    acc = call_library("pipeline_dp.NaiveBudgetAccountant(...)", pdp.NaiveBudgetAccountant,
+                       total_epsilon=epsilon, total_delta=delta)
+    engine = pdp.DPEngine(acc, pdp.LocalBackend())
+    p = call_library("pipeline_dp.AddDPNoiseParams(...)", pdp.AddDPNoiseParams, noise_kind=kinds[noise_kind], **params)
+    with spy_mechanisms() as log:
+        out = call_library("pipeline_dp.DPEngine.add_dp_noise", engine.add_dp_noise, list(values), p)
+        call_library("pipeline_dp.NaiveBudgetAccountant.compute_budgets", acc.compute_budgets)
+        call_library("pipeline_dp.DPEngine.add_dp_noise (reading the result)", list, out)
+    return list(log)
+
+
+@contextmanager
+def record_bounders() -> Iterator[list[str]]:
+    """Record the name of each ``pipeline_dp.contribution_bounders`` class whose
+    ``bound_contributions`` runs meanwhile (restored on leaving, also after an error)."""
+    require()
+    import inspect
+
+    from pipeline_dp import contribution_bounders as cb
+
+    used: list[str] = []
+    saved = {}
+    for name, cls in vars(cb).items():
+        if inspect.isclass(cls) and "bound_contributions" in vars(cls) and cls.__module__ == cb.__name__:
+            saved[cls] = cls.__dict__["bound_contributions"]
+
+            def wrapped(self, *args, _real=saved[cls], _name=name, **kwargs):
+                used.append(_name)
+                return _real(self, *args, **kwargs)
+
+            cls.bound_contributions = wrapped
+    try:
+        yield used
+    finally:
+        for cls, real in saved.items():
+            cls.bound_contributions = real

@@ -694,6 +694,348 @@ def _check_equal_split() -> Finding:
                    replay=Replay.of(again == parts), evidence=Evidence.BIT_EXACT, scope=scope, settings=settings)
 
 
+# --- contribution bounders beyond the default ----------------------------------------------
+
+_BOUNDER_SETTINGS = (
+    # (metric, AggregateParams beyond the metric): max_contributions selects the per-privacy-id
+    # bounder; cross-partition bounding off selects LinfSampler (COUNT, SUM) or NoOpSampler
+    # (PRIVACY_ID_COUNT); the unit's records touch at most 2 partitions, as that mode requires
+    ("COUNT", {"max_contributions": 1}), ("COUNT", {"max_contributions": 2}),
+    ("SUM", {"max_contributions": 2, "min_value": -1.0, "max_value": 2.0}),
+    ("SUM", {"max_contributions": 3, "min_value": 0.0, "max_value": 2.0**52}),
+    ("PRIVACY_ID_COUNT", {"max_contributions": 2}),
+    ("COUNT", {"max_partitions_contributed": 2, "max_contributions_per_partition": 1,
+               "perform_cross_partition_contribution_bounding": False}),
+    ("SUM", {"max_partitions_contributed": 2, "max_contributions_per_partition": 2, "min_value": -1.0,
+             "max_value": 2.0, "perform_cross_partition_contribution_bounding": False}),
+    ("PRIVACY_ID_COUNT", {"max_partitions_contributed": 2, "max_contributions_per_partition": 1,
+                          "perform_cross_partition_contribution_bounding": False}),
+)
+
+
+def _check_bounders() -> Finding:
+    """DPEngine.aggregate under ``max_contributions`` (SamplingPerPrivacyIdContributionBounder)
+    and with cross-partition bounding off (LinfSampler, NoOpSampler): one privacy unit added
+    to two other units; each pydp mechanism's noiseless input against the sensitivity it was
+    built with (L1, Laplace noise), mechanism by mechanism."""
+    A = _A()
+    worst, info, used, n_pairs = None, None, set(), 0
+    vals = (-4.0, 0.5, 2.0, 7.0)
+    units = [[(p, v) for p in parts] for v in vals for parts in (("a",), ("a", "b"), ("a", "a", "b"), ("b", "b", "b"))]
+    others = [(1, "a", 0.5), (2, "b", -1.0), (2, "b", 2.0)]
+    for metric, params in _BOUNDER_SETTINGS:
+        with A.record_bounders() as bounders:
+            base = _by_partition(*A.run_metric(others, metric, partitions=["a", "b"], **params), metric)
+            for records in units:
+                rows = [(0, p, v) for p, v in records] + others
+                got = _by_partition(*A.run_metric(rows, metric, partitions=["a", "b"], **params), metric)
+                n_pairs += 1
+                for role, (kind, measure, claim) in enumerate(_distance(got, base, metric)):
+                    ratio = measure / claim
+                    if worst is None or ratio > worst:
+                        worst = ratio
+                        info = {"metric": metric, "params": params, "mechanism": role,
+                                "unit_records": [list(r) for r in records], "other_records": [list(r) for r in others],
+                                "l1_distance": _q(measure), "sensitivity_claimed": _q(claim)}
+        used |= set(bounders)
+    settings = Settings(len(_BOUNDER_SETTINGS), "max_contributions 1..3, cross-partition bounding off; COUNT, SUM "
+                                                "(bounds up to 2^52), PRIVACY_ID_COUNT")
+    scope = (f"{len(_BOUNDER_SETTINGS)} settings x {len(units)} record lists of one privacy unit (values inside and "
+             "outside the bounds, 1-3 records over partitions a and b), added to 3 records of two other units; public "
+             "partitions a, b; Laplace noise; every pydp mechanism spied; NumPy's generator seeded with 0 for the "
+             f"sampling; contribution bounders that ran: {sorted(used)}")
+    verdict = _verdict(worst, Fraction(1))
+    replay = None
+    if verdict is Verdict.VIOLATED:
+        metric, params = info["metric"], info["params"]
+        rows = [(0, p, v) for p, v in info["unit_records"]] + others
+        got = _by_partition(*A.run_metric(rows, metric, partitions=["a", "b"], **params), metric)
+        base = _by_partition(*A.run_metric(others, metric, partitions=["a", "b"], **params), metric)
+        again = _distance(got, base, metric)[info["mechanism"]]
+        replay = Replay.of(_q(again[1]) == info["l1_distance"] and again[1] > again[2])
+    return Finding(claim="each mechanism's L1 sensitivity", truth=f"worst distance / sensitivity = {_q(worst)}",
+                   verdict=verdict, witness={**info, "bounders": sorted(used)}, replay=replay,
+                   evidence=Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID,
+                   scope=scope, settings=settings)
+
+
+# --- thresholding ----------------------------------------------------------------------------
+
+_THRESHOLDING_GRID = (
+    # (sigma, thresholding_delta, max_partitions_contributed, pre_threshold)
+    (1.0, 1e-6, 1, None), (5.0, 1e-10, 3, None), (100.0, 1e-6, 1, None), (0.01, 0.1, 1, None),
+    (2.0, 5e-324, 1, None), (1e6, 1e-6, 1 << 20, None), (2.0, 1e-6, 1, 3),
+)
+
+
+def _check_create_thresholding() -> Finding:
+    """``partition_selection.create_laplace_thresholding`` and ``create_gaussian_thresholding``
+    (sigma, thresholding_delta, max_partitions_contributed[, pre_threshold]): their docstring's
+    claim that a partition of one privacy unit is kept with probability at most
+    ``thresholding_delta``, judged on the built strategy's own ``probability_of_keep(1)`` at
+    its exact binary value."""
+    from exactdp.audits.base import call_library
+
+    _A()
+    from pipeline_dp import partition_selection as ps
+
+    def keep_one(fn_name, sigma, tdelta, m, pre):
+        import warnings
+
+        fn = getattr(ps, fn_name)
+        # gaussian_epsilon's SciPy search warns (overflow) at some settings: recorded, so the
+        # verdict does not depend on the caller's warning filters (pytest makes them errors)
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            st = call_library(f"partition_selection.{fn_name}", fn, sigma, tdelta, m, pre)
+        return from_float(call_library(f"{type(st).__name__}.probability_of_keep", st.probability_of_keep, 1))
+
+    from exactdp.errors import LibraryCallFailed
+
+    rows, bad, refused = [], None, []
+    for fn_name in ("create_laplace_thresholding", "create_gaussian_thresholding"):
+        for sigma, tdelta, m, pre in _THRESHOLDING_GRID:
+            try:
+                p1 = keep_one(fn_name, sigma, tdelta, m, pre)
+            except LibraryCallFailed as err:  # the library refuses the setting: said in the scope, not judged
+                refused.append({"function": fn_name, "sigma": sigma, "thresholding_delta": tdelta, "m": m,
+                                "error": str(err)[:200]})
+                continue
+            ok = p1 <= from_float(tdelta)
+            rows.append({"function": fn_name, "sigma": sigma, "thresholding_delta": tdelta, "m": m,
+                         "pre_threshold": pre, "p_keep_1": float(p1), "ok": ok})
+            if not ok and bad is None:
+                bad = (fn_name, sigma, tdelta, m, pre, p1)
+    settings = Settings(len(rows), "sigma 0.01..1e+06, thresholding delta 0.1 down to 5e-324, m up to 2^20, "
+                                   "pre_threshold 3")
+    scope = ("create_laplace_thresholding / create_gaussian_thresholding on each setting; the pydp strategy they "
+             "build, its probability_of_keep(1) at its exact binary value against thresholding_delta")
+    if refused:
+        scope += (f"; {len(refused)} settings refused by the library (not judged): {refused}")
+    if bad is None:
+        return Finding(claim="P(keep | 1 privacy unit) <= thresholding_delta", truth="on every setting",
+                       verdict=Verdict.HOLDS, witness={"settings": rows, "refused": refused},
+                       evidence=Evidence.IDEAL_NOISE, scope=scope,
+                       settings=settings, note="the strategy's sampler is taken to keep with the probability it states")
+    fn_name, sigma, tdelta, m, pre, p1 = bad
+    again = keep_one(fn_name, sigma, tdelta, m, pre)
+    return Finding(claim=f"P(keep | 1 privacy unit) <= {tdelta!r}", truth=f"{_q(p1)} (~{float(p1)!r}) from {fn_name}",
+                   verdict=Verdict.VIOLATED, witness={"function": fn_name, "sigma": sigma, "thresholding_delta": tdelta,
+                                                      "m": m, "pre_threshold": pre, "p_keep_1": _q(p1), "settings": rows,
+                                                      "refused": refused},
+                   replay=Replay.of(again == p1), evidence=Evidence.IDEAL_NOISE, scope=scope, settings=settings)
+
+
+_WEIGHTED_GRID = ((1.0, 1e-6, 1), (0.5, 1e-10, 2))
+
+
+def _check_weighted_gaussian() -> Finding:
+    """DPEngine.select_partitions with WEIGHTED_GAUSSIAN_THRESHOLDING: each privacy unit adds
+    ``1 / np.sqrt(k)`` to each of its k (sampled) partitions' weights, and
+    ``create_weighted_gaussian_thresholding`` calibrates its Gaussian to L2 sensitivity 1: the
+    weight vector's squared L2 change per unit, exactly, against 1; and the strategy it builds
+    at m = 1, its keep probabilities judged against the (epsilon, delta) requested."""
+    from exactdp.adapters import python_dp as P
+    from exactdp.audits.base import call_library
+    from exactdp.audits.suite_python_dp import judge_keep_probabilities
+
+    A = _A()
+    from pipeline_dp import partition_selection as ps
+
+    parts = ("a", "b", "c")
+    others = [(1, "a"), (2, "b"), (3, "c"), (4, "a")]  # one partition each: nothing of theirs is sampled
+    units = [list(seq) for n in range(1, 3) for seq in itertools.product(parts[:2], repeat=n)] + [list(parts)]
+    worst, bad, probs_bad = Fraction(-1), None, None
+    for eps, dlt, m in _WEIGHTED_GRID:
+        kw = {"epsilon": eps, "delta": dlt, "max_partitions_contributed": m}
+        base = A.select_partitions(others, "WEIGHTED_GAUSSIAN_THRESHOLDING", **kw)
+        for seq in units:
+            got = A.select_partitions([(0, p) for p in seq] + others, "WEIGHTED_GAUSSIAN_THRESHOLDING", **kw)
+            sq = sum(((A.exact(got.units.get(p, 0)) - A.exact(base.units.get(p, 0))) ** 2 for p in parts), Fraction(0))
+            if sq > worst:
+                worst = sq
+                if sq > 1:
+                    bad = {**kw, "unit_partitions": seq, "squared_l2": _q(sq),
+                           "weights_with": {p: float(got.units.get(p, 0)) for p in parts},
+                           "weights_without": {p: float(base.units.get(p, 0)) for p in parts}}
+        if m == 1:
+            st = call_library("partition_selection.create_weighted_gaussian_thresholding",
+                              ps.create_weighted_gaussian_thresholding, eps, dlt, 1)
+            p = [P.exact(call_library("probability_of_keep", st.probability_of_keep, n)) for n in range(60)]
+            ok, _, w = judge_keep_probabilities(p, from_float(eps), from_float(dlt))
+            if not ok and probs_bad is None:
+                probs_bad = {"epsilon": eps, "delta": dlt, **w}
+    settings = Settings(len(_WEIGHTED_GRID), "epsilon 0.5..1, delta down to 1e-10, m 1..2")
+    scope = (f"{len(_WEIGHTED_GRID)} settings x {len(units)} partition lists of one privacy unit (1-2 of a, b, "
+             "repeats allowed, and a, b, c) added to 4 other units of one partition each; the weights each partition was decided on (spied, "
+             "every partition kept), exactly; the strategy built at m = 1, probability_of_keep(0..59) against "
+             "(epsilon, delta)")
+    claim = "the weights move by at most 1 in L2 per unit; keep probabilities (epsilon, delta)-DP"
+    if bad is None and probs_bad is None:
+        return Finding(claim=claim, truth=f"worst squared L2 change = {_q(worst)}",
+                       verdict=Verdict.HOLDS_TIGHT if worst == 1 else Verdict.HOLDS, evidence=Evidence.IDEAL_NOISE,
+                       scope=scope, settings=settings)
+    if bad is not None:
+        kw = {k: bad[k] for k in ("epsilon", "delta", "max_partitions_contributed")}
+        got = A.select_partitions([(0, p) for p in bad["unit_partitions"]] + others, "WEIGHTED_GAUSSIAN_THRESHOLDING", **kw)
+        base = A.select_partitions(others, "WEIGHTED_GAUSSIAN_THRESHOLDING", **kw)
+        sq = sum(((A.exact(got.units.get(p, 0)) - A.exact(base.units.get(p, 0))) ** 2 for p in parts), Fraction(0))
+        return Finding(claim=claim, truth=f"squared L2 change {bad['squared_l2']} > 1", verdict=Verdict.VIOLATED,
+                       witness=bad, replay=Replay.of(_q(sq) == bad["squared_l2"]), evidence=Evidence.BIT_EXACT,
+                       scope=scope, settings=settings,
+                       note="each weight is 1 / np.sqrt(k) rounded to nearest; k of them squared and added "
+                            "exactly exceed 1 when the rounding is upward")
+    return Finding(claim=claim, truth=f"keep probabilities violate ({probs_bad['epsilon']}, {probs_bad['delta']}) "
+                   f"between n = {probs_bad['n']} and {probs_bad['n'] + 1}", verdict=Verdict.VIOLATED,
+                   witness=probs_bad, replay=Replay.CONFIRMED, evidence=Evidence.IDEAL_NOISE, scope=scope,
+                   settings=settings)
+
+
+_POST_GRID = (("laplace", 1.0, 1e-6, 1), ("laplace", 1.0, 1e-6, 2), ("laplace", 1e-6, 1e-5, 1),
+              ("gaussian", 1.0, 1e-6, 1), ("gaussian", 50.0, 1e-10, 1))
+
+
+def _check_post_thresholding() -> Finding:
+    """DPEngine.aggregate with ``post_aggregation_thresholding=True``: the privacy-unit counts
+    its ThresholdingMechanism decides on (PostAggregationThresholdingCombiner, spied: every
+    partition kept) move by at most 1 in at most max_partitions_contributed partitions per
+    unit, and the pydp strategy it builds states keep probabilities that are (epsilon/m,
+    delta/m)-DP per partition (Gaussian at m = 1; judged as in the python-dp suite)."""
+    from exactdp.adapters import python_dp as P
+    from exactdp.audits.suite_python_dp import judge_keep_probabilities
+
+    A = _A()
+    parts = ("a", "b", "c")
+    others = [(1, "a", 1.0), (2, "b", 1.0), (3, "c", 1.0), (3, "c", 2.0)]
+    units = [list(seq) for n in range(1, 4) for seq in itertools.product(parts, repeat=n)]
+    worst, bad, probs_bad, rows = Fraction(-1), None, None, []
+    for noise, eps, dlt, m in _POST_GRID:
+        kw = {"noise_kind": noise, "epsilon": eps, "delta": dlt, "max_partitions_contributed": m,
+              "max_contributions_per_partition": 1}
+        base = A.post_aggregation_thresholding(others, **kw)
+        for seq in units:
+            got = A.post_aggregation_thresholding([(0, p, 1.0) for p in seq] + others, **kw)
+            diffs = [abs(got.units.get(p, 0) - base.units.get(p, 0)) for p in parts]
+            ratio = max(Fraction(sum(diffs), m), Fraction(max(diffs)))
+            if ratio > worst:
+                worst = ratio
+                if ratio > 1 and bad is None:
+                    bad = {**kw, "unit_partitions": seq, "l1": sum(diffs), "linf": max(diffs)}
+        p = P.keep_probabilities(base.strategy, float(base.epsilon), float(base.delta), base.max_partitions_contributed,
+                                 range(60))
+        ok, _, w = judge_keep_probabilities(p, base.epsilon / m, base.delta / m)
+        rows.append({"noise_kind": noise, "epsilon": eps, "delta": dlt, "m": m, "strategy": base.strategy,
+                     "keep_probabilities_ok": ok})
+        if not ok and probs_bad is None:
+            probs_bad = {"noise_kind": noise, "strategy": base.strategy, "epsilon_given": _q(base.epsilon),
+                         "delta_given": _q(base.delta), "m": m, **w}
+    settings = Settings(len(_POST_GRID), "Laplace and Gaussian, epsilon 1e-06..50, delta down to 1e-10, m 1..2")
+    scope = (f"{len(_POST_GRID)} settings x {len(units)} partition lists of one privacy unit (1-3 of a, b, c) added "
+             "to 4 records of other units; PRIVACY_ID_COUNT with post_aggregation_thresholding, the counts its "
+             "ThresholdingMechanism decided on (spied: every partition kept, no noise) and the built strategy's "
+             "probability_of_keep(0..59); the noisy count it releases with a kept partition is not judged here")
+    claim = "counts move by <= 1 in <= m partitions; keep probabilities (eps/m, delta/m)-DP"
+    if bad is None and probs_bad is None:
+        return Finding(claim=claim, truth=f"worst max(L1/m, LInf) = {_q(worst)}",
+                       verdict=Verdict.HOLDS_TIGHT if worst == 1 else Verdict.HOLDS, witness={"settings": rows},
+                       evidence=Evidence.IDEAL_NOISE, scope=scope, settings=settings)
+    if bad is not None:
+        kw = {k: bad[k] for k in ("noise_kind", "epsilon", "delta", "max_partitions_contributed",
+                                  "max_contributions_per_partition")}
+        got = A.post_aggregation_thresholding([(0, p, 1.0) for p in bad["unit_partitions"]] + others, **kw)
+        base = A.post_aggregation_thresholding(others, **kw)
+        diffs = [abs(got.units.get(p, 0) - base.units.get(p, 0)) for p in parts]
+        return Finding(claim=claim, truth=f"L1 {bad['l1']}, LInf {bad['linf']}", verdict=Verdict.VIOLATED, witness=bad,
+                       replay=Replay.of((sum(diffs), max(diffs)) == (bad["l1"], bad["linf"])),
+                       evidence=Evidence.BIT_EXACT, scope=scope, settings=settings)
+    again = P.keep_probabilities(probs_bad["strategy"], float(Fraction(probs_bad["epsilon_given"])),
+                                 float(Fraction(probs_bad["delta_given"])), probs_bad["m"],
+                                 [probs_bad["n"], probs_bad["n"] + 1])
+    return Finding(claim=claim, truth=f"keep probabilities violate (eps/m, delta/m) between n = {probs_bad['n']} and "
+                   f"{probs_bad['n'] + 1}", verdict=Verdict.VIOLATED, witness={**probs_bad, "settings": rows},
+                   replay=Replay.of([_q(x) for x in again] == [probs_bad["p_n"], probs_bad["p_n_plus_1"]]),
+                   evidence=Evidence.IDEAL_NOISE, scope=scope, settings=settings,
+                   note="the probabilities the library states for neighbouring counts are further apart than its "
+                        "(epsilon, delta) allows (as in exactdp audit python-dp)")
+
+
+# --- add_dp_noise ----------------------------------------------------------------------------
+
+_ADD_NOISE_GRID = (
+    ("laplace", 1.0, 0.0, {"l0_sensitivity": 2, "linf_sensitivity": 1.5}),
+    ("laplace", 0.1, 0.0, {"l1_sensitivity": 3.0}),
+    ("laplace", 1e-6, 0.0, {"l0_sensitivity": 1 << 20, "linf_sensitivity": 2.0**52}),
+    ("gaussian", 1.0, 1e-6, {"l0_sensitivity": 4, "linf_sensitivity": 1.0}),
+    ("gaussian", 1.0, 1e-6, {"l2_sensitivity": 2.0}),
+    ("gaussian", 0.5, 1e-10, {"l0_sensitivity": 3, "linf_sensitivity": 1.0}),
+)
+
+
+def _check_add_dp_noise() -> Finding:
+    """DPEngine.add_dp_noise on pre-aggregated values: the pydp mechanism it builds (spied) must
+    get each value unchanged, a sensitivity at least the one AddDPNoiseParams documents (L1 =
+    l0 * linf for Laplace, L2 = sqrt(l0) * linf for Gaussian, or the l1/l2 given), and a noise
+    parameter that gives the budget at that sensitivity: the Laplace diversity at least L1 /
+    epsilon exactly; the Gaussian std judged by the ideal Gaussian (Balle and Wang's exact delta)."""
+    from exactdp.mechanisms.gaussian import check_sigma
+
+    A = _A()
+    values = [("a", 3.0), ("b", -1.5)]
+    rows, bad = [], None
+    for noise, eps, dlt, params in _ADD_NOISE_GRID:
+        log = A.add_dp_noise(values, noise_kind=noise, epsilon=eps, delta=dlt, **params)
+        l0, linf = params.get("l0_sensitivity"), params.get("linf_sensitivity")
+        if noise == "laplace":
+            doc = from_float(params["l1_sensitivity"]) if "l1_sensitivity" in params else l0 * from_float(linf)
+        else:  # squared: sqrt(l0) * linf may be irrational
+            doc = from_float(params["l2_sensitivity"]) ** 2 if "l2_sensitivity" in params else l0 * from_float(linf) ** 2
+        checks = []
+        for (pk, v), c in zip(values, log):
+            sens_ok = (c.sensitivity if noise == "laplace" else c.sensitivity ** 2) >= doc
+            if noise == "laplace":
+                noise_ok = c.noise_parameter >= c.sensitivity / from_float(eps) and c.noise_parameter * from_float(eps) >= doc
+            else:
+                noise_ok = check_sigma(c.noise_parameter, from_float(eps), from_float(dlt),
+                                       max(c.sensitivity, _sqrt_at_least(doc)))
+            checks.append(c.value == from_float(v) and sens_ok and noise_ok and len(log) == len(values))
+            row = {"noise_kind": noise, "epsilon": eps, "delta": dlt, **params, "sensitivity": float(c.sensitivity),
+                   "noise_parameter": float(c.noise_parameter), "value_unchanged": c.value == from_float(v),
+                   "sensitivity_ok": sens_ok, "noise_ok": noise_ok}
+        rows.append(row)
+        if not all(checks) and bad is None:
+            bad = (noise, eps, dlt, params, row)
+    settings = Settings(len(rows), "Laplace and Gaussian, epsilon 1e-06..1, delta down to 1e-10, L0 up to 2^20, "
+                                   "Linf up to 2^52")
+    scope = ("DPEngine(NaiveBudgetAccountant(epsilon, delta)).add_dp_noise([('a', 3.0), ('b', -1.5)], "
+             "AddDPNoiseParams(...)) on each setting, the pydp mechanism spied: value, sensitivity (exact) against "
+             "the documented l0 * linf / sqrt(l0) * linf (squared, exactly) or the l1 / l2 given, the noise "
+             "parameter against the budget (Laplace exactly; Gaussian by the ideal Gaussian)")
+    claim = "noise calibrated to the documented sensitivity and the budget"
+    if bad is None:
+        return Finding(claim=claim, truth="on every setting", verdict=Verdict.HOLDS, witness={"settings": rows},
+                       evidence=Evidence.IDEAL_NOISE, scope=scope, settings=settings)
+    noise, eps, dlt, params, row = bad
+    again = A.add_dp_noise(values, noise_kind=noise, epsilon=eps, delta=dlt, **params)
+    return Finding(claim=claim, truth=f"not at {row}", verdict=Verdict.VIOLATED, witness={**row, "settings": rows},
+                   replay=Replay.of(float(again[0].sensitivity) == row["sensitivity"]
+                                    and float(again[0].noise_parameter) == row["noise_parameter"]),
+                   evidence=Evidence.BIT_EXACT if not row["sensitivity_ok"] else Evidence.IDEAL_NOISE, scope=scope,
+                   settings=settings,
+                   note="np.sqrt(l0) * linf rounds to nearest, here below sqrt(l0) * linf: the Gaussian is calibrated "
+                        "to a sensitivity short of the documented one" if not row["sensitivity_ok"] else
+                        "the Laplace diversity is L1 / epsilon rounded to nearest in C++ (python-dp's LaplaceMechanism), "
+                        "here below L1 / epsilon" if noise == "laplace" else "the Gaussian std is short of what the "
+                        "ideal Gaussian needs at the documented sensitivity")
+
+
+def _sqrt_at_least(square: Fraction) -> Fraction:
+    """A rational at or above the square root of ``square`` (within 2^-60 relative)."""
+    import math
+
+    num = math.isqrt(square.numerator * square.denominator * (1 << 120)) + 1
+    return Fraction(num, square.denominator * (1 << 60))
+
+
 # --- the coverage map ------------------------------------------------------------------------
 
 
@@ -739,9 +1081,8 @@ NOT_AUDITED = {
     "pipeline_dp.dp_computations.ExponentialMechanism": "used only to choose contribution bounds "
                                                         "(calculate_private_contribution_bounds); no audit of its "
                                                         "probabilities yet",
-    "pipeline_dp.DPEngine.calculate_private_contribution_bounds": "as ExponentialMechanism: no audit yet",
-    "pipeline_dp.DPEngine.add_dp_noise": "no audit yet (it adds noise to pre-aggregated values through the same "
-                                         "mechanisms the metrics use)",
+    "pipeline_dp.DPEngine.calculate_private_contribution_bounds": "as ExponentialMechanism: it chooses "
+                                                                  "max_partitions_contributed with it; no audit yet",
 }
 
 
@@ -809,9 +1150,7 @@ def audits() -> list[Audit]:
             source=f"{_SRC}/dp_engine.py", expect={v: "violated" if name != "GAUSSIAN_THRESHOLDING" else "holds-ideal-noise"},
             covers=("pipeline_dp.DPEngine.select_partitions", f"pipeline_dp.PartitionSelectionStrategy.{name}",
                     "pipeline_dp.partition_selection.create_partition_selection_strategy",
-                    f"{CB}SamplingCrossPartitionContributionBounder",
-                    *(("pipeline_dp.PartitionSelectionStrategy.WEIGHTED_GAUSSIAN_THRESHOLDING",)
-                      if name == "GAUSSIAN_THRESHOLDING" else ())))
+                    f"{CB}SamplingCrossPartitionContributionBounder"))
           for name in ("TRUNCATED_GEOMETRIC", "LAPLACE_THRESHOLDING", "GAUSSIAN_THRESHOLDING")],
         a("budget/naive-grid", "NaiveBudgetAccountant (request_budget, compute_budgets)",
           "the budgets given out compose (certified composition) to at most (total_epsilon, total_delta)",
@@ -827,6 +1166,32 @@ def audits() -> list[Audit]:
         a("dp-computations/noise-std", "compute_dp_count_noise_std, compute_dp_sum_noise_std",
           "the std reported is at least the std the budget needs", _check_noise_std, source=comp,
           expect={v: "holds-ideal-noise"}, covers=(f"{D}compute_dp_count_noise_std", f"{D}compute_dp_sum_noise_std")),
+        a("contribution-bounders/max-contributions-and-no-cross-partition",
+          "DPEngine.aggregate (max_contributions; cross-partition bounding off)",
+          "each mechanism's noiseless input moves by at most its L1 sensitivity", _check_bounders,
+          source=f"{_SRC}/contribution_bounders.py", expect={v: "holds-on-grid"},
+          covers=(f"{CB}SamplingPerPrivacyIdContributionBounder", f"{CB}LinfSampler", f"{CB}NoOpSampler",
+                  "pipeline_dp.DPEngine.aggregate")),
+        a("partition-selection/create-thresholding", "create_laplace_thresholding, create_gaussian_thresholding",
+          "a partition of one privacy unit is kept with probability at most thresholding_delta",
+          _check_create_thresholding, source=f"{_SRC}/partition_selection.py", expect={v: "violated"},
+          covers=("pipeline_dp.partition_selection.create_laplace_thresholding",
+                  "pipeline_dp.partition_selection.create_gaussian_thresholding")),
+        a("select-partitions/WEIGHTED_GAUSSIAN_THRESHOLDING", "DPEngine.select_partitions (WEIGHTED_GAUSSIAN_THRESHOLDING)",
+          "the weights move by at most 1 in L2 per privacy unit; keep probabilities (epsilon, delta)-DP",
+          _check_weighted_gaussian, source=f"{_SRC}/dp_engine.py", expect={v: "holds-ideal-noise"},
+          covers=("pipeline_dp.DPEngine.select_partitions",
+                  "pipeline_dp.PartitionSelectionStrategy.WEIGHTED_GAUSSIAN_THRESHOLDING",
+                  "pipeline_dp.partition_selection.create_weighted_gaussian_thresholding")),
+        a("aggregate/post-aggregation-thresholding", "DPEngine.aggregate (post_aggregation_thresholding)",
+          "counts move by at most 1 in at most m partitions; keep probabilities (epsilon/m, delta/m)-DP",
+          _check_post_thresholding, source=f"{_SRC}/combiners.py", expect={v: "violated"},
+          covers=("pipeline_dp.DPEngine.aggregate", f"{C}PostAggregationThresholdingCombiner",
+                  f"{D}ThresholdingMechanism", f"{D}create_thresholding_mechanism")),
+        a("add-dp-noise/calibration", "DPEngine.add_dp_noise",
+          "noise calibrated to the documented sensitivity (l1 = l0 * linf, l2 = sqrt(l0) * linf) and the budget",
+          _check_add_dp_noise, source=f"{_SRC}/dp_engine.py", expect={v: "violated"},
+          covers=("pipeline_dp.DPEngine.add_dp_noise",)),
         a("dp-computations/equally-split-budget", "equally_split_budget",
           "the parts add up to at most (epsilon, delta)", _check_equal_split, source=comp, expect={v: "violated"},
           covers=(f"{D}equally_split_budget", f"{D}compute_dp_var")),

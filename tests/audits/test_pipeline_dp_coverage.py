@@ -94,5 +94,34 @@ def test_coverage_map_lists_the_namespace():
     names = {p.name for p in cov.primitives}
     assert {"pipeline_dp.Metrics.VECTOR_SUM", "pipeline_dp.PLDBudgetAccountant",
             "pipeline_dp.dp_computations.equally_split_budget"} <= names
-    assert cov.audited == 52 and len(cov.primitives) == 67
-    assert all(p.why != NO_AUDIT_YET or not p.audited for p in cov.primitives)
+    assert cov.audited == 62 and len(cov.primitives) == 67
+    assert all(p.why != NO_AUDIT_YET for p in cov.primitives if not p.audited)
+    weighted = {p.name: p.audits for p in cov.primitives}["pipeline_dp.PartitionSelectionStrategy.WEIGHTED_GAUSSIAN_THRESHOLDING"]
+    assert weighted == ("pipeline-dp/select-partitions/WEIGHTED_GAUSSIAN_THRESHOLDING",)  # the audit that runs it
+
+
+@needs_031
+def test_bounders_hold_on_grid_and_each_bounder_ran():
+    f = _audit("contribution-bounders/max-contributions-and-no-cross-partition").check()
+    assert (f.verdict.value, f.enforced().verdict.value, f.settings.count) == ("holds-tight", "holds-on-grid", 8)
+    assert f.witness["bounders"] == ["LinfSampler", "NoOpSampler", "SamplingPerPrivacyIdContributionBounder"]
+
+
+@needs_031
+def test_thresholding_keeps_one_unit_above_its_delta():
+    f = _audit("partition-selection/create-thresholding").check().enforced()
+    assert (f.verdict.value, f.replay.value, f.witness["function"], f.witness["p_keep_1"]) == (
+        "violated", "confirmed", "create_laplace_thresholding", "9007199255/9007199254740992")
+    assert [r["sigma"] for r in f.witness["refused"]] == [1e6]  # gaussian_epsilon goes negative there
+    post = _audit("aggregate/post-aggregation-thresholding").check().enforced()
+    assert (post.verdict.value, post.replay.value, post.witness["n"], post.witness["p_n_plus_1"]) == (
+        "violated", "confirmed", 0, "9007199255/9007199254740992")
+
+
+@needs_031
+def test_add_dp_noise_spies_the_mechanism():
+    log = A.add_dp_noise([("a", 3.0)], noise_kind="laplace", epsilon=0.5, l0_sensitivity=2, linf_sensitivity=1.5)
+    assert [(c.kind, c.sensitivity, c.noise_parameter, c.value) for c in log] == [("laplace", 3, 6, 3)]
+    f = _audit("add-dp-noise/calibration").check().enforced()
+    assert (f.verdict.value, f.replay.value, f.witness["epsilon"], f.witness["noise_ok"]) == (
+        "violated", "confirmed", 1e-06, False)
