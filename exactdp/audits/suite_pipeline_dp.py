@@ -29,8 +29,9 @@ import itertools
 from fractions import Fraction
 from typing import Callable
 
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call_library
 from exactdp.checkers.results import Evidence, Verdict
+from exactdp.errors import LibraryCallFailed
 from exactdp.numeric.exact import format_exact, from_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "NOT_AUDITED", "audits", "primitives"]
@@ -266,7 +267,7 @@ def _distance(a: dict, b: dict, metric: str):
     out = []
     for role in roles:
         calls = [c for key in keys for side in (a, b) for i in role for c in side.get(key, [])[i:i + 1]]
-        kind, sens = calls[0].kind, calls[0].sensitivity
+        kind = calls[0].kind
         diffs = []
         for key in keys:
             for i in role:
@@ -311,8 +312,8 @@ def _metric_check(metric: str) -> Callable[[], Finding]:
                                         "measure": ("L1 distance" if kind == "laplace" else "squared L2 distance"),
                                         "distance": _q(measure), "sensitivity_claimed": _q(claim),
                                         "_rows": rows, "_params": params, "_parts": parts}
-        settings = Settings(n_settings, f"Laplace and Gaussian noise, L0 and Linf bounds 1..2, value bounds up to "
-                                        f"2^52")
+        settings = Settings(n_settings, "Laplace and Gaussian noise, L0 and Linf bounds 1..2, value bounds up to "
+                                        "2^52")
         scope = (f"{n_settings} settings x {n_pairs // n_settings} record lists of one privacy unit (values inside "
                  "and outside the bounds, 1-3 records over partitions a and b), removed from a dataset of two other "
                  "units; every pydp mechanism PipelineDP builds spied (its noiseless input, its sensitivity); NumPy's "
@@ -575,7 +576,6 @@ def _check_gaussian_helpers() -> Finding:
     delta): each number judged by the ideal Gaussian (Balle and Wang's exact delta, in
     intervals): the sigma must give delta(eps) <= delta; the reported delta must not be below
     delta(eps) at sigma; the reported epsilon must give delta(eps) <= delta."""
-    from exactdp.audits.base import call_library
     from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma
 
     _A()
@@ -619,7 +619,6 @@ def _check_noise_std() -> Finding:
     at least the std of the noise the budget needs: Laplace sqrt(2) * L1 / epsilon (L1 = L0 *
     LInf, exactly); Gaussian a sigma that gives (epsilon, delta) at L2 = sqrt(L0) * LInf
     (judged by the ideal Gaussian)."""
-    from exactdp.audits.base import call_library
     from exactdp.mechanisms.gaussian import check_sigma
 
     A = _A()
@@ -665,7 +664,6 @@ def _check_noise_std() -> Finding:
 def _check_equal_split() -> Finding:
     """equally_split_budget(eps, delta, n): the n budgets it returns, added exactly, against
     (eps, delta) (the last is eps minus the float sum of the others, to keep the total)."""
-    from exactdp.audits.base import call_library
 
     _A()
     from pipeline_dp import dp_computations as dc
@@ -774,7 +772,6 @@ def _check_create_thresholding() -> Finding:
     claim that a partition of one privacy unit is kept with probability at most
     ``thresholding_delta``, judged on the built strategy's own ``probability_of_keep(1)`` at
     its exact binary value."""
-    from exactdp.audits.base import call_library
 
     _A()
     from pipeline_dp import partition_selection as ps
@@ -790,7 +787,6 @@ def _check_create_thresholding() -> Finding:
             st = call_library(f"partition_selection.{fn_name}", fn, sigma, tdelta, m, pre)
         return from_float(call_library(f"{type(st).__name__}.probability_of_keep", st.probability_of_keep, 1))
 
-    from exactdp.errors import LibraryCallFailed
 
     rows, bad, refused = [], None, []
     for fn_name in ("create_laplace_thresholding", "create_gaussian_thresholding"):
@@ -836,7 +832,6 @@ def _check_weighted_gaussian() -> Finding:
     weight vector's squared L2 change per unit, exactly, against 1; and the strategy it builds
     at m = 1, its keep probabilities judged against the (epsilon, delta) requested."""
     from exactdp.adapters import python_dp as P
-    from exactdp.audits.base import call_library
     from exactdp.audits.suite_python_dp import judge_keep_probabilities
 
     A = _A()

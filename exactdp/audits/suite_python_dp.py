@@ -47,8 +47,9 @@ import itertools
 from fractions import Fraction
 from typing import Callable
 
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call_library
 from exactdp.checkers.results import Evidence, Verdict
+from exactdp.errors import LibraryCallFailed
 from exactdp.numeric.exact import format_exact, from_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "NOT_AUDITED", "audits", "primitives",
@@ -319,7 +320,6 @@ def _selection_check(strategy: str) -> Callable[[], Finding]:
             try:
                 p = A.keep_probabilities(strategy, eps, dlt, m, counts)
             except Exception as err:  # the library refused the setting: say so, judge the rest
-                from exactdp.errors import LibraryCallFailed
 
                 if not isinstance(err, LibraryCallFailed):
                     raise
@@ -429,7 +429,6 @@ def _release_range_check(kind: str) -> Callable[[], Finding]:
     against the range its documentation says the output is clamped to: any release outside
     it (or NaN) is a violation, replayed by releasing again."""
     def check() -> Finding:
-        from exactdp.errors import LibraryCallFailed
 
         A = _A()
         rows, bad, draws, refused = [], None, 0, []
@@ -490,7 +489,6 @@ _DIVERSITY_GRID = tuple((e, s) for e in (1e-6, 0.1, 1.0, 3.0, 1e300) for s in (1
 def _check_distribution_diversity() -> Finding:
     """``LaplaceDistribution(epsilon, sensitivity).get_diversity()`` against its formula
     ``sensitivity / epsilon`` at the exact values of the floats given."""
-    from exactdp.audits.base import call_library
 
     _A()
     from pydp.distributions import LaplaceDistribution
@@ -529,7 +527,6 @@ _ML_ACCOUNTANT_GRID = ((1.0, 0.1, 10), (1.0, 1.0 / 3, 3), (0.3, 0.1, 3), (1e-6, 
 def _check_ml_accountant() -> Finding:
     """``pydp.ml.util.accountant.BudgetAccountant(epsilon)``: the spends it accepts must
     compose (their exact sum: slack 0, delta 0) to at most its epsilon."""
-    from exactdp.audits.base import call_library
 
     _A()
     from pydp.ml.util.accountant import BudgetAccountant
@@ -579,7 +576,6 @@ def _ml_mechanism(cls_name: str, epsilon: float, delta: float = 0.0, sensitivity
                   probability=None):
     """``pydp.ml.mechanisms.<cls_name>()`` configured through its own setters (each call through
     :func:`~exactdp.audits.base.call_library`)."""
-    from exactdp.audits.base import call_library
 
     _A()
     import pydp.ml.mechanisms.geometric as geo
@@ -615,7 +611,6 @@ def _check_ml_laplace_variance() -> Finding:
     log(1 - delta)))**2``, decided exactly."""
     import sympy  # lazy: SymPy is heavy, needed only when a check runs
 
-    from exactdp.audits.base import call_library
     from exactdp.numeric.decide import compare
 
     def variance(eps, dlt, sens):
@@ -674,7 +669,6 @@ def _check_ml_bounded_domain() -> Finding:
     """``pydp.ml`` ``LaplaceBoundedDomain``: the scale its bisection finds (``_find_scale``, run by
     ``get_effective_epsilon()``; the same scale ``randomise`` samples with), judged by the
     ideal bounded-domain Laplace density at that float scale against the epsilon set (delta 0)."""
-    from exactdp.audits.base import call_library
     from exactdp.mechanisms.distribution import shown
     from exactdp.numeric.decide import compare
 
@@ -724,7 +718,6 @@ def _geometric_check(cls_name: str) -> Callable[[], Finding]:
     An output equal to the input is drawn (observed) from input 0 but has probability 0 from
     input ``sensitivity``: the privacy loss there is infinite, whatever epsilon was set."""
     def check() -> Finding:
-        from exactdp.audits.base import call_library
 
         bounds = (0, 10) if cls_name == "GeometricTruncated" else None
 
@@ -848,7 +841,6 @@ def _check_sampler(which: str) -> Callable[[], Finding]:
     def check() -> Finding:
         import math
 
-        from exactdp.audits.base import call_library
 
         _A()
         from pydp.distributions import GaussianDistribution, GeometricDistribution
