@@ -702,6 +702,8 @@ def _selection_model(m, lin: Lineage) -> Model:
         vectors = [(a, b) for a in range(0, 1 + 2 * dd) for b in range(0, 1 + 2 * dd)]
         pairs = []
         for u in vectors:
+            if min(u) != 0:        # both rules depend on the scores' differences only: shift u to 0
+                continue
             for v in vectors:
                 diff = [q - p for p, q in zip(u, v)]
                 if u == v or max(map(abs, diff)) > dd:
