@@ -159,7 +159,8 @@ def _enumerated(make, pairs_at, d_ins, distance_name: str, scope: str) -> Findin
     # the witness pair (replayed), which needs no grid
     evidence = Evidence.BIT_EXACT if verdict is Verdict.VIOLATED else Evidence.BIT_EXACT_GRID
     return Finding("; ".join(claims), "; ".join(truths), verdict, witness, replay,
-                   evidence=evidence, scope=scope, note=od.toggles_note(flipped))
+                   evidence=evidence, scope=scope, note=od.toggles_note(flipped),
+                   settings=Settings(len(d_ins), f"d_in {', '.join(map(str, d_ins))}"))
 
 
 def _count() -> Finding:
@@ -586,7 +587,7 @@ def _zcdp_to_approx() -> Finding:
             replay = Replay.of(again == eps)
     return Finding("; ".join(f"delta={d!r}: eps {_txt(e)}" for d, e in claims.items()),
                    "; ".join(truths), _worst(verdicts), witness, replay,
-                   evidence=Evidence.IDEAL_NOISE,
+                   evidence=Evidence.IDEAL_NOISE, settings=Settings(len(deltas), "delta 1e-09..1 - 2**-53"),
                    scope="make_zCDP_to_approxDP(make_gaussian(integers, scale=1.0)) at d_in = 1, "
                          "at the 7 deltas listed; the noise taken as the ideal discrete Gaussian; "
                          "the truth is the exact privacy profile delta(eps) of the discrete "
@@ -789,6 +790,8 @@ def _geometric_bounded() -> Finding:
         f"every setting: min(d_in, U - L) * ln(1/(1 - p)) <= the claim at the largest p "
         f"OpenDP's code can compute; closest: relative gap {excess}",
         verdict, evidence=Evidence.BIT_EXACT_GRID,
+        settings=Settings(len(rows), f"scale {min(_GEOMETRIC_SCALES)!r}..{max(_GEOMETRIC_SCALES)!r}, "
+                                     f"{len(_GEOMETRIC_BOUNDS)} bounds, d_in 1..5"),
         scope=f"scales {', '.join(map(repr, _GEOMETRIC_SCALES))}; bounds "
               f"{', '.join(map(str, _GEOMETRIC_BOUNDS))}; d_in 1, 2, 5; every pair of integer "
               f"inputs at that distance (one step outside the bounds included, clamped by "
@@ -988,6 +991,7 @@ def _float_noise(kind: str) -> Finding:
                 else "((d_in + 2**k - 2**-1074) / scale)**2 / 2")
              + f"){'' if mismatch else ' in every setting'}")
     return Finding(claim, truth, verdict, witness, replay,
+                   settings=Settings(len(rows), "k -1074..3, scale 0.7..1, d_in 2**-1074..3"),
                    # the float rounding is modelled bit for bit on the grid, the integer noise
                    # is taken as OpenDP's exact CKS20 distribution: ideal noise, as for its
                    # integer Laplace audits
