@@ -262,6 +262,12 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
         "depth: full\n", "opendp/variance/variance [opendp", "VIOLATED",
         "severity: exceeds: worst |f(x') - f(x)| (variance) = 65536 against the claim ~118.265626101: "
         "ratio = ~554.14241788", "(replay confirmed; evidence bit-exact)")),
+    "exactdp audit --object diffprivlib.mechanisms:Laplace(epsilon=0.7,sensitivity=2.0)": (1, (
+        "diffprivlib/object/Laplace [diffprivlib 0.6.6] mechanisms.Laplace: VIOLATED on 1 setting",
+        "  replay: confirmed")),
+    "exactdp audit diffprivlib --coverage": (0, (
+        "diffprivlib.validation.clip_to_norm             diffprivlib/validation/clip_to_norm",
+        "diffprivlib 0.6.6: 45 of 47 listed primitives audited (95.7%)")),
     "exactdp audit --list": (0, (
         "opendp/variance/sum-of-squared-deviations: ", "diffprivlib/tools/var/float-rounding: ")),
     # reports (issue 18): the terminal shows the text with times, the file holds the report
@@ -409,6 +415,9 @@ PRINTS = {
     "print(check_mechanism(rr, values=(0, 1), epsilon=1).verdict)": ("==", "violated"),
     'print(check_mechanism(rr, values=(0, 1), epsilon=1, delta="1/10").delta)': ("==", "3/4 - E/4"),
     "print(r.decimal_bounds())": ("==", "('19.344671446480788', '19.344671461265535')"),
+    "print(r.verdict, r.witness)": ("in", "violated x=[1, 1], x'=[1, 1, 1]: f(x)=3602879701896397/18014398509481984"),
+    "print(library_number(0.1))": ("==", "3602879701896397/36028797018963968"),
+    "print(result.verdict, result.evidence, result.replay)": ("==", "violated ideal-noise confirmed"),
     'print(r.check("19.3446").verdict)': ("==", "violated"),
 }
 
