@@ -240,9 +240,15 @@ def _check(case: Case) -> Callable[[], Finding]:
     return run
 
 
+_COVERS: dict[str, tuple[str, ...]] = {}
+
+
 def _covers(case: Case) -> tuple[str, ...]:
     """The row's primitive and every constructor its object is built from (by the chain's
-    operator ``>>`` as well): read from the object's construction record."""
+    operator ``>>`` as well): read from the object's construction record (once per process:
+    the suite is loaded several times by one command)."""
+    if case.id in _COVERS:
+        return _COVERS[case.id]
     extra: tuple[str, ...] = ()
     try:
         dp = od.load()
@@ -250,7 +256,8 @@ def _covers(case: Case) -> tuple[str, ...]:
             extra = objects_opendp.constructors(_quiet(case.build)(dp))
     except Exception:   # the library missing or refusing the row: the audit itself will say so
         extra = ()
-    return tuple(dict.fromkeys((case.primitive,) + extra))
+    _COVERS[case.id] = tuple(dict.fromkeys((case.primitive,) + extra))
+    return _COVERS[case.id]
 
 
 def audits() -> list[Audit]:
