@@ -196,21 +196,23 @@ def float_findings(contrib):
 
 
 @on_016
-def test_float_laplace_audit_holds_on_ideal_noise(float_findings):
+def test_float_laplace_audit_holds_on_grid(float_findings):
     f = float_findings["laplace"]
-    assert (f.verdict, f.evidence, f.replay, f.witness) == (Verdict.HOLDS_IDEAL_NOISE, Evidence.IDEAL_NOISE, None, None)
+    assert (f.verdict, f.evidence, f.replay, f.witness) == (Verdict.HOLDS_ON_GRID, Evidence.BIT_EXACT_GRID, None, None)
     assert f.claim == "56 settings; map(d_in) = inf_cast((d_in + 2**k - 2**-1074) / scale) in every setting"
     assert "6 of 56 settings tight" in f.truth
     assert ("rounding added 2**-1074, 1 of OpenDP's allowance 2**k - 2**-1074, at k=-1073, scale=1.0, "
             "d_in=5e-324, x=-4.450147717014403e-308, x'=-4.4501477170144023e-308") in f.truth
-    assert "taken as the exact discrete distribution" in f.note and "#2638" in f.note
+    assert "modelled step by step from OpenDP 0.16.0's code" in f.note and "#2638" in f.note
+    assert "CKS20 sampler followed step by step at 14 integer scales: equal to the ideal law at each" in f.note
     assert "consistency check, not evidence: 1000 draws" in f.note
 
 
 @on_016
-def test_float_gaussian_audit_holds_on_ideal_noise(float_findings):
+def test_float_gaussian_audit_holds_on_grid(float_findings):
     f = float_findings["gaussian"]
-    assert (f.verdict, f.evidence, f.replay) == (Verdict.HOLDS_IDEAL_NOISE, Evidence.IDEAL_NOISE, None)
+    assert (f.verdict, f.evidence, f.replay) == (Verdict.HOLDS_ON_GRID, Evidence.BIT_EXACT_GRID, None)
+    assert "CKS20 sampler followed step by step at 14 integer scales: equal to the ideal law at each" in f.note
     assert f.claim.startswith("56 settings; map(d_in) = inf_cast(((d_in + 2**k - 2**-1074) / scale)**2 / 2)")
     assert "rho <= (|c - c'| / (scale 2**-k))**2 / 2" in f.truth and "tight" not in f.truth.split("; rounding")[0]
     assert "strictly below: far integers share floats" in f.scope
@@ -224,4 +226,4 @@ def test_float_audits_skip_before_the_sampler_fix():
     for audit_id in ("opendp/laplace/float", "opendp/gaussian/float"):
         assert audits[audit_id].versions == ">=0.14.2"
         assert not version_applies("0.14.1", audits[audit_id].versions)
-        assert audits[audit_id].expected("0.16.0") == "holds-ideal-noise"
+        assert audits[audit_id].expected("0.16.0") == "holds-on-grid"
