@@ -49,6 +49,7 @@ from exactdp.audits import suite_opendp_api
 from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
+from exactdp.mechanisms.models_opendp_samplers import verify_discrete_gaussian, verify_discrete_laplace
 
 DISTRIBUTION = "opendp"
 EXTRA = "opendp"
@@ -872,7 +873,6 @@ def _cks20_agreement(kind: str, scales) -> tuple[bool, str]:
     (:mod:`~exactdp.mechanisms.models_opendp_samplers`, outputs ``|z| <= 10`` compared one by
     one, every ``z`` by the law's shape): whether it draws the ideal law at every scale, and
     a note saying so or naming the first scale where it does not."""
-    from exactdp.mechanisms.models_opendp_samplers import verify_discrete_gaussian, verify_discrete_laplace
     verify = verify_discrete_laplace if kind == "laplace" else verify_discrete_gaussian
     scales = sorted(set(scales))
     for scale in scales:
