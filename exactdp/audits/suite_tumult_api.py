@@ -66,6 +66,8 @@ class _Lib:
             "t_persist": _T + "spark_transformations.persist", "t_dict": _T + "dictionary",
             "noise": _M + "noise_mechanisms", "interactive": _M + "interactive_measurements",
         }
+        if name not in modules:  # e.g. a doctest finder asking for __wrapped__
+            raise AttributeError(name)
         return importlib.import_module(modules[name])
 
 
