@@ -688,7 +688,7 @@ def _staircase_judge(c: _Ctx) -> Finding:
     elif 0 < g < 1:  # one part of each step has no mass: outputs next door, impossible here
         witness["split_probability"] = _q(p0)
         return c.finding(claim=_q(e), truth="inf", verdict=Verdict.UNDECIDED, witness=witness, evidence=None,
-                         scope=scope, note="the binary split gives one part of each step no mass; not judged")
+                         scope=scope, note="the binary split gives one part of each step no mass: nothing to compare there")
     M = max(ratios)
     witness["max_ratio"] = _q(M) if len(_q(M)) < 60 else float(M)
     truth = f"log({float(M)!r}...) (the largest density ratio of steps within one sensitivity)"

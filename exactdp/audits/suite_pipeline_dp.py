@@ -807,7 +807,7 @@ def _check_create_thresholding() -> Finding:
     scope = ("create_laplace_thresholding / create_gaussian_thresholding on each setting; the pydp strategy they "
              "build, its probability_of_keep(1) at its exact binary value against thresholding_delta")
     if refused:
-        scope += (f"; {len(refused)} settings refused by the library (not judged): {refused}")
+        scope += (f"; {len(refused)} settings refused by the library (no number returned to judge): {refused}")
     if bad is None:
         return Finding(claim="P(keep | 1 privacy unit) <= thresholding_delta", truth="on every setting",
                        verdict=Verdict.HOLDS, witness={"settings": rows, "refused": refused},
@@ -928,7 +928,7 @@ def _check_post_thresholding() -> Finding:
     scope = (f"{len(_POST_GRID)} settings x {len(units)} partition lists of one privacy unit (1-3 of a, b, c) added "
              "to 4 records of other units; PRIVACY_ID_COUNT with post_aggregation_thresholding, the counts its "
              "ThresholdingMechanism decided on (spied: every partition kept, no noise) and the built strategy's "
-             "probability_of_keep(0..59); the noisy count it releases with a kept partition is not judged here")
+             "probability_of_keep(0..59); the noisy count it releases with a kept partition is outside this claim")
     claim = "counts move by <= 1 in <= m partitions; keep probabilities (eps/m, delta/m)-DP"
     if bad is None and probs_bad is None:
         return Finding(claim=claim, truth=f"worst max(L1/m, LInf) = {_q(worst)}",

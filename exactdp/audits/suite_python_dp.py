@@ -456,7 +456,7 @@ def _release_range_check(kind: str) -> Callable[[], Finding]:
                  f"{[list(b) for b in _EDGE_BOUNDS]}; the release against the range the output is "
                  "documented to be clamped to")
         if refused:
-            scope += f"; {len(refused)} settings refused by the library (not judged): {refused[:3]}"
+            scope += f"; {len(refused)} settings refused by the library (no number returned to judge): {refused[:3]}"
         if not rows:
             return Finding(claim="the release lies in its documented range", truth="every setting refused",
                            verdict=Verdict.UNDECIDED, evidence=None, scope=scope)
