@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 
 from exactdp.errors import InvalidArgument, TooLarge
+from exactdp.errors import ExactDPError
+from exactdp.numeric.exact import to_exact
 
 __all__ = [
     "DEFAULT_MAX_DATASETS", "DEFAULT_MAX_PAIRS", "MAX_D_IN_ROWS", "MAX_LISTED_VALUES",
@@ -146,9 +148,6 @@ def read_budget(text: str, option: str | None = None, example: int | None = None
     >>> read_budget("5e7", "--max-pairs")
     50000000
     """
-    from exactdp.errors import ExactDPError
-    from exactdp.numeric.exact import to_exact
-
     typed = text if text and not any(c.isspace() or c in "'\"" for c in text) else repr(text)
     shown = f"{option}={typed}" if option else repr(text)
     suggested = example if example is not None else 1_000_000

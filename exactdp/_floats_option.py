@@ -23,6 +23,7 @@ from typing import Callable
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import FLOAT_READINGS, float_reading, to_exact
+from exactdp.errors import ExactDPError
 
 __all__ = ["add_floats_option", "read_number", "with_floats", "floats_note", "stored_as_zero",
            "print_report"]
@@ -140,7 +141,6 @@ def _out_of_float_range(args) -> list[tuple[str, str]]:
     it as typed: ``--delta=1e-400``, ``--param scale=1e-400``, ``1e-400 in --epsilon='...'``."""
     import shlex
 
-    from exactdp.errors import ExactDPError
 
     found: list[tuple[str, str]] = []
     for dest, value in sorted(vars(args).items()):

@@ -62,6 +62,14 @@ from exactdp.errors import (
     TooLarge,
     UndefinedQuery,
 )
+from exactdp._progress import Progress
+from exactdp.checkers import verify_claim
+from exactdp.checkers.sensitivity import bind_claim, claim_parameters
+from exactdp.numeric import to_exact
+from exactdp.queries import clipped, parse_query, user_query
+from exactdp.spaces import ExactSet, Multisets, SubMultisets
+from exactdp.spaces.metrics import parse_metric
+from exactdp.spaces.universe import parse_universe
 
 __all__ = ["FIELDS", "DEFAULT_TIME_LIMIT", "CheckedClaim", "ClaimSpec", "ClaimsFileError", "TimeLimitExceeded",
            "check_claims", "load_claims", "printable", "read_time_limit", "within_time_limit"]
@@ -448,8 +456,6 @@ def _shown(value: object) -> str:
 
 
 def _exact(value: object, name: str, fail) -> Fraction:
-    from exactdp.numeric import to_exact
-
     if isinstance(value, float):
         raise fail(f"{value!r} is a TOML float, which is not exact; write it as a string ('{value!r}') "
                    f"or as an integer", name)
@@ -461,11 +467,6 @@ def _exact(value: object, name: str, fail) -> Fraction:
 
 def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool,
          importer: _Importer) -> list[ClaimSpec]:
-    from exactdp.checkers.sensitivity import bind_claim, claim_parameters
-    from exactdp.queries import clipped, parse_query, user_query
-    from exactdp.spaces import ExactSet, Multisets, SubMultisets
-    from exactdp.spaces.metrics import parse_metric
-    from exactdp.spaces.universe import parse_universe
 
     def bad(message: str, name: str):  # inside a grid entry, say so
         return fail(message + (" (in a grid entry)" if in_grid else ""), name)
@@ -524,7 +525,7 @@ def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool,
         if space_field == "universe":
             universe = ExactSet(values) if isinstance(spec, list) else parse_universe(spec, "universe")
         elif not isinstance(spec, list):
-            from exactdp.spaces.universe import parse_values
+            from exactdp.spaces.universe import parse_values  # lazy: inside a try that handles its failure
             values = parse_values(spec, "pool")
     except InvalidArgument as e:
         if isinstance(e, ClaimsFileError):
@@ -605,9 +606,6 @@ def check_claims(specs: list[ClaimSpec], *, path: str = "", lines: _Lines | None
     that runs past ``time_limit`` seconds raises :class:`ClaimsFileError` naming the claim
     and the field to fix. ``progress``: a line on stderr naming the claim being checked
     (default: when stderr is a terminal)."""
-    from exactdp._progress import Progress
-    from exactdp.checkers import verify_claim
-
     budgets = {k: v for k, v in budgets.items() if v is not None}
     if specs:
         _import_checking_modules()

@@ -39,6 +39,7 @@ from exactdp.mechanisms.mechanism import Mechanism
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
+from exactdp.mechanisms import utility
 
 __all__ = [
     "PlotData", "Series", "composition", "privacy_profile", "plot_sensitivity_curves",
@@ -416,8 +417,6 @@ def plot_error_vs_epsilon(path: str, epsilons=None, sensitivities: dict | None =
     draw one already computed; the other arguments are its own, with its defaults): each
     point is exact in ``y`` and certified in ``lower``/``upper``. The drawing is float.
     """
-    from exactdp.mechanisms import utility
-
     check_plot_target(path)
     if table is None:
         table = utility.error_table(utility.SEED_EPSILONS if epsilons is None else epsilons,

@@ -42,6 +42,8 @@ from typing import Any
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.glue import library_query  # noqa: F401 - re-exported: the suite reads it here
 from exactdp.numeric.exact import library_number
+from exactdp.audits.base import call_library
+from exactdp.numeric.floatsum import float_sum_float
 
 __all__ = [
     "GRID_BITS",
@@ -247,8 +249,6 @@ def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:
     The call goes through :func:`~exactdp.audits.runner.call_library`: whatever the
     library raises becomes :class:`~exactdp.errors.LibraryCallFailed`.
     """
-    from exactdp.audits.base import call_library
-
     dpl = require()
     import numpy as np
 
@@ -271,8 +271,6 @@ def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:
 
 def np_sum_model(values: Sequence[float]) -> float:
     """``np.sum`` of a 1-D float64 array, bit for bit (NumPy's pairwise summation)."""
-    from exactdp.numeric.floatsum import float_sum_float
-
     return float_sum_float([float(v) for v in values], "pairwise") if len(values) else 0.0
 
 
@@ -345,7 +343,7 @@ def binary_keep_count(epsilon: float) -> int:
 def binary_distribution(epsilon: float, truth: int):
     """The exact output distribution (``{0: p, 1: 1 - p}``, label indices) of
     diffprivlib's ``Binary`` randomising label ``truth``."""
-    from exactdp.mechanisms.distribution import Distribution
+    from exactdp.mechanisms.distribution import Distribution  # lazy: loads SymPy, which this module does not import at load
 
     if truth not in (0, 1):
         raise InvalidArgument(f"truth={truth!r} is not 0 or 1 (the index of value0 or value1)")
@@ -398,8 +396,6 @@ def geometric_extremes(mech, value: int) -> tuple[int, int]:
     extremes come from the smallest nonzero ``|r|``: ``k = 2**52 - 1`` (lowest) and
     ``k = 2**52 + 1`` (highest). (``k = 2**52`` gives ``r = 0`` and the library raises.)
     """
-    from exactdp.audits.base import call_library
-
     half = _GRID // 2
     out = []
     for k in (half - 1, half + 1):
@@ -413,8 +409,6 @@ def laplace_scale(epsilon: float, delta: float, sensitivity: float) -> Fraction:
     computes ``scale = sensitivity / (epsilon - log(1 - delta))`` inside ``randomise`` and
     returns ``value - scale * L`` for a standard Laplace draw ``L``; with ``L`` spied to
     1 and ``value = 0`` the output is ``-scale``, exactly."""
-    from exactdp.audits.base import call_library
-
     require()
     from diffprivlib.mechanisms import Laplace
 
@@ -461,8 +455,6 @@ def bounded_laplace_scale(epsilon: float, delta: float, sensitivity: float, lowe
     scale by a float bisection (``_find_scale``) the first time it is needed and reports
     ``effective_epsilon() = sensitivity / scale``. Returns ``(scale exactly, effective
     epsilon as the library's float)``."""
-    from exactdp.audits.base import call_library
-
     require()
     from diffprivlib.mechanisms import LaplaceBoundedDomain
 
@@ -483,8 +475,6 @@ def array_of_runs(runs: Sequence[tuple[Any, int]]):
 
 def gaussian_analytic_sigma(epsilon: float, delta: float, sensitivity: float) -> Fraction:
     """The sigma diffprivlib's ``GaussianAnalytic`` computes (its ``_scale``), exactly."""
-    from exactdp.audits.base import call_library
-
     require()
     from diffprivlib.mechanisms import GaussianAnalytic
 
@@ -497,8 +487,6 @@ def gaussian_discrete_scale(epsilon: float, delta: float, sensitivity: int) -> f
     """The scale (sigma) diffprivlib's ``GaussianDiscrete`` finds by its float bisection
     (``_scale``); its sampler draws from the discrete Gaussian with variance ``_scale ** 2``
     (a float)."""
-    from exactdp.audits.base import call_library
-
     require()
     from diffprivlib.mechanisms import GaussianDiscrete
 
@@ -512,8 +500,6 @@ def laplace_output(epsilon: float, delta: float, sensitivity: float, value: floa
     """What diffprivlib's ``Laplace(epsilon, delta, sensitivity).randomise(value)`` returns
     when its four ``random()`` calls return ``k / 2**53`` for the ``draws`` ``k`` (0.6.6:
     ``value - scale * (log(1 - u1) cos(pi u2) + log(1 - u3) cos(pi u4))``)."""
-    from exactdp.audits.base import call_library
-
     require()
     from diffprivlib.mechanisms import Laplace
 

@@ -40,6 +40,13 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import library_number
+from exactdp.audits.base import Replay, call_library
+from exactdp.numeric.exact import from_float
+from exactdp.numeric.fixedwidth import b_ary_tree
+from exactdp.numeric.floatformat import FloatOverflow
+from exactdp.numeric.floatsum import float_sum_float
+from exactdp.numeric.rounding import float_at_least, float_at_most
+from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance, lcs_length
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
@@ -113,7 +120,6 @@ def exact(value: object, what: str = "value") -> Fraction:
 
 def run(what: str, fn: Callable, *args, **kwargs):
     """Call OpenDP (``call_library``): its errors become ``LibraryCallFailed``."""
-    from exactdp.audits.base import call_library
     return call_library(what, fn, *args, **kwargs)
 
 
@@ -186,7 +192,6 @@ def sequence_pairs(values: Sequence, sizes: Sequence[int], metric: str, d_in: in
     >>> sorted(sequence_pairs((0, 1), (2,), "insert-delete", 2))[:2]
     [((0, 0), (0, 1)), ((0, 0), (1, 0))]
     """
-    from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance
     relation = {"insert-delete": InsertDeleteDistance(), "hamming": HammingDistance()}.get(metric)
     if relation is None:
         raise InvalidArgument(f"metric={metric!r}: expected 'insert-delete' or 'hamming'")
@@ -270,7 +275,6 @@ def hamming(a, b) -> Fraction:
 
 def insert_delete(a, b) -> Fraction:
     """``InsertDeleteDistance`` of two output vectors: ``|a| + |b| - 2 LCS(a, b)``."""
-    from exactdp.spaces.sequences import lcs_length
     return Fraction(len(a) + len(b) - 2 * lcs_length(list(a), list(b)))
 
 
@@ -315,7 +319,6 @@ def replay_pair(trans, x: Sequence, x_prime: Sequence, claim: Fraction,
                 distance: Callable = absolute, what: str = "transformation"):
     """Feed a witness back through OpenDP: ``(Replay, f(x), f(x'), distance)``;
     ``CONFIRMED`` when the library's own outputs are further apart than ``claim``."""
-    from exactdp.audits.base import Replay
     fx = run(f"{what}({list(x)!r})", trans, list(x))
     fy = run(f"{what}({list(x_prime)!r})", trans, list(x_prime))
     d = distance(fx, fy)
@@ -331,7 +334,6 @@ def sum_model_matches(trans, model: str, bounds: tuple[float, float], size: int 
     themselves) so that roundings happen; sizes are ``size`` or random up to ``max_size``.
     """
     import random
-    from exactdp.numeric.floatsum import float_sum_float
     rng = random.Random(seed)
     lo, hi = bounds
     agree = 0
@@ -366,7 +368,6 @@ def ssd_model(x: Sequence[float], model: str = "opendp-pairwise") -> float:
     >>> ssd_model([1.0, 2.0, 3.0])
     2.0
     """
-    from exactdp.numeric.floatsum import float_sum_float
     values = [float(v) for v in x]
     if not values:
         raise InvalidArgument("x=[] is empty; OpenDP's sum of squared deviations needs size > 0")
@@ -402,8 +403,6 @@ def popoviciu_upper(bounds: tuple[float, float], n: int) -> float:
     """OpenDP's bound on the sum of squared deviations of ``n`` values in ``bounds``:
     ``(U - L)**2 / 4 * n``, each of its four steps rounded up (``inf_sub``, ``inf_powi``,
     ``inf_div``, ``inf_mul``)."""
-    from exactdp.numeric.exact import from_float
-    from exactdp.numeric.rounding import float_at_least
     lo, hi = from_float(bounds[0]), from_float(bounds[1])
     width = float_at_least(hi - lo)
     square = float_at_least(from_float(width) ** 2)
@@ -445,7 +444,6 @@ def pairwise_one_change(first: float, rest: float, n: int) -> float:
 
     out = spine(n)
     if not math.isfinite(out):
-        from exactdp.numeric.floatformat import FloatOverflow
         raise FloatOverflow(f"the Pairwise<f64> sum of {n} values overflowed float64 ({out!r})")
     return out
 
@@ -475,7 +473,6 @@ def b_ary_tree_model(values: Sequence[int], T: str, leaf_count: int, branching_f
     """OpenDP's ``make_b_ary_tree`` over ``T`` (``"i32"``, ``"i64"``...): exactdp's
     :func:`~exactdp.numeric.fixedwidth.b_ary_tree` with OpenDP's wrap-around (Rust's
     ``Iterator::sum`` in a release build)."""
-    from exactdp.numeric.fixedwidth import b_ary_tree
     return b_ary_tree(values, T, "wrap", arity=branching_factor, leaf_count=leaf_count)
 
 
@@ -488,9 +485,6 @@ def mean_model(x: Sequence[float], bounds: tuple[float, float], model: str = "op
     >>> mean_model([0.0, 1.0, 1.0], (0.0, 1.0))
     0.6666666666666666
     """
-    from exactdp.numeric.exact import from_float
-    from exactdp.numeric.floatsum import float_sum_float
-    from exactdp.numeric.rounding import float_at_least, float_at_most
     values = [float(v) for v in x]
     if not values:
         raise InvalidArgument("x=[] is empty; OpenDP's make_mean needs size > 0")
@@ -533,8 +527,7 @@ def float_worst_pairs(k: int, d_ins) -> dict:
     most d_in away."""
     import sys
 
-    from exactdp.mechanisms.models_opendp import FloatDiscreteLaplace
-    from exactdp.numeric.rounding import float_at_least, float_at_most
+    from exactdp.mechanisms.models_opendp import FloatDiscreteLaplace  # lazy: loads SymPy, which this module does not import at load
     big = Fraction(sys.float_info.max)
     model = FloatDiscreteLaplace(k, Fraction(1))
     xs = [(x, Fraction(x), model.round_input(x)) for x in float_inputs(k)]

@@ -34,6 +34,7 @@ from typing import Any
 
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import library_number
+from exactdp.audits.base import call_library
 
 __all__ = ["SpiedNoise", "SpiedMechanism", "SpiedSelection", "require", "exact", "spy", "aggregate", "naive_budgets",
            "spy_mechanisms", "keep_every_partition", "run_metric", "select_partitions", "accountant_specs",
@@ -95,8 +96,6 @@ def aggregate(rows: Sequence[tuple], metrics: Sequence[str], *, partitions: Sequ
     ``pipeline_dp.Metrics``: ``"COUNT"``, ``"SUM"``, ``"MEAN"``), public ``partitions`` and
     ``AggregateParams(**params)``, under :func:`spy`, NumPy's global generator seeded with
     ``seed``: ``({partition: {metric: exact noiseless value}}, spied calls)``."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     import numpy as np
 
@@ -132,8 +131,6 @@ def naive_budgets(total_epsilon: float, total_delta: float, n: int, kind: str = 
                   weights: Sequence[float] | None = None) -> list[tuple[float, float]]:
     """``(epsilon, delta)`` that ``NaiveBudgetAccountant(total_epsilon, total_delta)`` gives
     each of ``n`` mechanisms requested with ``request_budget`` (``weights``: one each)."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     from pipeline_dp.aggregate_params import MechanismType
 
@@ -240,8 +237,6 @@ def run_metric(rows: Sequence[tuple], metric: str, *, partitions: Sequence[str] 
     ``partitions=None``: private partition selection, every partition kept
     (:func:`keep_every_partition`; VECTOR_SUM needs it: 0.3.1 builds an accumulator of no
     vectors for a public partition, which fails)."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     import numpy as np
 
@@ -340,8 +335,6 @@ def select_partitions(rows: Sequence[tuple], strategy: str = "TRUNCATED_GEOMETRI
     ``SelectPartitionsParams(partition_selection_strategy=strategy, **params)``, the pydp
     strategy it builds spied: it keeps every partition and records the count of privacy
     units each was decided on (after PipelineDP's contribution bounding)."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     import numpy as np
 
@@ -387,8 +380,6 @@ def accountant_specs(accountant: str, total_epsilon: float, total_delta: float,
     None), and for the PLD accountant the noise parameter of the mechanism PipelineDP then
     builds from the std at sensitivity 1 (``"noise_parameter"``: the Laplace diversity or
     the Gaussian std, through ``dp_computations.create_additive_mechanism``)."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     from pipeline_dp import dp_computations as dc
     from pipeline_dp.aggregate_params import MechanismType
@@ -428,8 +419,6 @@ def post_aggregation_thresholding(rows: Sequence[tuple], *, noise_kind: str = "l
     pydp strategy its ``ThresholdingMechanism`` builds spied (:func:`keep_every_partition`:
     every partition kept, its noiseless count returned): the strategy's parameters and, per
     partition, the number of privacy units it was decided on."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     import numpy as np
 
@@ -464,8 +453,6 @@ def add_dp_noise(values: Sequence[tuple], *, noise_kind: str = "laplace", epsilo
     """``DPEngine.add_dp_noise`` of pre-aggregated ``values`` (``(partition, value)``) with
     ``AddDPNoiseParams(noise_kind, **params)`` under :func:`spy_mechanisms`: the pydp
     mechanism's calls (budget, sensitivity, noise parameter, the value given), in order."""
-    from exactdp.audits.base import call_library
-
     pdp = require()
     kinds = {"laplace": pdp.NoiseKind.LAPLACE, "gaussian": pdp.NoiseKind.GAUSSIAN}
     if noise_kind not in kinds:

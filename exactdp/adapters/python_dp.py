@@ -34,6 +34,7 @@ from typing import Any, Sequence
 
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import from_float, library_number
+from exactdp.audits.base import call_library
 
 __all__ = ["DTYPES", "HUGE_EPSILON", "require", "exact", "make", "state", "released",
            "decode_summary", "laplace_diversity", "gaussian_std", "gaussian_granularity", "STRATEGIES",
@@ -66,8 +67,6 @@ def make(kind: str, **params):
     """``pydp.algorithms.laplacian.<kind>(**params)`` through
     :func:`~exactdp.audits.runner.call_library` (its errors become
     :class:`~exactdp.errors.LibraryCallFailed`)."""
-    from exactdp.audits.base import call_library
-
     require()
     if kind not in _KINDS:
         raise InvalidArgument(f"kind={kind!r} is not one of {', '.join(_KINDS)}")
@@ -153,8 +152,6 @@ def state(kind: str, values: Sequence, **params) -> dict[str, Any]:
     return its noiseless state as the library serialises it: ``{"sum": ...}`` for
     BoundedSum, ``{"count": ...}`` for Count, ``{"count": ..., "sum": ...}`` for
     BoundedMean (the sum of the normalised values ``clamp(x) - midpoint``, in floats)."""
-    from exactdp.audits.base import call_library
-
     alg = make(kind, **params)
     call_library(f"pydp {kind}.add_entries", alg.add_entries, list(values))
     summary = call_library(f"pydp {kind}.serialize", alg.serialize)
@@ -172,8 +169,6 @@ def state(kind: str, values: Sequence, **params) -> dict[str, Any]:
 
 def released(kind: str, values: Sequence, **params) -> Fraction:
     """What ``kind(epsilon=HUGE_EPSILON, **params).quick_result(values)`` releases, exactly."""
-    from exactdp.audits.base import call_library
-
     alg = make(kind, epsilon=HUGE_EPSILON, **params)
     return exact(call_library(f"pydp {kind}.quick_result", alg.quick_result, list(values)))
 
@@ -184,8 +179,6 @@ def released(kind: str, values: Sequence, **params) -> Fraction:
 def laplace_diversity(epsilon: float, sensitivity: float) -> Fraction:
     """pydp ``LaplaceMechanism(epsilon, sensitivity).diversity`` (C++: ``sensitivity /
     epsilon``, rounded to nearest), exactly."""
-    from exactdp.audits.base import call_library
-
     require()
     from pydp.algorithms.numerical_mechanisms import LaplaceMechanism
 
@@ -196,8 +189,6 @@ def laplace_diversity(epsilon: float, sensitivity: float) -> Fraction:
 def gaussian_std(epsilon: float, delta: float, l2_sensitivity: float) -> Fraction:
     """pydp ``GaussianMechanism(epsilon, delta, l2_sensitivity).std`` (C++
     ``CalculateGaussianStddev``: a float bisection over Balle and Wang's delta), exactly."""
-    from exactdp.audits.base import call_library
-
     require()
     from pydp.algorithms.numerical_mechanisms import GaussianMechanism
 
@@ -233,8 +224,6 @@ def keep_probabilities(strategy: str, epsilon: float, delta: float, max_partitio
     """``probability_of_keep(n)`` of ``create_partition_strategy(strategy, epsilon, delta,
     max_partitions_contributed[, pre_threshold])`` for each ``n`` of ``counts``, exactly (the
     probability the library states it keeps a partition of ``n`` privacy units with)."""
-    from exactdp.audits.base import call_library
-
     require()
     import pydp.algorithms.partition_selection as ps
 
@@ -252,8 +241,6 @@ def quantile_tree_counts(values: Sequence[float], lower: float, upper: float, he
     """The node counts (node index -> count) of a pydp ``QuantileTree(lower, upper, height,
     branching)`` fed ``values`` with ``add_entry``, read from its own ``serialize()``
     (``BoundedQuantilesSummary``: repeated ``{index, count}``)."""
-    from exactdp.audits.base import call_library
-
     require()
     from pydp.algorithms.quantile_tree import QuantileTree
 
@@ -279,7 +266,6 @@ def quantile_tree_counts(values: Sequence[float], lower: float, upper: float, he
 def release(kind: str, values: Sequence, **params) -> Fraction | None:
     """What ``kind(**params).quick_result(values)`` releases, exactly (``None`` for NaN; an
     infinity as a float), for any class of ``pydp.algorithms.laplacian``."""
-    from exactdp.audits.base import call_library
     import math
 
     require()

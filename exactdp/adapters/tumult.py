@@ -37,6 +37,12 @@ from typing import Any
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.floatsum import float_sum
+from exactdp.audits.base import call_library
+from exactdp.checkers.sensitivity import sensitivity
+from exactdp.queries.base import Query
+from exactdp.spaces.datasets import Multisets
+from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
+from exactdp.spaces.universe import ExactSet
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "check_spark_sum_model", "enumerate_library", "exact",
@@ -175,8 +181,6 @@ def run_on_rows(transformation: Any, partitions: Sequence[Sequence[Any]], kind: 
     partition). Values are taken at their exact binary value (float64 or int64). A library
     exception becomes :class:`~exactdp.errors.LibraryCallFailed`.
     """
-    from exactdp.audits.base import call_library
-
     df = _frame(partitions, kind)
     out = call_library(what, transformation, df)
     if isinstance(out, (float,)) or type(out).__name__ in ("float64", "float32"):
@@ -278,12 +282,6 @@ def enumerate_library(transformation: Any, universe: Sequence[Any], sizes: tuple
     the neighbouring pair whose answers differ most. Returns the
     :class:`~exactdp.checkers.results.SensitivityResult` and the answers by dataset.
     """
-    from exactdp.checkers.sensitivity import sensitivity
-    from exactdp.queries.base import Query
-    from exactdp.spaces.datasets import Multisets
-    from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
-    from exactdp.spaces.universe import ExactSet
-
     exact_universe = [from_float(v) if isinstance(v, float) else Fraction(v) for v in universe]
     answers = library_values(transformation, _multisets(exact_universe, sizes), kind, what=what)
 
@@ -305,8 +303,6 @@ def sum_call_model(sum_transformation: Any, partitions: Sequence[Sequence[Any]],
     """What Tumult's ``Sum.__call__`` returns, exactly: each value clamped to the library's
     own float bounds (``lower.to_float(round_up=True)``; ``upper.to_float(round_up=False)``,
     or the lower one when ``lower == upper``), then :func:`spark_sum_model`."""
-    from exactdp.audits.base import call_library
-
     lo = call_library("Sum.lower.to_float", sum_transformation.lower.to_float, round_up=True)
     hi = lo if sum_transformation.lower == sum_transformation.upper else call_library(
         "Sum.upper.to_float", sum_transformation.upper.to_float, round_up=False)

@@ -40,6 +40,9 @@ from typing import Any, Callable, ClassVar
 
 from exactdp._usercode import printable
 from exactdp.checkers.results import Evidence, Verdict, qualify
+from exactdp.errors import InvalidArgument, LibraryCallFailed
+from exactdp.numeric.exact import format_exact
+from exactdp.numeric.rounding import float_at_most
 
 __all__ = ["Replay", "Settings", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
            "DEPTHS", "call_library"]
@@ -74,7 +77,6 @@ def weakest(*evidence: Evidence | str) -> Evidence:
     'statistical'
     """
     if not evidence:
-        from exactdp.errors import InvalidArgument
         raise InvalidArgument("weakest() of no evidence: pass at least one Evidence")
     return max((Evidence(e) for e in evidence), key=_STRENGTH.index)
 
@@ -113,7 +115,6 @@ class Settings:
 
     def __post_init__(self) -> None:
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
-            from exactdp.errors import InvalidArgument
 
             raise InvalidArgument(f"count={self.count!r}: a verdict rests on at least one setting; give "
                                   f"the number of parameter settings checked")
@@ -153,7 +154,6 @@ class Finding:
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
         if self.settings is not None and not isinstance(self.settings, Settings):
-            from exactdp.errors import InvalidArgument
 
             raise InvalidArgument(f"settings={self.settings!r}: expected a Settings(count, span) or None")
         if self.replay is not None:
@@ -162,7 +162,6 @@ class Finding:
             object.__setattr__(self, "evidence", Evidence(self.evidence))
         v = self.verdict
         if v.holding and not v.proven and (self.evidence is None or qualify(Verdict.HOLDS, self.evidence) is not v):
-            from exactdp.errors import InvalidArgument
             raise InvalidArgument(
                 f"verdict={v.value!r} with evidence={getattr(self.evidence, 'value', None)!r}: a "
                 f"finding says 'holds' or 'holds-tight' and its evidence; the qualified word "
@@ -230,8 +229,6 @@ class Severity:
     seconds: float = 0.0
 
     def __post_init__(self) -> None:
-        from exactdp.errors import InvalidArgument
-
         for name in ("claim", "worst"):
             value = getattr(self, name)
             if value is None:
@@ -324,15 +321,11 @@ class Severity:
 
 
 def _exact_text(value: Fraction) -> str:
-    from exactdp.numeric.exact import format_exact
-
     return format_exact(value)
 
 
 def _approx_float(value: Fraction, at_least: bool = False) -> float:
     """A float near ``value``: rounded down for a lower bound (so ``>= shown`` stays true)."""
-    from exactdp.numeric.rounding import float_at_most
-
     return float_at_most(value) if at_least else float(value)
 
 
@@ -398,7 +391,6 @@ class Audit:
         version = getattr(result, "version", None)
         if version is None:
             if self.installed is None:
-                from exactdp.errors import InvalidArgument
 
                 raise InvalidArgument(
                     f"audit {self.id!r} was not loaded from a suite, so the installed version of its "
@@ -571,7 +563,6 @@ def version_applies(version: str, spec: str) -> bool:
     for part in filter(None, (p.strip() for p in spec.split(","))):
         m = re.fullmatch(r"(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)", part)
         if m is None:
-            from exactdp.errors import InvalidArgument
             raise InvalidArgument(f"version specifier {part!r}: expected an operator "
                                   "(>=, >, <=, <, ==, !=) and a release number such as '>=0.6'")
         op, want = m.group(1), _version_key(m.group(2))
@@ -590,8 +581,6 @@ def call_library(what: str, fn: Callable, *args, **kwargs):
     types the suites and adapters build on, so they need not import the runner that loads
     them; :mod:`exactdp.audits.runner` re-exports it.)
     """
-    from exactdp.errors import LibraryCallFailed
-
     try:
         return fn(*args, **kwargs)
     except Exception as e:  # the library's own exception: keep it as the cause

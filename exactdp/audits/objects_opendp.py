@@ -67,6 +67,13 @@ from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.errors import InvalidArgument, LibraryCallFailed
 from exactdp.numeric.decide import compare
+from exactdp.audits.base import weakest
+from exactdp.mechanisms.distribution import pure_epsilon, renyi
+from exactdp.mechanisms.models import RandomizedResponse
+from exactdp.mechanisms.models_noise import DiscreteGaussian
+from exactdp.mechanisms.models_opendp import MIN_K, OpenDPBoundedGeometric, geometric_p
+from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
+from exactdp.numeric.rounding import float_at_least, float_at_most
 
 __all__ = ["DISTRIBUTION", "EXTRA", "OPTIONS", "RANDOM", "reads", "audit_of", "Space", "space_of", "Loss",
            "loss_of", "lineage"]
@@ -560,7 +567,6 @@ def _rat(q) -> sympy.Expr:
 
 def _noise_model(m, lin: Lineage) -> Model:
     """make_laplace / make_gaussian / make_geometric / make_noise."""
-    from exactdp.mechanisms.models_opendp import MIN_K, OpenDPBoundedGeometric, geometric_p
     kw = lin.kwargs
     scale = kw.get("scale")
     measure = _measure(m)
@@ -613,8 +619,6 @@ def _noise_model(m, lin: Lineage) -> Model:
 
 
 def _rr_model(m, lin: Lineage) -> Model:
-    from exactdp.mechanisms.distribution import pure_epsilon
-    from exactdp.mechanisms.models import RandomizedResponse
     kw = lin.kwargs
     if lin.function == "make_randomized_response_bitvec":
         f = od.exact(kw["f"], "f")
@@ -651,7 +655,6 @@ def _max_weight(domain) -> int:
 def _selection_models(scale: Fraction):
     """The two rules OpenDP's noisy-max samplers implement, with c = 1/scale: the exponential
     mechanism (Gumbel noise) and permute-and-flip (exponential noise)."""
-    from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
     epsilon = 2 / scale
     return (ExponentialMechanism(epsilon=epsilon, sensitivity=1), PermuteAndFlip(epsilon=epsilon, sensitivity=1))
 
@@ -663,7 +666,6 @@ def _selection_loss(models, measure: str, pairs) -> Loss:
     """Over the pairs of score vectors: each rule's largest loss; the loss lies between the
     smaller and the larger of the two (whichever rule OpenDP's sampler follows). zCDP: Renyi
     divergences of a few orders over alpha, a lower bound only."""
-    from exactdp.mechanisms.distribution import pure_epsilon, renyi
     per_model, where = [], {}
     for model in models:
         best = sympy.Integer(0)
@@ -934,7 +936,6 @@ def _key(v):
 
 
 def _weakest(evidence) -> Evidence:
-    from exactdp.audits.base import weakest
     return weakest(*list(evidence))
 
 
@@ -959,7 +960,6 @@ def _chain_model(lin: Lineage, options: dict) -> Model:
         mid = row.truth
         if squared:
             # the L2 distance: the measurement's loss at the smallest float at or above it
-            from exactdp.numeric.rounding import float_at_least
             mid_value = float_at_least(_sqrt_upper(mid))
         else:
             mid_value = _as_distance(mid, lin.kwargs["measurement1"])
@@ -999,7 +999,6 @@ def _sqrt_upper(q: Fraction) -> Fraction:
 def _as_distance(q: Fraction, m):
     carrier = _text(m.input_distance_type)
     if carrier in ("f64", "f32"):
-        from exactdp.numeric.rounding import float_at_least
         return float_at_least(q)
     return int(q) if q.denominator == 1 else int(math.ceil(q))
 
@@ -1178,7 +1177,6 @@ def binomial_lower(hits: int, draws: int, error: float) -> Fraction:
     bisection at 60 digits and rounded down to a float."""
     import mpmath
 
-    from exactdp.numeric.rounding import float_at_most
     if hits == 0:
         return Fraction(0)
     with mpmath.workdps(60):
@@ -1219,7 +1217,6 @@ def _gaussian_under(m) -> tuple[Fraction, Model]:
 
 
 def _judge_profile(m, inner, options, name: str, fixed: bool) -> Finding:
-    from exactdp.mechanisms.models_noise import DiscreteGaussian
     sigma, model = _gaussian_under(inner)
     gauss = DiscreteGaussian(sigma=sigma)
     d_ins = _d_ins(m, None, options.get("d_in"))

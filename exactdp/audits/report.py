@@ -38,6 +38,8 @@ from typing import Any, Sequence
 
 from exactdp.audits.base import EVIDENCE_TEXT, AuditResult
 from exactdp.checkers.results import Evidence
+from exactdp._version import __version__
+from exactdp.errors import InvalidArgument
 
 __all__ = ["FORMATS", "Report", "render", "summary_line", "result_text", "seconds_text"]
 
@@ -50,8 +52,6 @@ _KEEP = 4000  # characters of one witness value shown in Markdown / HTML (JSON k
 
 
 def _exactdp_version() -> str:
-    from exactdp._version import __version__
-
     return __version__
 
 
@@ -133,7 +133,6 @@ def render(report: Report, fmt: str) -> str:
     writers = {"text": _text, "json": _json, "markdown": _markdown, "html": _html,
                "junit": _junit, "sarif": _sarif}
     if fmt not in writers:
-        from exactdp.errors import InvalidArgument
 
         raise InvalidArgument(f"fmt={fmt!r}: expected one of {', '.join(FORMATS)}")
     return writers[fmt](report)

@@ -55,6 +55,16 @@ from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms.distribution import shown
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact, from_float
+from exactdp.adapters import diffprivlib as adapter
+from exactdp.audits.coverage import public_callables
+from exactdp.checkers.sensitivity import verify_claim
+from exactdp.mechanisms.discrete import discrete_gaussian_delta
+from exactdp.mechanisms.distribution import Distribution, pure_epsilon
+from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma
+from exactdp.numeric.rounding import float_at_least, float_at_most
+from exactdp.spaces.datasets import Multisets
+from exactdp.spaces.metrics import ChangeDistance
+from exactdp.spaces.universe import ExactSet
 
 __all__ = ["DISTRIBUTION", "EXTRA", "audits"]
 
@@ -65,8 +75,6 @@ _REPO = "https://github.com/IBM/differential-privacy-library"
 
 
 def _A():
-    from exactdp.adapters import diffprivlib as adapter
-
     adapter.require()
     return adapter
 
@@ -123,8 +131,6 @@ def _replay_tool(tool: str, x, xp, fx: Fraction, fxp: Fraction, claim: Fraction,
 
 
 def _check_sum_float() -> Finding:
-    from exactdp.checkers.float_witness import search_float_witness
-
     A = _A()
     bounds, n = (0.0, 1.0), 8
     claim = A.tool_release("sum", [0.0] * n, bounds=bounds).sensitivity
@@ -148,11 +154,6 @@ def _verify_tool(tool: str, universe: Sequence[str], n: int, as_type: type, **kw
     """exactdp's sensitivity checker run on the tool's own noiseless statistic over every
     multiset of ``n`` values from ``universe``, one record substituted, against the
     sensitivity the tool claims (read from the mechanism it builds)."""
-    from exactdp.checkers.sensitivity import verify_claim
-    from exactdp.spaces.datasets import Multisets
-    from exactdp.spaces.metrics import ChangeDistance
-    from exactdp.spaces.universe import ExactSet
-
     A = _A()
     claims = set()
 
@@ -292,7 +293,6 @@ def _check_histogram() -> Finding:
         with A.spy("GeometricTruncated") as log:
             import diffprivlib
 
-            from exactdp.audits.base import call_library
 
             call_library("diffprivlib.tools.histogram", diffprivlib.tools.histogram, data, bins=bins,
                          range=rng_, accountant=diffprivlib.BudgetAccountant())
@@ -388,7 +388,6 @@ def _check_clip() -> Finding:
     import numpy as np
     from diffprivlib.validation import clip_to_bounds
 
-    from exactdp.audits.base import call_library
 
     L, U = -1.5, 2.0
     grid = [-math.inf, -1e308, -1.5000000000000002, -1.5, -1.4999999999999998, 0.0, -0.0, 1.0,
@@ -419,7 +418,6 @@ def _check_laplace() -> Finding:
     = D/b; with delta > 0 its tight delta at eps is 1 - exp((eps - eps')/2)."""
     import sympy
 
-    from exactdp.numeric.decide import compare
 
     A = _A()
     worst = None
@@ -474,9 +472,6 @@ def _check_bounded_laplace(which: str) -> Callable[[], Finding]:
     """``which = "scale"``: the scale gives the requested epsilon; ``"effective-epsilon"``:
     ``effective_epsilon()`` is the mechanism's epsilon."""
     def check() -> Finding:
-        from exactdp.mechanisms.distribution import shown
-        from exactdp.numeric.decide import compare
-
         A = _A()
         worst = None
         for eps, sens, lo, hi in _BOUNDED_TABLE:
@@ -517,8 +512,6 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
         A = _A()
         import diffprivlib.mechanisms as mechs
 
-        from exactdp.audits.base import call_library
-        from exactdp.mechanisms.gaussian import check_sigma
 
         cls = getattr(mechs, cls_name)
         bad, rows = None, []
@@ -538,7 +531,6 @@ def _check_gaussian(cls_name: str, table) -> Callable[[], Finding]:
                            verdict=Verdict.HOLDS, witness={"settings": rows}, evidence=Evidence.IDEAL_NOISE,
                            scope=scope, note=_GAUSS_FORMULA_NOTE if cls_name == "Gaussian" else "")
         row, cls, sigma = bad
-        from exactdp.mechanisms.gaussian import delta_of_sigma
 
         lo, hi = delta_of_sigma(sigma, from_float(row["epsilon"]), from_float(row["sensitivity"])).exact
         row = {**row, "sigma_exact": _q(sigma), "delta_of_sigma": [float(lo), float(hi)]}
@@ -589,7 +581,6 @@ def _gaussian_sigma(eps: float, dlt: float, sens: float) -> Fraction:
     A = _A()
     import diffprivlib.mechanisms as mechs
 
-    from exactdp.audits.base import call_library
 
     mech = call_library("diffprivlib Gaussian(...)", mechs.Gaussian, epsilon=eps, delta=dlt, sensitivity=sens)
     return A.exact(mech._scale)
@@ -612,8 +603,6 @@ _FORMULAS = {
 def _ulps_below(value: Fraction, formula) -> int:
     """How many float64 steps ``value`` (a float) lies below the smallest float at or above
     ``formula`` (exact)."""
-    from exactdp.numeric.rounding import float_at_least
-
     target, x, steps = float_at_least(formula), float(value), 0
     while x < target and steps < 1 << 20:
         x, steps = math.nextafter(x, math.inf), steps + 1
@@ -625,9 +614,6 @@ def _check_formula(kind: str) -> Callable[[], Finding]:
     setting of the table; the first setting below it is the witness, replayed by building
     the mechanism again."""
     def check() -> Finding:
-        from exactdp.mechanisms.distribution import shown
-        from exactdp.numeric.decide import compare
-
         name, text, formula_of, read, table, how = _FORMULAS[kind]
         below, rows = [], []
         for eps, dlt, sens in table:
@@ -669,9 +655,6 @@ _BINARY_EPS = (0.1, 0.5, 1.0, 2.0, 5.0)
 
 
 def _check_binary() -> Finding:
-    from exactdp.mechanisms.distribution import pure_epsilon, shown
-    from exactdp.numeric.decide import compare
-
     A = _A()
     import diffprivlib.mechanisms as mechs
 
@@ -723,13 +706,9 @@ def _exp_pairs():
 
 
 def _check_exponential() -> Finding:
-    from exactdp.mechanisms.distribution import Distribution, pure_epsilon, shown
-    from exactdp.numeric.decide import compare
-
     A = _A()
     import diffprivlib.mechanisms as mechs
 
-    from exactdp.audits.base import call_library
 
     eps, sens = 1.0, 1.0
     worst = None
@@ -774,7 +753,6 @@ def _check_geometric() -> Finding:
     import numpy as np
     from diffprivlib.mechanisms import Geometric
 
-    from exactdp.audits.base import call_library
 
     eps, x, xp = 1.0, 0, 1
     mech = call_library("diffprivlib Geometric(...)", Geometric, epsilon=eps, sensitivity=1)
@@ -857,9 +835,6 @@ _SLACK_TABLE = ((0.5, 100, 1e-3), (0.3, 100, 1e-9), (0.01, 50, 1e-5), (1.0, 20, 
 
 
 def _check_accountant_slack() -> Finding:
-    from exactdp.mechanisms.distribution import shown
-    from exactdp.numeric.decide import compare
-
     A = _A()
     worst = None
     for eps, k, slack in _SLACK_TABLE:
@@ -903,7 +878,6 @@ def _check_regression_diagonal() -> Finding:
     import numpy as np
     from diffprivlib.models import LinearRegression
 
-    from exactdp.audits.base import call_library
 
     def diag(col):
         X = np.array([[v] for v in col], dtype=float)
@@ -950,7 +924,6 @@ def _check_labels_from_data() -> Finding:
     import numpy as np
     from diffprivlib.models import GaussianNB, LogisticRegression
 
-    from exactdp.audits.base import call_library
 
     X = np.array([[0.2], [0.4], [0.6], [0.8]])
     makers = {
@@ -1083,8 +1056,6 @@ def _meanvar_severity(tool: str):
     measure = f"|{tool}(x') - {tool}(x)|"
 
     def step() -> Severity:
-        from exactdp.checkers.float_witness import search_float_witness
-
         A = _A()
         rows, best, reproduced = [], None, True
         for lo, hi in _MEANVAR_FAMILY:
@@ -1139,9 +1110,6 @@ def _gaussian_analytic_severity() -> Severity:
     """The worst ratio of the true delta (exactdp's enclosure of the ideal Gaussian's delta
     at epsilon, at the sigma GaussianAnalytic computes) to the delta it was given, over a
     grid of epsilon and delta."""
-    from exactdp.mechanisms.gaussian import delta_of_sigma
-    from exactdp.numeric.rounding import float_at_least, float_at_most
-
     A = _A()
     sens = 1.0
     best, exceeding, by_delta = None, 0, {}
@@ -1186,8 +1154,6 @@ def _gd_delta(eps: float, dlt: float, sens: int):
     the sampler uses, and the exact square): ``(scale, lower end at the larger, upper end at
     the smaller)``: delta falls as the variance grows, so the first above the claim
     certifies a violation under either reading and the second below it a hold."""
-    from exactdp.mechanisms.discrete import discrete_gaussian_delta
-
     scale = _A().gaussian_discrete_scale(eps, dlt, sens)
     readings = (from_float(scale * scale), from_float(scale) ** 2)
     big, small = max(readings), min(readings)
@@ -1196,8 +1162,6 @@ def _gd_delta(eps: float, dlt: float, sens: int):
 
 
 def _check_gaussian_discrete() -> Finding:
-    from exactdp.numeric.rounding import float_at_least, float_at_most
-
     A = _A()
     rows, over, under = [], [], True
     for eps, dlt, sens in _GD_TABLE:
@@ -1231,8 +1195,6 @@ def _check_gaussian_discrete() -> Finding:
 
 
 def _gaussian_discrete_severity() -> Severity:
-    from exactdp.numeric.rounding import float_at_least, float_at_most
-
     A = _A()
     best, exceeding = None, 0
     for eps, dlt, sens in _GD_GRID:
@@ -1478,7 +1440,6 @@ def _check_histogram_nd(tool: str) -> Finding:
     A = _A()
     import numpy as np
 
-    from exactdp.audits.base import call_library
 
     grid = ((0.1, 0.1), (0.9, 0.2), (0.4, 0.8))
 
@@ -1877,8 +1838,6 @@ def primitives() -> list[str]:
     ``Budget`` tuple, its error and its argument checks (``check_epsilon_delta``,
     ``check_bounds``, ``warn_unused_args``, ``DiffprivlibMixin``: validation, no privacy),
     and the numeric type aliases the modules import (``Integral``, ``Real``)."""
-    from exactdp.audits.coverage import public_callables
-
     _A()
     names = list(public_callables("diffprivlib.mechanisms",
                                   exclude=["*.DPMechanism", "*.DPMachine", "*.TruncationAndFoldingMixin"]))

@@ -45,6 +45,8 @@ from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument, LibraryCallFailed, TooLarge
 from exactdp.mechanisms.accountant import AccountResult
 from exactdp.numeric.exact import format_exact, show_exact
+from exactdp.adapters import dp_accounting as A, dp_accounting as adapter
+from exactdp.mechanisms.accountant import account
 
 __all__ = ["RELATIONS", "NonPrivate", "translate", "relation_of", "EventPoint", "event_points", "events_finding",
            "event_scope", "event_read", "vacuous", "approx_delta", "grid_span", "worst_underestimate", "primitives",
@@ -185,8 +187,6 @@ def certified(point, width: Fraction):
     :mod:`exactdp.audits.objects_dp_accounting`) computes its own. A setting exactdp refuses
     (over its budget, an input past what it computes exactly) is the vacuous enclosure
     ``[0, inf]`` saying why: its verdicts are undecided, never holds."""
-    from exactdp.mechanisms.accountant import account
-
     own = getattr(point, "certify", None)
     if own is not None:
         return own(width)
@@ -292,8 +292,6 @@ def judge(point: Point, value, direction) -> tuple[Verdict, Any]:
 
 
 def _library_value(what: str, fn: Callable[[], Any]):
-    from exactdp.audits.base import call_library
-
     return call_library(what, fn)
 
 
@@ -445,8 +443,6 @@ def grid_scope(points: Sequence[Point], how: str, relation: str) -> str:
 
 
 def _A():
-    from exactdp.adapters import dp_accounting as adapter
-
     adapter.require()
     return adapter
 
@@ -916,8 +912,6 @@ class EventPoint:
         return {"event": repr(self.event), "accountant": self.accountant, "relation": self.relation}
 
     def certify(self, width):
-        from exactdp.mechanisms.accountant import account
-
         if self.non_private:
             return vacuous(1, self.delta, width or 0, f"{self.non_private}: no finite epsilon", lower=math.inf)
         if not self.components:
@@ -949,8 +943,6 @@ def event_points(event, delta: float, *, relation: str | None = None, accountant
     """``(points, notes, unsupported)``: one :class:`EventPoint` per accountant of
     ``accountants`` that supports ``event`` at ``relation`` (default :func:`relation_of`),
     the translation's notes, and the accountants that do not support it."""
-    from exactdp.adapters import dp_accounting as A
-
     A.require()
     relation = relation or relation_of(event)
     non_private = ""
@@ -971,8 +963,6 @@ def event_points(event, delta: float, *, relation: str | None = None, accountant
 
 
 def event_read(point: EventPoint):
-    from exactdp.adapters import dp_accounting as A
-
     return call_library(f"dp_accounting {point.label}", A.event_epsilon, point.event, point.accountant,
                         point.relation, point.delta)
 
@@ -1265,8 +1255,6 @@ def _unsupported_check() -> Finding:
     """PLDAccountant and RdpAccountant at each relation: ``supports(UnsupportedDpEvent())``,
     the library's own boolean (an accountant accepting it would report an epsilon for a
     mechanism it knows nothing of)."""
-    from exactdp.audits.base import call_library
-
     A = _A()
     event = _dpa().dp_event.UnsupportedDpEvent()
     said = {(w, r): call_library(f"dp_accounting {w} accountant [{r}].supports(UnsupportedDpEvent())",

@@ -56,6 +56,7 @@ from exactdp.audits.suite_dp_accounting import (
     DP_SGD, SUBSAMPLED_WIDTH, Point, certified, grid_finding, grid_scope,
 )
 from exactdp.checkers.results import Evidence
+from exactdp.adapters import opacus as adapter
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "GRID", "TARGETS", "ACCOUNTANT_NAMES", "ENGINE_TARGETS", "NOT_AUDITED",
            "audits", "primitives"]
@@ -97,8 +98,6 @@ _HOW = {
 
 
 def _A():
-    from exactdp.adapters import opacus as adapter
-
     adapter.require()
     return adapter
 
@@ -165,8 +164,6 @@ def _noise_check(accountant: str) -> Callable[[], Finding]:
     """The target epsilon judged as an upper bound on the certified epsilon at the sigma
     Opacus returned for it (replayed: the same call returns the same sigma)."""
     def check() -> Finding:
-        from exactdp.audits.base import call_library
-
         A = _A()
 
         def sigma_for(target) -> float:

@@ -50,6 +50,22 @@ from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
 from exactdp.mechanisms.models_opendp_samplers import verify_discrete_gaussian, verify_discrete_laplace
+from exactdp.adapters import opendp as od
+from exactdp.audits.base import version_applies
+from exactdp.audits.coverage import public_callables
+from exactdp.checkers.graph import verify_conversion
+from exactdp.mechanisms.distribution import pure_epsilon, renyi
+from exactdp.mechanisms.models import RandomizedResponse
+from exactdp.mechanisms.models_noise import DiscreteGaussian, DiscreteLaplace
+from exactdp.mechanisms.models_opendp import FloatDiscreteGaussian, FloatDiscreteLaplace, MIN_K, OpenDPBoundedGeometric, geometric_p
+from exactdp.mechanisms.models_opendp_samplers import bernoulli_float_probability
+from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
+from exactdp.numeric.decide import compare
+from exactdp.numeric.exact import from_float, show_exact
+from exactdp.numeric.floatsum_bounds import sensitivity_bound
+from exactdp.numeric.rounding import float_at_least
+from exactdp.spaces.sequences import Sequences, insert_delete_to_hamming
+from exactdp.spaces.universe import IntegerRange
 
 DISTRIBUTION = "opendp"
 EXTRA = "opendp"
@@ -82,7 +98,6 @@ def primitives() -> list[str]:
     """Every public ``make_*`` constructor of ``opendp.transformations``,
     ``opendp.measurements`` and ``opendp.combinators`` (from OpenDP's own ``__all__``, so the
     list grows with the library), without :data:`EXCLUDED`."""
-    from exactdp.audits.coverage import public_callables
     return [name for module in ("opendp.transformations", "opendp.measurements", "opendp.combinators")
             for name in public_callables(module, prefix="make_", exclude=EXCLUDED)]
 
@@ -109,7 +124,6 @@ _DOCS = "https://docs.rs/opendp/0.16.0/opendp/transformations/fn."
 
 def _txt(q) -> str:
     """A short exact text of a Fraction (and its decimal value when it is not an integer)."""
-    from exactdp.numeric.exact import show_exact
     if isinstance(q, Fraction):
         if q.denominator == 1:
             return str(q.numerator)
@@ -138,7 +152,6 @@ def _worst(verdicts: list[Verdict]) -> Verdict:
 def _enumerated(make, pairs_at, d_ins, distance_name: str, scope: str) -> Finding:
     """Run the library's transformation over every pair at each ``d_in``; compare with
     its map. ``make(dp)`` builds the transformation, ``pairs_at(d_in)`` lists the pairs."""
-    from exactdp.adapters import opendp as od
     dp = od.load()
     distance = {"absolute": od.absolute, "linf": od.linf, "l1": od.l1,
                 "symmetric": od.multiset_distance, "change-one": od.change_one_distance,
@@ -170,7 +183,6 @@ def _enumerated(make, pairs_at, d_ins, distance_name: str, scope: str) -> Findin
 
 
 def _count() -> Finding:
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()),
         lambda d: od.multiset_neighbours((0, 1), range(0, 4), d), (1, 2, 3), "absolute",
@@ -178,7 +190,6 @@ def _count() -> Finding:
 
 
 def _clamp() -> Finding:
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_clamp(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance(), (0, 2)),
         lambda d: od.multiset_neighbours((-1, 0, 1, 3), range(0, 4), d), (1, 2), "symmetric",
@@ -187,7 +198,6 @@ def _clamp() -> Finding:
 
 
 def _int_sum_sized() -> Finding:
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_sized_bounded_int_checked_sum(3, (0, 3)),
         lambda d: od.sized_neighbours(range(0, 4), 3, d), (1, 2, 3, 4, 5, 6), "absolute",
@@ -196,7 +206,6 @@ def _int_sum_sized() -> Finding:
 
 
 def _int_sum_monotonic() -> Finding:
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_sized_bounded_int_monotonic_sum(3, (0, 3)),
         lambda d: od.sized_neighbours(range(0, 4), 3, d), (1, 2, 3, 4), "absolute",
@@ -204,7 +213,6 @@ def _int_sum_monotonic() -> Finding:
 
 
 def _int_sum_split() -> Finding:
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_bounded_int_split_sum((-2, 3)),
         lambda d: od.multiset_neighbours(range(-2, 4), range(0, 4), d), (1, 2), "absolute",
@@ -212,7 +220,6 @@ def _int_sum_split() -> Finding:
 
 
 def _int_sum_ordered_saturating() -> Finding:
-    from exactdp.adapters import opendp as od
     values = (-2**30, -1, 0, 1, 2**30)
     return _enumerated(
         lambda dp: dp.t.make_bounded_int_ordered_sum((-2**30, 2**30), T="i32"),
@@ -223,7 +230,6 @@ def _int_sum_ordered_saturating() -> Finding:
 
 
 def _quantile_scores() -> Finding:
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_quantile_score_candidates(
             dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance(), [0, 1, 2], alpha=0.5),
@@ -238,8 +244,6 @@ _TRIALS = 400
 
 
 def _float_sum(S: str, model: str, sized: bool) -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.numeric.floatsum_bounds import sensitivity_bound
     dp = od.load()
     n, bounds = 1000, (-10.0, 10.0)
     d_in = 2 if sized else 1
@@ -282,7 +286,6 @@ def _ssd() -> Finding:
     record changed, and the largest pair replayed through OpenDP."""
     import random
 
-    from exactdp.adapters import opendp as od
     dp = od.load()
     M, n = 2.0 ** 50, 1024
     step = 0.25                               # the float64 spacing in [2**50, 2**51)
@@ -340,7 +343,6 @@ def _variance(ddof: int, S: str = "Pairwise<f64>") -> Finding:
     the model, and the pair is replayed through OpenDP."""
     import random
 
-    from exactdp.adapters import opendp as od
     dp = od.load()
     M, n = 2.0 ** 50, 1024
     bounds = (M, M + 1.0)
@@ -425,7 +427,6 @@ def _scan_variance(kind: str, ddof: int, S: str) -> Severity:
     (:func:`~exactdp.adapters.opendp.variance_one_change`, :func:`variance_model` in ``O(log n)``),
     at exact values; the pair with the largest ratio to the claim (the largest change among
     equal ratios) is replayed through OpenDP."""
-    from exactdp.adapters import opendp as od
     dp = od.load()
     measure = "|f(x') - f(x)|" + (" (sum of squared deviations)" if kind == "ssd" else " (variance)")
     best, by_size, by_exponent, settings, exceeding = None, {}, {}, 0, 0
@@ -513,8 +514,6 @@ def _dataset(values: list[float]):
 # -- samplers with exact distributions -------------------------------------------------------
 
 def _laplace_int() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteLaplace
     dp = od.load()
     scale = 1.7
     with od.features("contrib") as flipped:
@@ -535,8 +534,6 @@ def _laplace_int() -> Finding:
 
 
 def _gaussian_int() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteGaussian
     dp = od.load()
     scale = 1.3
     with od.features("contrib") as flipped:
@@ -561,9 +558,6 @@ def _gaussian_int() -> Finding:
 def _zcdp_to_approx() -> Finding:
     import sympy
 
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteGaussian
-    from exactdp.numeric.decide import compare
     dp = od.load()
     scale = 1.0
     deltas = (1e-9, 1e-3, 0.1, 0.5, 0.9, 0.999999, 1.0 - 2.0 ** -53)
@@ -605,8 +599,6 @@ def _zcdp_to_approx() -> Finding:
 
 
 def _fix_delta() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteGaussian
     dp = od.load()
     scale, delta = 2.0, 1e-6
     with od.features("contrib") as flipped:
@@ -635,13 +627,7 @@ def _fix_delta() -> Finding:
 
 
 def _rr_bool() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.distribution import pure_epsilon
-    from exactdp.mechanisms.models import RandomizedResponse
-    from exactdp.numeric.decide import compare
     dp = od.load()
-    from exactdp.audits.base import version_applies
-    from exactdp.mechanisms.models_opendp_samplers import bernoulli_float_probability
     claims, truths, verdicts, drawn = [], [], [], []
     with od.features("contrib") as flipped:
         for p in (0.75, 0.7):
@@ -668,10 +654,6 @@ def _rr_bool() -> Finding:
 
 
 def _rr_categorical() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.distribution import pure_epsilon
-    from exactdp.mechanisms.models import RandomizedResponse
-    from exactdp.numeric.decide import compare
     dp = od.load()
     p = 0.6
     with od.features("contrib") as flipped:
@@ -689,8 +671,6 @@ def _rr_categorical() -> Finding:
 
 
 def _composition() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteLaplace
     dp = od.load()
     scales = (1.7, 0.7)
     with od.features("contrib") as flipped:
@@ -722,8 +702,6 @@ def _geometric_cases(scales, bounds_list, d_ins):
     ratio of the modelled sampler at the largest ``p`` OpenDP's code can compute
     (:func:`~exactdp.mechanisms.models_opendp.geometric_p`), over every pair of inputs at
     that distance (inputs one step outside the bounds included: OpenDP clamps them)."""
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_opendp import OpenDPBoundedGeometric, geometric_p
     dp = od.load()
     rows = []
     for scale in scales:
@@ -743,7 +721,6 @@ def _ln_cmp(ratio: Fraction, claim: Fraction) -> int:
     """compare(ln(ratio), claim) exactly: -1, 0 or 1."""
     import sympy
 
-    from exactdp.numeric.decide import compare
     return compare(sympy.log(sympy.Rational(ratio.numerator, ratio.denominator)),
                    sympy.Rational(claim.numerator, claim.denominator))
 
@@ -763,7 +740,6 @@ def _geometric_draws_match(m, model, x: int) -> tuple[bool, str]:
     probability below 1e-9)."""
     from collections import Counter
 
-    from exactdp.adapters import opendp as od
     dist = model.distribution(x)
     seen = Counter(od.run("geometric", m, x) for _ in range(_GEOMETRIC_DRAWS))
     t = math.sqrt(math.log(2 * len(dist) / 1e-9) / (2 * _GEOMETRIC_DRAWS))
@@ -784,8 +760,6 @@ _GEOMETRIC_SOURCE_NOTE = (
 
 
 def _geometric_bounded() -> Finding:
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_opendp import OpenDPBoundedGeometric
     with od.features("contrib") as flipped:
         rows = _geometric_cases(_GEOMETRIC_SCALES, _GEOMETRIC_BOUNDS, (1, 2, 5))
         verdicts, worst = [], None
@@ -825,8 +799,6 @@ def _geometric_recip_rounding() -> Finding:
     largest p OpenDP can compute (a correctly rounded exp) exceeds the claim at d_in = 5 by
     a relative ~8e-17. Whether OpenDP's p is that one depends on the last bit of dashu's
     exp, which exactdp does not model (and no replay can show a 1e-16 excess): no verdict."""
-    from exactdp.adapters import opendp as od
-    from exactdp.numeric.exact import from_float
     with od.features("contrib") as flipped:
         (scale, bounds, d, claim, q, ratio, m), = _geometric_cases((_GEOMETRIC_EDGE,), ((0, 5),), (5,))
     over = _ln_cmp(ratio, claim) > 0
@@ -891,8 +863,6 @@ def _short_text(value, keep: int = 200) -> str:
 
 def _float_integer_scales() -> list[Fraction]:
     """The exact integer-noise scales ``scale * 2**-k`` of the float audits' grid."""
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_opendp import MIN_K, FloatDiscreteLaplace
     return [FloatDiscreteLaplace(MIN_K if k is None else k, od.exact(s)).integer_scale
             for k in _FLOAT_KS for s in _FLOAT_SCALES]
 
@@ -902,8 +872,6 @@ def _integer_noise_evidence(kind: str, scales) -> tuple[Evidence, str]:
     discrete Laplace / Gaussian at the exact ``scales``: ``bit-exact-grid`` when OpenDP's
     installed version is one whose sampler code exactdp follows (0.16) and that sampler draws
     the ideal law at every scale, else ``ideal-noise``; and a note saying which."""
-    from exactdp.adapters import opendp as od
-    from exactdp.audits.base import version_applies
     if not version_applies(od.version(), _SAMPLERS_016):
         return Evidence.IDEAL_NOISE, (f"noise taken as the ideal law: exactdp follows the CKS20 sampler "
                                       f"of OpenDP 0.16 only, not that of {od.version()}")
@@ -921,9 +889,6 @@ def _pow2_txt(q: Fraction) -> str:
 def _float_cases(kind: str):
     """Each setting of the grid: OpenDP's claim, the exact loss of the worst pair found, and
     whether the claim equals the formula read from OpenDP's source."""
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_opendp import MIN_K
-    from exactdp.numeric.rounding import float_at_least
     dp = od.load()
     make = dp.m.make_laplace if kind == "laplace" else dp.m.make_gaussian
     rows = []
@@ -956,8 +921,6 @@ def _float_draws_match(kind: str) -> tuple[bool, str]:
     false alarm has probability below 1e-9)."""
     from collections import Counter
 
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_opendp import FloatDiscreteGaussian, FloatDiscreteLaplace
     dp = od.load()
     k, scale, x = _FLOAT_DRAW_SETTING
     make = dp.m.make_laplace if kind == "laplace" else dp.m.make_gaussian
@@ -988,7 +951,6 @@ def _float_draws_match(kind: str) -> tuple[bool, str]:
 
 
 def _float_noise(kind: str) -> Finding:
-    from exactdp.adapters import opendp as od
     with od.features("contrib") as flipped:
         rows = _float_cases(kind)
         ok, draws = _float_draws_match(kind)
@@ -1076,7 +1038,6 @@ def _identify_noisy_max(m) -> tuple[str, float]:
     scale 1: P(1) = e^-2/(1 + e^-2) ~ 0.119 (exponential mechanism, sampling with
     replacement) or e^-2/2 ~ 0.068 (permute-and-flip), decided by the nearer of the two.
     A statistical step: :func:`_misidentification_bound` is its error probability."""
-    from exactdp.adapters import opendp as od
     hits = sum(od.run("noisy max", m, [1, -1]) for _ in range(_IDENTIFY_DRAWS))
     freq = hits / _IDENTIFY_DRAWS
     em, pf = math.exp(-2) / (1 + math.exp(-2)), math.exp(-2) / 2
@@ -1111,7 +1072,6 @@ def _score_pairs():
 
 
 def _selection_model(kind: str, epsilon: Fraction):
-    from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
     # OpenDP accepts candidate o with probability exp(-(max - u_o)/scale): c = 1/scale,
     # which is c = epsilon/(2*Delta) with Delta = 1 and epsilon = 2/scale.
     if kind == "exponential":
@@ -1122,9 +1082,6 @@ def _selection_model(kind: str, epsilon: Fraction):
 def _noisy_max(measure: str) -> Finding:
     import sympy
 
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.distribution import pure_epsilon, renyi
-    from exactdp.numeric.decide import compare
     dp = od.load()
     scale = 1.0
     with od.features("contrib") as flipped:
@@ -1192,17 +1149,12 @@ def _convert(make_name: str, sized: bool, metric: str, pairs, d_ins, out: str, s
 def _insert_delete_to_hamming() -> Finding:
     """#2926: make_metric_bounded halves an insert-delete distance into a Hamming one, the
     multiset rule, on ordered data where a rotation (two edits) changes every position."""
-    from exactdp.adapters import opendp as od
-    from exactdp.spaces.sequences import insert_delete_to_hamming
     f = _convert("make_metric_bounded", True, "insert-delete",
                  lambda d: od.sequence_pairs(_SEQ_VALUES, (3,), "insert-delete", d), (1, 2, 3, 4),
                  "hamming",
                  "every sequence of 3 values in {0, 1, 2} (27, every order), every pair at "
                  "InsertDeleteDistance 1..4; output distance: HammingDistance of OpenDP's "
                  "outputs (the function is the identity)")
-    from exactdp.checkers.graph import verify_conversion
-    from exactdp.spaces.universe import IntegerRange
-    from exactdp.spaces.sequences import Sequences
     space = Sequences(IntegerRange(0, 2), size=3)
     graph = "; ".join(f"d_in={d}: {verify_conversion(space, 'insert-delete', 'hamming', d, None).value}"
                       for d in (1, 2, 3, 4))
@@ -1213,7 +1165,6 @@ def _insert_delete_to_hamming() -> Finding:
 
 
 def _hamming_to_insert_delete() -> Finding:
-    from exactdp.adapters import opendp as od
     return _convert("make_metric_unbounded", True, "hamming",
                     lambda d: od.sequence_pairs(_SEQ_VALUES, (3,), "hamming", d), (1, 2, 3),
                     "insert-delete",
@@ -1223,7 +1174,6 @@ def _hamming_to_insert_delete() -> Finding:
 
 
 def _unordered_insert_delete() -> Finding:
-    from exactdp.adapters import opendp as od
     return _convert("make_unordered", False, "insert-delete",
                     lambda d: od.sequence_pairs(_SEQ_VALUES, range(0, 4), "insert-delete", d),
                     (1, 2, 3), "symmetric",
@@ -1233,7 +1183,6 @@ def _unordered_insert_delete() -> Finding:
 
 
 def _unordered_hamming() -> Finding:
-    from exactdp.adapters import opendp as od
     return _convert("make_unordered", True, "hamming",
                     lambda d: od.sequence_pairs(_SEQ_VALUES, (3,), "hamming", d), (1, 2, 3),
                     "change-one",
@@ -1245,7 +1194,6 @@ def _unordered_hamming() -> Finding:
 def _resize_to_symmetric() -> Finding:
     """make_resize with an ordered input and an unordered output shuffles neither way
     (Rust: MO::ORDERED is false, MI::ORDERED is true): a deterministic function."""
-    from exactdp.adapters import opendp as od
     return _enumerated(
         lambda dp: dp.t.make_resize(dp.vector_domain(dp.atom_domain(T=int)),
                                     dp.insert_delete_distance(), size=2, constant=0,
@@ -1276,7 +1224,6 @@ def _resize_ordered() -> Finding:
     is the largest distance from the fixed output to the other side's support. In general
     the Hausdorff distance of the two supports is a lower bound (every output of either side
     is paired with some output of the other)."""
-    from exactdp.adapters import opendp as od
     dp = od.load()
     size, constant = 3, 0
 
@@ -1364,7 +1311,6 @@ def _b_ary_tree() -> Finding:
     for bit on seeded random inputs first; OpenDP itself is then run on every pair."""
     import random
 
-    from exactdp.adapters import opendp as od
     dp = od.load()
     T, leaves, b = "i32", 3, 2
     with od.features("contrib"):  # the model check; _enumerated notes its own toggles
@@ -1417,8 +1363,6 @@ def _mean() -> Finding:
     import random
     from collections import Counter
 
-    from exactdp.adapters import opendp as od
-    from exactdp.numeric.floatsum_bounds import sensitivity_bound
     dp = od.load()
     bounds = (0.0, 1.0)
     with od.features("contrib") as flipped:
@@ -1476,7 +1420,6 @@ def _mean() -> Finding:
     c = od.exact(1.0 / big)
     B = sensitivity_bound("opendp-pairwise", "float64", (od.exact(bounds[0]), od.exact(bounds[1])),
                           big, neighbors="substitute", known_n=True, d_in=1)
-    from exactdp.numeric.rounding import float_at_least
     w = float_at_least(big * od.exact(bounds[1]) * c)   # above every product |total * c|
     ulp_w = Fraction(2) ** (math.frexp(w)[1] - 53)      # ulp of w's binade: 2 * the largest error
     bound = c * B + ulp_w
@@ -1566,8 +1509,6 @@ _EDGE_D_INS = (1, 2 ** 20)
 def _edges_laplace_scale() -> Finding:
     """make_laplace on integers at scales from 1e6 (epsilon 1e-6) down to the smallest subnormal
     (1/scale overflows), d_in 1 and 2**20: the claim against the exact d_in / scale."""
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteLaplace
     dp = od.load()
     rows, verdicts = [], []
     with od.features("contrib") as flipped:
@@ -1609,8 +1550,6 @@ _EDGE_DELTAS = (2.0 ** -1074, 1e-300, 1e-100, 1e-9, 0.5)
 def _edges_zcdp_delta() -> Finding:
     """make_zCDP_to_approxDP(make_gaussian(integers, scale 1)) at deltas down to the smallest
     subnormal: the claimed epsilon(delta) against the exact profile of the discrete Gaussian."""
-    from exactdp.adapters import opendp as od
-    from exactdp.mechanisms.models_noise import DiscreteGaussian
     dp = od.load()
     rows, verdicts = [], []
     with od.features("contrib") as flipped:
@@ -1650,7 +1589,6 @@ def _edges_int_sum_size() -> Finding:
     the claimed map at d_in 2 and 2**21 against the exact (d_in // 2) * (U - L) (arithmetic on
     the sizes: one change moves the sum by at most U - L, attained); OpenDP refuses a setting
     whose n * (U - L) overflows i64 (a refusal, checked to be one)."""
-    from exactdp.adapters import opendp as od
     dp = od.load()
     rows, verdicts = [], []
     with od.features("contrib") as flipped:

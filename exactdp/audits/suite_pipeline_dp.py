@@ -33,6 +33,11 @@ from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
 from exactdp.numeric.exact import format_exact, from_float
+from exactdp.adapters import pipeline_dp as adapter, python_dp as P
+from exactdp.audits.suite_python_dp import judge_keep_probabilities
+from exactdp.checkers.float_witness import search_float_witness
+from exactdp.errors import InvalidArgument
+from exactdp.numeric.rounding import float_at_least
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "NOT_AUDITED", "audits", "primitives"]
 
@@ -46,8 +51,6 @@ _SRC = f"{_REPO}/blob/v0.3.1/pipeline_dp"
 
 
 def _A():
-    from exactdp.adapters import pipeline_dp as adapter
-
     adapter.require()
     return adapter
 
@@ -129,8 +132,6 @@ def _float_check(metric: str, note: str) -> Callable[[], Finding]:
     is 0, so the normalised values are the values) or (0, 1) for SUM; a float-sum witness of
     the ``sequential`` model (the LocalBackend merges the units' accumulators in data order)."""
     def check() -> Finding:
-        from exactdp.checkers.float_witness import search_float_witness
-
         A = _A()
         lo, hi = (0.0, 1.0) if metric == "sum" else (-1.0, 1.0)
         params = {"max_partitions_contributed": 1, "max_contributions_per_partition": 1,
@@ -249,7 +250,6 @@ def _by_partition(keys: list, log: list, metric: str) -> dict:
         return {}
     k, rem = divmod(len(log), len(keys))
     if rem:
-        from exactdp.errors import InvalidArgument
 
         raise InvalidArgument(f"{len(log)} noise calls over {len(keys)} partitions: the calls do not split "
                               "evenly; the metric's calls cannot be matched to partitions")
@@ -345,9 +345,6 @@ def _selection_check(strategy: str) -> Callable[[], Finding]:
     and the strategy PipelineDP builds states keep probabilities that are (epsilon/m,
     delta/m)-DP per partition (judged as in the python-dp suite)."""
     def check() -> Finding:
-        from exactdp.audits.suite_python_dp import judge_keep_probabilities
-        from exactdp.adapters import python_dp as P
-
         A = _A()
         parts = ("a", "b", "c")
         others = [(1, "a"), (2, "b"), (3, "c"), (3, "c")]  # other units within every bound: nothing of theirs is sampled
@@ -422,7 +419,7 @@ _NAIVE_GRID = (
 def _compose(rows: list[dict]):
     """The certified composition of what an accountant gave out: the exact sum of the epsilons
     (each times its count) and the optimal composition's delta ``1 - prod(1 - delta_i)``."""
-    from exactdp.mechanisms.composition import optimal_delta_of_copies
+    from exactdp.mechanisms.composition import optimal_delta_of_copies  # lazy: loads SymPy, which this module does not import at load
 
     eps = sum((from_float(r["epsilon"]) * r["count"] for r in rows), Fraction(0))
     dlt = optimal_delta_of_copies([(from_float(r["delta"]), r["count"]) for r in rows if r["delta"]])
@@ -518,7 +515,7 @@ def _check_pld() -> Finding:
     into the pydp mechanism's parameter at sensitivity 1), composed by exactdp's certified
     accountant (the ideal Laplace and Gaussian at those parameters), against its totals:
     delta(total_epsilon) <= total_delta, or at total_delta = 0 the sum of the pure epsilons."""
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accountant import account  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     table, bad, undecided = [], None, 0
@@ -576,7 +573,7 @@ def _check_gaussian_helpers() -> Finding:
     delta): each number judged by the ideal Gaussian (Balle and Wang's exact delta, in
     intervals): the sigma must give delta(eps) <= delta; the reported delta must not be below
     delta(eps) at sigma; the reported epsilon must give delta(eps) <= delta."""
-    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma
+    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma  # lazy: loads SymPy, which this module does not import at load
 
     _A()
     from pipeline_dp import dp_computations as dc
@@ -619,7 +616,7 @@ def _check_noise_std() -> Finding:
     at least the std of the noise the budget needs: Laplace sqrt(2) * L1 / epsilon (L1 = L0 *
     LInf, exactly); Gaussian a sigma that gives (epsilon, delta) at L2 = sqrt(L0) * LInf
     (judged by the ideal Gaussian)."""
-    from exactdp.mechanisms.gaussian import check_sigma
+    from exactdp.mechanisms.gaussian import check_sigma  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     pdp = A.require()
@@ -638,7 +635,6 @@ def _check_noise_std() -> Finding:
                 ok = std * std >= need
             else:
                 # the L2 sensitivity sqrt(l0) * linf, enlarged to a rational at or above it
-                from exactdp.numeric.rounding import float_at_least
                 import math
 
                 l2 = Fraction(float_at_least(Fraction(math.isqrt(l0 * 10**30) + 1, 10**15))) * linf
@@ -831,9 +827,6 @@ def _check_weighted_gaussian() -> Finding:
     ``create_weighted_gaussian_thresholding`` calibrates its Gaussian to L2 sensitivity 1: the
     weight vector's squared L2 change per unit, exactly, against 1; and the strategy it builds
     at m = 1, its keep probabilities judged against the (epsilon, delta) requested."""
-    from exactdp.adapters import python_dp as P
-    from exactdp.audits.suite_python_dp import judge_keep_probabilities
-
     A = _A()
     from pipeline_dp import partition_selection as ps
 
@@ -896,9 +889,6 @@ def _check_post_thresholding() -> Finding:
     partition kept) move by at most 1 in at most max_partitions_contributed partitions per
     unit, and the pydp strategy it builds states keep probabilities that are (epsilon/m,
     delta/m)-DP per partition (Gaussian at m = 1; judged as in the python-dp suite)."""
-    from exactdp.adapters import python_dp as P
-    from exactdp.audits.suite_python_dp import judge_keep_probabilities
-
     A = _A()
     parts = ("a", "b", "c")
     others = [(1, "a", 1.0), (2, "b", 1.0), (3, "c", 1.0), (3, "c", 2.0)]
@@ -972,7 +962,7 @@ def _check_add_dp_noise() -> Finding:
     l0 * linf for Laplace, L2 = sqrt(l0) * linf for Gaussian, or the l1/l2 given), and a noise
     parameter that gives the budget at that sensitivity: the Laplace diversity at least L1 /
     epsilon exactly; the Gaussian std judged by the ideal Gaussian (Balle and Wang's exact delta)."""
-    from exactdp.mechanisms.gaussian import check_sigma
+    from exactdp.mechanisms.gaussian import check_sigma  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     values = [("a", 3.0), ("b", -1.5)]

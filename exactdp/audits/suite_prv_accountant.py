@@ -33,6 +33,7 @@ from exactdp.audits.suite_dp_accounting import (
     DISCRETE_LAPLACE, DP_SGD, GAUSSIAN, SUBSAMPLED_WIDTH, Point, grid_finding, grid_scope,
     worst_underestimate,
 )
+from exactdp.adapters import prv_accountant as adapter
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "EPS_ERRORS", "PURE_DP", "LAPLACE", "APPROX_DP", "EDGES",
            "primitives", "NOT_AUDITED", "audits"]
@@ -55,8 +56,6 @@ _FAMILIES = {"dp-sgd": DP_SGD, "gaussian": GAUSSIAN, "pure-dp": PURE_DP}
 
 
 def _A():
-    from exactdp.adapters import prv_accountant as adapter
-
     adapter.require()
     return adapter
 
@@ -65,8 +64,6 @@ def _check(family: str, eps_error: float, which: str) -> Callable[[], Finding]:
     """Judge the ``which`` (``"upper"`` or ``"lower"``) bound over ``family``'s grid; the two
     other numbers of the same call go beside it in the table."""
     def check() -> Finding:
-        from exactdp.audits.base import call_library
-
         A = _A()
         points = _FAMILIES[family]
 

@@ -51,6 +51,9 @@ from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
 from exactdp.numeric.exact import format_exact, from_float
+from exactdp.adapters import python_dp as adapter
+from exactdp.audits.coverage import public_callables
+from exactdp.checkers.float_witness import search_float_witness
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "NOT_AUDITED", "audits", "primitives",
            "judge_keep_probabilities"]
@@ -65,8 +68,6 @@ _CC = f"{_REPO}/blob/e59bbcf86a5febcbbe6b2e5ebea37ee52457cf36/cc/algorithms"
 
 
 def _A():
-    from exactdp.adapters import python_dp as adapter
-
     adapter.require()
     return adapter
 
@@ -86,8 +87,6 @@ def _float_sum_check(kind: str, bounds: tuple[float, float], claim: Fraction, no
     """A sequential float sum of clamped values (``BoundedSum``) or of normalised values
     (``BoundedMean`` with bounds whose midpoint is 0, so ``clamp(x) - midpoint = x``)."""
     def check() -> Finding:
-        from exactdp.checkers.float_witness import search_float_witness
-
         A = _A()
         lo, hi = bounds
         params = {"epsilon": 1.0, "lower_bound": lo, "upper_bound": hi, "dtype": "float"}
@@ -236,7 +235,7 @@ _GAUSS_SETTINGS = Settings(len(_GAUSS_TABLE), "epsilon 1e-06..50, delta down to 
 
 
 def _check_gaussian() -> Finding:
-    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma
+    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     rows, bad = [], None
@@ -279,7 +278,7 @@ def judge_keep_probabilities(probabilities: list[Fraction], epsilon: Fraction, d
     ``witness`` names the first violated pair (``None`` when none is)."""
     import sympy
 
-    from exactdp.numeric.decide import compare
+    from exactdp.numeric.decide import compare  # lazy: loads SymPy, which this module does not import at load
 
     e = sympy.exp(sympy.Rational(epsilon.numerator, epsilon.denominator))
     d = sympy.Rational(delta.numerator, delta.denominator)
@@ -611,7 +610,7 @@ def _check_ml_laplace_variance() -> Finding:
     log(1 - delta)))**2``, decided exactly."""
     import sympy  # lazy: SymPy is heavy, needed only when a check runs
 
-    from exactdp.numeric.decide import compare
+    from exactdp.numeric.decide import compare  # lazy: loads SymPy, which this module does not import at load
 
     def variance(eps, dlt, sens):
         m = _ml_mechanism("Laplace", eps, dlt, sens)
@@ -669,8 +668,8 @@ def _check_ml_bounded_domain() -> Finding:
     """``pydp.ml`` ``LaplaceBoundedDomain``: the scale its bisection finds (``_find_scale``, run by
     ``get_effective_epsilon()``; the same scale ``randomise`` samples with), judged by the
     ideal bounded-domain Laplace density at that float scale against the epsilon set (delta 0)."""
-    from exactdp.mechanisms.distribution import shown
-    from exactdp.numeric.decide import compare
+    from exactdp.mechanisms.distribution import shown  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.numeric.decide import compare  # lazy: loads SymPy, which this module does not import at load
 
     def scale(eps, sens, lo, hi):
         m = _ml_mechanism("LaplaceBoundedDomain", eps, 0.0, sens, (lo, hi))
@@ -900,8 +899,6 @@ def _sum_severity() -> Severity:
     search (the C++ sequential sum modelled bit for bit, one record added or removed) at
     bounds (0, 1) and (0, 2^52) for datasets of up to 1024 records, each pair replayed
     through the library's own partial sum."""
-    from exactdp.checkers.float_witness import search_float_witness
-
     A = _A()
     rows, best, reproduced = [], None, True
     for lo, hi in ((0.0, 1.0), (0.0, 2.0**52)):
@@ -966,8 +963,6 @@ def primitives() -> list[str]:
     record (``ConfidenceInterval``), the accountant's ``Budget`` tuple, its error and its
     argument check, and ``pydp.util`` (the exact, non-private statistics and raw samplers the
     C++ library uses internally)."""
-    from exactdp.audits.coverage import public_callables
-
     _A()
     names = list(public_callables("pydp.algorithms.laplacian"))
     names += public_callables("pydp.algorithms.numerical_mechanisms",

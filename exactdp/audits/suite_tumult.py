@@ -29,6 +29,13 @@ from exactdp.audits import objects_tumult, suite_tumult_api
 from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.numeric.exact import from_float
+from exactdp.adapters import tumult
+from exactdp.audits.base import call_library
+from exactdp.checkers.float_witness import search_float_witness
+from exactdp.errors import LibraryCallFailed
+from exactdp.mechanisms.discrete import discrete_gaussian_rho, discrete_laplace_epsilon
+from exactdp.mechanisms.laplace import laplace_epsilon
+from exactdp.numeric.decide import compare as exact_compare
 
 __all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "CHECKED_ON", "SUPPORTED", "audits", "primitives", "NOT_AUDITED"]
 
@@ -109,8 +116,6 @@ _NOISE_SRC = _SRC + "measurements/noise_mechanisms.py (privacy_function, __call_
 
 
 def _adapter():
-    from exactdp.adapters import tumult
-
     tumult.require()
     return tumult
 
@@ -154,12 +159,6 @@ def _noise_cases(kind: str):
 
 
 def _noise_truth(kind: str, sampled: Fraction, d_in: Any) -> Fraction:
-    from exactdp.mechanisms.discrete import (
-        discrete_gaussian_rho,
-        discrete_laplace_epsilon,
-    )
-    from exactdp.mechanisms.laplace import laplace_epsilon
-
     if kind == "laplace":
         return laplace_epsilon(str(sampled), str(d_in)).exact
     if kind == "geometric":
@@ -195,7 +194,6 @@ def _check_noise(kind: str) -> Callable[[], Finding]:
         import sympy
 
         tumult = _adapter()
-        from exactdp.audits.base import call_library
 
         worst = None  # (margin sign, case)
         tight = True
@@ -252,7 +250,6 @@ def _check_to_float() -> Finding:
     import sympy
     from tmlt.core.utils.exact_number import ExactNumber
 
-    from exactdp.audits.base import call_library
 
     values = [sympy.Rational(1, 3), sympy.Rational(-1, 3), sympy.Rational(10, 3), sympy.Rational(2, 7),
               sympy.Rational(10**20, 3), sympy.Rational(1, 3 * 10**20), sympy.Rational(1, 3 * 10**300),
@@ -460,7 +457,6 @@ def _check_add_unique_column() -> Finding:
 
     from tmlt.core.transformations.spark_transformations.id import AddUniqueColumn
 
-    from exactdp.audits.base import call_library
 
     t = AddUniqueColumn(tumult.float_domain(), "ID")
     claim = tumult.exact(t.stability_function(1))
@@ -544,7 +540,6 @@ def _accountant_session(measure: str, budget, factory, count: int) -> dict:
     from tmlt.core.measures import InsufficientBudgetError, PureDP, RhoZCDP
     from tmlt.core.metrics import AbsoluteDifference
 
-    from exactdp.audits.base import call_library
 
     sc = call_library("SequentialComposition(...)", SequentialComposition, NumpyIntegerDomain(),
                       AbsoluteDifference(), {"PureDP": PureDP, "RhoZCDP": RhoZCDP}[measure](), 1, budget)
@@ -558,7 +553,6 @@ def _accountant_session(measure: str, budget, factory, count: int) -> dict:
         except InsufficientBudgetError:
             break
         except Exception as e:  # noqa: BLE001 - any other library error names the call
-            from exactdp.errors import LibraryCallFailed
 
             raise LibraryCallFailed(f"PrivacyAccountant.measure raised {type(e).__name__}: {e}") from e
         answered += 1
@@ -630,7 +624,6 @@ def _sum_severity() -> Severity:
     from tmlt.core.metrics import SymmetricDifference
     from tmlt.core.transformations.spark_transformations.agg import Sum
 
-    from exactdp.checkers.float_witness import search_float_witness
 
     measure = "|Sum(x') - Sum(x)|"
     best, rows, reproduced = None, [], True
@@ -753,6 +746,4 @@ def _audits() -> list[Audit]:
 def compare(a, b) -> int:
     """:func:`exactdp.numeric.decide.compare`, imported when an audit runs (it loads SymPy),
     so that listing the suite stays cheap."""
-    from exactdp.numeric.decide import compare as exact_compare
-
     return exact_compare(a, b)

@@ -24,6 +24,7 @@ from typing import Any
 
 from exactdp.audits.base import Audit, Finding, call_library
 from exactdp.audits import objects_tumult
+from exactdp.adapters import tumult
 
 __all__ = ["CASES", "Case", "audits", "EXPECTED"]
 
@@ -148,8 +149,6 @@ _ONE_ID = [(1, 0), (1, 1)]
 
 
 def _public(rows, **columns):
-    from exactdp.adapters import tumult
-
     domain = _frame(**columns)
     return tumult.spark_session().createDataFrame(rows, schema=domain.spark_schema)
 
@@ -427,8 +426,6 @@ def CASES() -> list[Case]:  # noqa: N802 - the table, built when asked (its lamb
 
 def _check(case: Case) -> Callable[[], Finding]:
     def check() -> Finding:
-        from exactdp.adapters import tumult
-
         tumult.require()
         obj = call_library(f"{case.name}(...) (building the object)", case.build)
         return objects_tumult.audit_of(obj, **case.options).check()

@@ -53,6 +53,7 @@ from exactdp.queries.base import UNDEFINED, Query, check_result, sqrt_value
 from exactdp.spaces.metrics import check_d_in, check_flag
 from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance, SequenceMetric, Sequences
 from exactdp.spaces.units import AddRemoveID, Units
+from exactdp.queries.builtin import parse_query
 
 __all__ = [
     "GraphQuery", "make_query", "graph_sensitivity", "verify_graph_claim", "assert_graph_claim",
@@ -116,7 +117,6 @@ def make_query(name: str, fn: Callable[[tuple], Any], *, output: str = "scalar",
 def _as_query(query: object, space: Any) -> tuple[GraphQuery, Callable[[Any], Any]]:
     """The query and a function ``key -> raw result`` (``UNDEFINED`` allowed)."""
     if isinstance(query, str):
-        from exactdp.queries.builtin import parse_query
 
         query = parse_query(query)
     if isinstance(query, Query):

@@ -31,8 +31,8 @@ def bind_claim(claim: object, params: dict[str, Fraction]) -> tuple[str, Any]:
     expression in the parameter names."""
     import sympy  # a claim is a formula: SymPy is imported when one is given
 
-    from exactdp.numeric.decide import to_fraction_if_rational
-    from exactdp.numeric.formula import parse_expression, substitute
+    from exactdp.numeric.decide import to_fraction_if_rational  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.numeric.formula import parse_expression, substitute  # lazy: loads SymPy, which this module does not import at load
 
     if isinstance(claim, str):
         try:
@@ -74,7 +74,7 @@ def judge(text: str, value: Any, result: SensitivityResult, params: dict | None 
     no neighbouring pair was examined: a maximum over nothing confirms nothing)."""
     if result.scope.pairs == 0:
         return ClaimResult(text, value, Verdict.VACUOUS, result, dict(params or {}))
-    from exactdp.numeric.decide import compare
+    from exactdp.numeric.decide import compare  # lazy: loads SymPy, which this module does not import at load
 
     try:
         c = compare(value, result.value)

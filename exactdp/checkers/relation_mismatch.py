@@ -39,6 +39,7 @@ from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.spaces.metrics import as_metric
+from exactdp.mechanisms.typical import GaussianMixture, expected_abs_normal, expected_sensitivity, height_mixture
 
 __all__ = ["RelationValue", "RelationMismatchResult", "compare_relations",
            "seed004_typical_relations", "RELATION_WORDS"]
@@ -190,8 +191,6 @@ def compare_relations(query, stated: tuple, used: tuple, *, d_in: int = 1,
 
 def _expected_abs(mixture) -> sympy.Expr:
     """``E|h|`` for ``h`` from the mixture, exact: ``sum_i w_i E|N(mu_i, sigma_i^2)|``."""
-    from exactdp.mechanisms.typical import expected_abs_normal
-
     mu, s, e = expected_abs_normal()
     total = sympy.Integer(0)
     for w, m, sg in zip(mixture.weights, mixture.means, mixture.sigmas):
@@ -203,8 +202,6 @@ def seed004_typical_relations(mixture=None) -> RelationMismatchResult:
     """Seed 004's typical sensitivity under the relation it states (add/remove: ``E|h|``)
     and the one it uses (replacement: ``E|h - h'|``), exact, for the seed's heights (or
     ``mixture``, a :class:`~exactdp.mechanisms.typical.GaussianMixture`)."""
-    from exactdp.mechanisms.typical import GaussianMixture, expected_sensitivity, height_mixture
-
     if mixture is None:
         mixture = height_mixture()
     elif not isinstance(mixture, GaussianMixture):

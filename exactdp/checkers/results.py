@@ -153,7 +153,7 @@ def _short(value: Any, keep: int = 8) -> str:
 def _latex(value: Any) -> str:
     import sympy
 
-    from exactdp.numeric.decide import to_sympy
+    from exactdp.numeric.decide import to_sympy  # lazy: loads SymPy, which this module does not import at load
 
     if isinstance(value, tuple):
         return r"\left(" + ", ".join(_latex(v) for v in value) + r"\right)"

@@ -34,6 +34,9 @@ from exactdp.queries.base import UNDEFINED, Query, sqrt_value
 from exactdp.spaces.datasets import Multisets
 from exactdp.spaces.metrics import Metric, check_d_in
 from exactdp.spaces.universe import ValueUniverse, parse_universe
+from exactdp.checkers.results import _latex
+from exactdp.errors import TooLarge
+from exactdp.spaces.universe import ExactSet
 
 __all__ = ["search_claim", "SearchResult", "SearchVerdict", "DEFAULT_BUDGET", "MAX_BUDGET"]
 
@@ -110,8 +113,6 @@ class SearchResult:
         }
 
     def _repr_latex_(self) -> str:
-        from exactdp.checkers.results import _latex
-
         if self.witness is None:
             return rf"$\text{{not-found}}\ (\text{{seed}}={self.seed})$"
         return (rf"$\text{{violated}}: {_latex(self.claim_value)} < "
@@ -217,9 +218,6 @@ def _storage_outside_cwd():
 
 def _corner(query, universe, lo, hi, metric, d_in):
     """The exact sensitivity on the smallest values and sizes, shrunk until it fits."""
-    from exactdp.spaces.universe import ExactSet
-    from exactdp.errors import TooLarge
-
     n_values = min(universe.size, CORNER_VALUES)
     top = min(hi, lo + CORNER_SIZES - 1)
     while True:
@@ -288,7 +286,7 @@ def search_claim(
         )
     searched = space.with_sizes(lo, space.max_size)
     try:  # built before any work: refuses a space with no pairs
-        from exactdp.spaces.pairs import index_pairs
+        from exactdp.spaces.pairs import index_pairs  # lazy: inside a try that handles its failure
     except ImportError:  # pragma: no cover - hypothesis is installed with the test extra
         raise InvalidArgument(
             "search_claim needs Hypothesis; install it with pip install 'exactdp[hypothesis]'"

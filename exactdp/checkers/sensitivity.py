@@ -48,6 +48,7 @@ from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.spaces.sequences import Sequences
 from exactdp.spaces.units import Units
+from exactdp.checkers.graph import graph_claim_parameters, graph_sensitivity, verify_graph_claim
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
@@ -118,7 +119,6 @@ def sensitivity(
                                  max_datasets=max_datasets, progress=progress, workers=workers,
                                  cluster=cluster).results[0]
     if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
-        from exactdp.checkers.graph import graph_sensitivity  # here: graph imports this module
 
         return graph_sensitivity(query, space, metric, d_in, exact_k=exact_k, scope=scope,
                                  undefined=undefined, max_pairs=max_pairs,
@@ -200,7 +200,7 @@ class SensitivityCurve:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from exactdp.numeric.decide import to_sympy
+        from exactdp.numeric.decide import to_sympy  # lazy: loads SymPy, which this module does not import at load
 
         xs = [r.scope.d_in for r in self.results]
         ys = [float(to_sympy(r.value).evalf(17)) for r in self.results]  # display only
@@ -298,7 +298,6 @@ def sensitivity_curve(
             workers=workers, cluster=cluster)
         return SensitivityCurve(tuple(_result(plan, d, a) for d, a in zip(d_list, answers)))
     if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
-        from exactdp.checkers.graph import graph_sensitivity
 
         return SensitivityCurve(tuple(
             graph_sensitivity(query, space, metric, d, exact_k=exact_k, scope=scope,
@@ -313,7 +312,6 @@ def sensitivity_curve(
 def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
     """The values of ``L``, ``U``, ``N``, ``d_in`` and ``k`` for a claim on this space."""
     if isinstance(space, (Sequences, Units)):  # also R and G (rows, groups per id) for units
-        from exactdp.checkers.graph import graph_claim_parameters
 
         return graph_claim_parameters(query, space, d_in)
     lo, hi = query.clip if query.clip is not None else (space.universe.lower, space.universe.upper)
@@ -338,7 +336,6 @@ def verify_claim(
     :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
     """
     if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
-        from exactdp.checkers.graph import verify_graph_claim
 
         options.pop("workers", None)  # one process: the graph engine has no pool yet
         return verify_graph_claim(claim, query, space, metric, d_in, **options)

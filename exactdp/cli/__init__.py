@@ -58,7 +58,7 @@ COMMANDS: dict[str, Command] = {
 
 def _version() -> str:
     try:
-        from exactdp import __version__
+        from exactdp import __version__  # lazy: inside a try that handles its failure
     except ImportError:  # a stripped-down import of the package (the tests' child processes)
         return "unknown"
     return __version__

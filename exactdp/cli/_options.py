@@ -15,6 +15,11 @@ from exactdp._budget import (
 )
 from exactdp.cli._status import EXIT_CODES
 from exactdp.errors import InvalidArgument
+from exactdp.numeric.exact import to_exact
+from exactdp.queries import clipped, parse_query
+from exactdp.spaces.datasets import Multisets, SubMultisets
+from exactdp.spaces.sequences import Sequences
+from exactdp.spaces.universe import parse_universe, parse_values
 
 __all__ = ["command_help", "json_option", "only_option", "budget_options", "budget_option",
            "BudgetAction", "int_bounds",
@@ -153,9 +158,6 @@ def d_in_value(text: str, command: str) -> int:
 
 def space(args):
     """The space of ``--universe SPEC --sizes A..B`` or ``--pool SPEC --size N``."""
-    from exactdp.spaces.datasets import Multisets, SubMultisets
-    from exactdp.spaces.universe import parse_universe, parse_values
-
     if (args.universe is None) == (args.pool is None):
         raise InvalidArgument(
             "give either --universe SPEC with --sizes A..B (multisets over values), or "
@@ -169,7 +171,6 @@ def space(args):
             raise InvalidArgument("--universe needs --sizes A..B (or --size N)")
         universe = parse_universe(args.universe, "--universe")
         if getattr(args, "neighbors", None) in ("insert-delete", "hamming"):  # ordered data
-            from exactdp.spaces.sequences import Sequences
 
             return Sequences(universe, sizes=int_bounds(sizes, "--sizes"))
         return Multisets(universe, sizes=int_bounds(sizes, "--sizes"))
@@ -181,9 +182,6 @@ def space(args):
 
 def query(args):
     """The query of ``--query``, clamped by ``--clip L,U`` when given."""
-    from exactdp.numeric.exact import to_exact
-    from exactdp.queries import clipped, parse_query
-
     q = parse_query(args.query)
     if args.clip is not None:
         parts = args.clip.split(",")
@@ -195,8 +193,6 @@ def query(args):
 
 def undefined(text: str | None):
     """``--undefined``: ``"error"`` (default), ``"exclude"`` or an exact value."""
-    from exactdp.numeric.exact import to_exact
-
     if text is None or text in ("error", "exclude"):
         return text or "error"
     return to_exact(text, "--undefined")

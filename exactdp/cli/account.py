@@ -16,6 +16,7 @@ from exactdp.mechanisms.accountant import (
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
 from exactdp.mechanisms.rdp import DEFAULT_MAX_ORDER, rdp
+from exactdp.mechanisms.mechanism import parse_params
 
 __all__ = ["register", "run", "VALUE_OPTIONS"]
 
@@ -124,8 +125,6 @@ def register(subparsers) -> None:
 
 
 def _mechanisms(args) -> list:
-    from exactdp.mechanisms.mechanism import parse_params
-
     if not args.mechanisms:
         raise InvalidArgument("give --mechanism NAME (with its --param KEY=VALUE); e.g. "
                               "exactdp account --mechanism discrete-laplace --param scale=10 --k 100 --delta 1e-6")

@@ -20,6 +20,11 @@ from exactdp.audits.runner import DEFAULT_TIME_LIMIT, check_depth, coverage
 from exactdp.cli import _options as opt
 from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument, MissingDependency
+from exactdp.audits import report as rep, runner
+from exactdp.audits.base import DEPTHS, EVIDENCE_TEXT
+from exactdp.audits.report import FORMATS, summary_line as line
+from exactdp.audits.runner import SUITES, checked_on, installed_version, plugin_suites, suite, suite_names
+from exactdp.registry.audits import suites
 
 __all__ = ["register", "run"]
 
@@ -91,8 +96,6 @@ and marks the audits of a library that is not installed as skipped."""
 
 
 def _evidence_lines() -> str:
-    from exactdp.audits.base import EVIDENCE_TEXT
-
     import textwrap
 
     return "\n".join(textwrap.fill(text, 90, initial_indent=f"  {e.value:<17}", subsequent_indent=" " * 19)
@@ -120,9 +123,6 @@ def _list(library: str | None, as_json: bool = False) -> int:
     installed version of each library; a missing library's audits are marked skipped.
     ``as_json``: one JSON list of objects (id, suite, library, statement, versions, corpus,
     installed: the version or null, skipped), nothing else on stdout."""
-    from exactdp.audits.runner import SUITES, checked_on, installed_version, plugin_suites, suite
-    from exactdp.registry.audits import suites
-
     found = plugin_suites()
     if library is None or library in SUITES:
         listed = suites() if library is None else suites(library)
@@ -195,9 +195,6 @@ def _list(library: str | None, as_json: bool = False) -> int:
 
 
 def run(args) -> int:
-    from exactdp.audits import report as rep
-    from exactdp.audits import runner
-
     fmt = _format(args)
     if args.list:
         if fmt not in ("text", "json"):
@@ -329,8 +326,6 @@ def _object_options(pairs: list[str]) -> dict:
 
 
 def _audit_object(args, fmt: str) -> int:
-    from exactdp.audits import report as rep
-
     if args.library is not None or args.list or args.coverage:
         raise InvalidArgument("--object audits one object: give it without a library, --list or --coverage")
     if fmt not in ("text", "json"):
@@ -379,8 +374,6 @@ def check_writable(path: str) -> None:
 def summary_line(library: str, results) -> str:
     """``opendp 0.16.0: 29 audits: 4 violated, 10 holds-on-grid, ...`` (see
     :func:`exactdp.audits.report.summary_line`)."""
-    from exactdp.audits.report import summary_line as line
-
     return line(library, results)
 
 
@@ -393,10 +386,6 @@ def _seconds(text: str) -> float:
 
 def register(subparsers) -> None:
     """Add ``exactdp audit`` to the ``exactdp`` command."""
-    from exactdp.audits.report import FORMATS
-    from exactdp.audits.base import DEPTHS
-    from exactdp.audits.runner import suite_names
-
     p = subparsers.add_parser(
         "audit", help="run the audit suite against an installed DP library",
         description=_DESCRIPTION.format(evidence=_evidence_lines()), epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

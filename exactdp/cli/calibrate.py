@@ -30,6 +30,7 @@ from exactdp.cli._status import OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._calibration import Calibration
 from exactdp.numeric.exact import show_exact
+from exactdp.mechanisms import gaussian, laplace, zcdp
 
 __all__ = ["register", "run"]
 
@@ -105,8 +106,6 @@ _EXAMPLE = {"epsilon": "0.5", "delta": "1e-5", "rho": "0.5"}
 
 
 def _calibrate(args) -> Calibration:
-    from exactdp.mechanisms import gaussian, laplace, zcdp
-
     sens = args.sensitivity if args.sensitivity is not None else 1
     if args.mechanism == "laplace":
         return laplace.laplace_scale(args.epsilon, sens)

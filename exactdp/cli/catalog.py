@@ -13,6 +13,8 @@ import sys
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
+from exactdp import registry
+from exactdp.checkers.results import Evidence, Verdict, verdict_counts
 
 __all__ = ["register", "run", "check_catalogue", "print_checks", "summary"]
 
@@ -38,8 +40,6 @@ def summary(checks) -> str:
     """The last line of :func:`print_checks`: the published formulas' verdict words counted
     in the order of :func:`~exactdp.checkers.results.verdict_counts`, how many of those
     holding are tight, and how many derived formulas failed."""
-    from exactdp.checkers.results import Evidence, Verdict, verdict_counts
-
     failures = sum(not c.ok for c in checks)
     counts: dict[str, int] = {}
     holding = tight = 0
@@ -67,8 +67,6 @@ def print_checks(checks) -> int:
 
 
 def run(args) -> int:
-    from exactdp import registry
-
     checks = check_catalogue(registry.claims("formula", args.only))
     if args.only and not checks:
         raise InvalidArgument(f"--only={args.only!r} matches no catalogue id; "

@@ -31,6 +31,7 @@ import sys
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument
+from exactdp.claimsfile import DEFAULT_TIME_LIMIT, check_claims, load_claims, printable, read_time_limit
 
 __all__ = ["register", "run"]
 
@@ -64,8 +65,6 @@ examples:
 
 
 def _seconds(text: str) -> float:
-    from exactdp.claimsfile import read_time_limit
-
     try:
         return read_time_limit(text, "--time-limit")
     except InvalidArgument as e:
@@ -74,8 +73,6 @@ def _seconds(text: str) -> float:
 
 def register(subparsers) -> None:
     """Add the ``check`` sub-command to the ``exactdp`` parser."""
-    from exactdp.claimsfile import DEFAULT_TIME_LIMIT
-
     p = subparsers.add_parser(
         "check", help="check every claim of a claims file (TOML) exactly",
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -91,8 +88,6 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from exactdp.claimsfile import check_claims, load_claims, printable
-
     checked = []
     try:
         specs = load_claims(args.claims_file, time_limit=args.time_limit)

@@ -30,6 +30,7 @@ from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.numeric.exact import format_exact, show_exact, to_exact
 from exactdp.numeric.floatformat import format_named
 from exactdp.numeric.floatsum import PAIRWISE_BLOCKSIZE
+from exactdp.numeric.rounding import float_at_least, float_at_most
 
 __all__ = ["register", "run", "MAX_BUDGET", "VALUE_OPTIONS"]
 
@@ -60,8 +61,6 @@ def _parse_bounds(text: str, fmt) -> tuple:
 
 
 def _not_a_float(name: str, b: Fraction, dtype: str) -> str:
-    from exactdp.numeric.rounding import float_at_least, float_at_most
-
     shown = show_exact(b, keep=24)
     try:
         below, above = float_at_most(b, dtype), float_at_least(b, dtype)
@@ -75,7 +74,7 @@ def _not_a_float(name: str, b: Fraction, dtype: str) -> str:
 
 def _sound_bound(args, bounds):
     """The sound bound, or (None, reason) when no bound of the proved form exists."""
-    from exactdp.numeric.floatsum_bounds import sensitivity_bound
+    from exactdp.numeric.floatsum_bounds import sensitivity_bound  # lazy: loads SymPy, which this module does not import at load
 
     try:
         return sensitivity_bound(args.model, args.dtype, bounds, args.max_n,
@@ -111,7 +110,7 @@ def run(args) -> int:
                  option="--max-budget",
                  hint="use a smaller --budget (or several runs with different --seed values)")
     if args.claim is None:
-        from exactdp.numeric.floatsum_bounds import exact_sum_sensitivity
+        from exactdp.numeric.floatsum_bounds import exact_sum_sensitivity  # lazy: loads SymPy, which this module does not import at load
 
         claim = exact_sum_sensitivity(bounds, args.max_n, neighbors=args.neighbors, d_in=args.d_in)
     else:

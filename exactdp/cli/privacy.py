@@ -143,9 +143,6 @@ def query_values(text: str, mechanism) -> tuple:
 
 def _entry(text: str, typed: str):
     """One number of ``--values``, read exactly (or as a float under --floats binary)."""
-    from exactdp.errors import ExactDPError
-    from exactdp.numeric.exact import to_exact
-
     try:
         return to_exact(text.strip(), "value")
     except ExactDPError as e:

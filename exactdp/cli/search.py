@@ -37,7 +37,7 @@ examples:
 
 
 def run(args) -> int:
-    from exactdp.checkers.search import search_claim
+    from exactdp.checkers.search import search_claim  # lazy: loads SymPy, which this module does not import at load
 
     query = opt.query(args)  # --query with --clip, as for exactdp sensitivity
     result = search_claim(args.claim, query, args.universe, args.sizes, args.neighbors, args.d_in,
@@ -52,7 +52,7 @@ def run(args) -> int:
 
 def register(subparsers) -> None:
     """Add ``exactdp search`` to the ``exactdp`` command."""
-    from exactdp.checkers.search import DEFAULT_BUDGET
+    from exactdp.checkers.search import DEFAULT_BUDGET  # lazy: loads SymPy, which this module does not import at load
 
     p = subparsers.add_parser(
         "search", help="search a domain too large to enumerate for a violated sensitivity claim",

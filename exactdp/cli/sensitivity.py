@@ -54,7 +54,7 @@ def _run_many(args) -> int:
             status = max(status, run(one, collect))
     print(shown.getvalue(), end="")
     if args.plot:
-        from exactdp.plotting import plot_sensitivity_curves
+        from exactdp.plotting import plot_sensitivity_curves  # lazy: loads SymPy, which this module does not import at load
 
         plot_sensitivity_curves(collect["curves"], args.plot)
     if args.json:

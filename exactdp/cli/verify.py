@@ -9,6 +9,9 @@ import json
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
+from exactdp import registry
+from exactdp.checkers.results import Verdict, evidence_note, format_value, verdict_counts
+from exactdp.cli.catalog import check_catalogue, print_checks
 
 __all__ = ["register", "run"]
 
@@ -16,8 +19,6 @@ __all__ = ["register", "run"]
 def _claims(args) -> tuple[list, list, list]:
     """The registry's sensitivity claims, privacy claims and catalogue entries to check
     (its audits run with ``exactdp audit``)."""
-    from exactdp import registry
-
     kinds = ("sensitivity", "privacy") + (() if args.no_catalogue else ("formula",))
     chosen = registry.claims(kinds, args.only or None, all_k=args.all)
     sensitivity, privacy, formula = ([c for c in chosen if c.kind == kind]
@@ -26,9 +27,7 @@ def _claims(args) -> tuple[list, list, list]:
 
 
 def run(args) -> int:
-    from exactdp.checkers.builtin import FLOAT_CLOSE, float_gap
-    from exactdp.checkers.results import Verdict, evidence_note, format_value, verdict_counts
-    from exactdp.cli.catalog import check_catalogue, print_checks
+    from exactdp.checkers.builtin import FLOAT_CLOSE, float_gap  # lazy: loads SymPy, which this module does not import at load
 
     claims, private, entries = _claims(args)
     if args.only and not claims and not entries and not private:

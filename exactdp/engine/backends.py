@@ -44,6 +44,7 @@ from exactdp.engine import scan as _scan
 from exactdp.engine import tables as _tables
 from exactdp.engine import wide as _wide
 from exactdp.errors import InvalidArgument
+from exactdp.engine.cluster import distributed_module
 
 __all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "COUNTS_SERIAL_BELOW",
            "PARTS_PER_WORKER", "POOL_RETRIES", "SEND_WITH_TASKS"]
@@ -153,8 +154,6 @@ def _for_tasks(client, obj, nbytes: int):
 def _client_map(client, task, args: list, bar: Progress, counted,
                 sizes: list | None = None) -> list:
     """``task(*a)`` on a Dask client, results in order; a lost worker refused in one line."""
-    from exactdp.engine.cluster import distributed_module
-
     distributed = distributed_module()
     # Dask runs the highest priority first: the largest tasks (see _largest_first)
     rank = {i: len(args) - r for r, i in enumerate(_largest_first(len(args), sizes))}
@@ -302,7 +301,7 @@ def _partitioned(plan, d_in: int, progress, workers: int, client, per_worker):
 
     try:
         if client is not None:
-            from exactdp.engine.cluster import check_picklable
+            from exactdp.engine.cluster import check_picklable  # lazy: inside a try that handles its failure
 
             spec_f = _for_tasks(client, spec, check_picklable(spec))
             results = _client_map(client, _parts.scan_partition,
@@ -369,7 +368,7 @@ def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
 
     try:
         if client is not None:
-            from exactdp.engine.cluster import check_picklable
+            from exactdp.engine.cluster import check_picklable  # lazy: inside a try that handles its failure
 
             table_f = _for_tasks(client, table,
                                  check_picklable({"query": plan.query, "table": table}))

@@ -27,6 +27,10 @@ from exactdp.engine import scan as _scan
 from exactdp.engine import tables as _tables
 from exactdp.engine.heap import roomy_heap
 from exactdp.engine.neighbours import DeltaNeighbours
+from exactdp.engine.incremental import LIMIT, numpy_or_none
+from exactdp.queries.base import UNDEFINED
+from exactdp.spaces.datasets import DatasetSpace
+from exactdp.spaces.universe import ValueUniverse
 
 __all__ = ["plan_partitions", "scan_partition", "codec", "part_count", "PARTS_PER_WORKER",
            "MIN_PARTS", "MAX_PREFIXES"]
@@ -198,9 +202,6 @@ def codec(query, space, ambient, base: int):
 
 def _suffixes(ambient, prefix: tuple, used: int):
     """Every dataset of ``ambient`` with this prefix, as count vectors in source order."""
-    from exactdp.spaces.datasets import DatasetSpace
-    from exactdp.spaces.universe import ValueUniverse
-
     j, m = len(prefix), ambient.universe.size
     if j == m:
         yield prefix
@@ -311,8 +312,6 @@ def _fill_incremental(t, policy, own: list, halo: list):
 
 def _fill_per_dataset(t, policy, own: list, halo: list) -> list:
     """Fill the slice with ``query.prepare`` per dataset; return its sources in order."""
-    from exactdp.queries.base import UNDEFINED
-
     query, space, ambient, weights = t.query, t.space, t.ambient, t.weights
     prepared = query.prepare(space.universe.values)
     undefined_type = type(UNDEFINED)  # a query sent by value may carry a copy of the sentinel
@@ -336,8 +335,6 @@ def _fill_per_dataset(t, policy, own: list, halo: list) -> list:
 
 def _to_arrays(t) -> None:
     """Give a filled slice the sorted arrays the NumPy scan reads, when they fit in int64."""
-    from exactdp.engine.incremental import LIMIT, numpy_or_none
-
     np = numpy_or_none()
     if np is None or not t.values:
         return

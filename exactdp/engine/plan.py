@@ -27,6 +27,7 @@ from exactdp.queries.base import Query, sqrt_value
 from exactdp.queries.builtin import parse_query
 from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
+from exactdp.engine import cluster as _cluster, wide as _wide
 
 __all__ = ["Plan", "Answer", "make_plan", "compute", "final_value", "ambient_space", "as_query",
            "curve_on_cluster",
@@ -186,7 +187,6 @@ def make_plan(query, space, metric, d_list, scope, undefined, max_datasets, max_
                                       n_table, max_pairs, what, by_size)
 
         if wide and local_at is None:  # the cheapest strategy that fits (issue 19, part 3)
-            from exactdp.engine import wide as _wide
 
             plans[d] = _wide.choose(query, space, ambient, metric, e, exact_k, scope, policy,
                                    max_pairs, what, listed)
@@ -203,7 +203,7 @@ def final_value(query: Query, raw: sc.RawResult, scale: int):
     """The exact sensitivity from a raw result in integer units over ``scale``."""
     if query.output == "scalar":
         return Fraction(raw.best, scale)
-    from exactdp.numeric.decide import to_fraction_if_rational, to_sympy  # SymPy: only here
+    from exactdp.numeric.decide import to_fraction_if_rational, to_sympy  # SymPy: only here  # lazy: loads SymPy, which this module does not import at load
 
     if query.output == "sqrt":
         a, b = raw.best
@@ -260,8 +260,6 @@ def curve_on_cluster(query, space, metric, d_list, *, exact_k, scope, undefined,
     workers`` datasets and ``max_pairs * workers`` candidate pairs, and each partition's
     slice at most ``max_datasets``. The budgets are checked before a cluster starts.
     """
-    from exactdp.engine import cluster as _cluster
-
     max_datasets = check_budget(max_datasets, "max_datasets")
     max_pairs = check_budget(max_pairs, "max_pairs")
 

@@ -26,6 +26,7 @@ from exactdp.errors import InvalidArgument, UndefinedQuery
 from exactdp.numeric.exact import format_dataset
 from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace
+from exactdp.numeric.exact import to_exact
 
 __all__ = ["RawResult", "RawPairs", "scan", "combine", "finish", "run_pairs", "validate_policy",
            "refuse_undefined_sizes", "undefined_reached", "VECTORISED"]
@@ -511,8 +512,6 @@ def _np_vector(table: Table, sources, neighbours, progress) -> tuple:
     return best, int(src[at]), w, pairs
 
 def validate_policy(undefined: object) -> object:
-    from exactdp.numeric.exact import to_exact
-
     if undefined in ("error", "exclude"):
         return undefined
     if undefined is None:

@@ -49,6 +49,12 @@ from fractions import Fraction
 from exactdp._budget import refuse_above
 from exactdp.errors import TooLarge
 from exactdp.numeric.exact import common_denominator
+from exactdp._progress import Progress
+from exactdp.engine.heap import roomy_heap
+from exactdp.engine.incremental import _quantile_weights, numpy_or_none
+from exactdp.engine.partitions import PARTS_PER_WORKER, _between, _suffix_ways, part_count
+from exactdp.engine.scan import RawResult
+from exactdp.engine.tables import DENSE_MAX_VALUES, public_value
 
 __all__ = ["WidePlan", "WideTable", "choose", "applies", "estimate", "run", "BLOCK", "LOOKUP_COST"]
 
@@ -167,7 +173,6 @@ class WideTable:
             scale = den * den * big
             self.mult = {n: big // (n * (n - ddof)) for n in sizes if n > ddof}
         else:  # quantile
-            from exactdp.engine.incremental import _quantile_weights
 
             rows = {n: _quantile_weights(form.q, form.method, n) for n in sizes if n >= 1}
             big = math.lcm(*(w.denominator for r in rows.values() for w in (r[1], r[3]))) \
@@ -306,8 +311,6 @@ class WideTable:
 
 
 def _numpy():
-    from exactdp.engine.incremental import numpy_or_none
-
     return numpy_or_none()
 
 
@@ -396,7 +399,6 @@ def choose(query, space, ambient, metric, d_eff: int, exact_k: bool, scope: str,
 
 
 def _dense_max() -> int:
-    from exactdp.engine.tables import DENSE_MAX_VALUES
     return DENSE_MAX_VALUES
 
 
@@ -521,8 +523,6 @@ def _chunks(t: WideTable, lo: int, hi: int):
     ``lo..hi`` in the enumeration order: those whose first counts are ``prefix`` and whose
     next count is ``first..last`` (``None``: any), at most :data:`CHUNK` each wherever a
     prefix can be taken apart (consecutive small ones together), with their number."""
-    from exactdp.engine.partitions import _between, _suffix_ways
-
     caps, m = t.count_caps, t.m
     ways = _suffix_ways(caps, hi)
 
@@ -591,8 +591,6 @@ def task_count(t: WideTable, workers: int, cluster: bool = False) -> int:
     small tasks even out a noisy machine), except for count vectors on a Dask cluster
     (tasks of equal size): ``workers`` times 1 to :data:`.partitions.PARTS_PER_WORKER`, each
     of :data:`TASK_SOURCES` sources at least."""
-    from exactdp.engine.partitions import PARTS_PER_WORKER, part_count
-
     if t.sources_as != "counts" or not cluster:
         return part_count(workers)
     each = t.space.count() // (workers * TASK_SOURCES)
@@ -602,8 +600,6 @@ def task_count(t: WideTable, workers: int, cluster: bool = False) -> int:
 def scan_task(t: WideTable, task, progress=None) -> tuple:
     """One task of :func:`partitions`: :func:`scan_part` or :func:`scan_chunks` (with
     :func:`.heap.roomy_heap`, for a Dask worker's heap settings)."""
-    from exactdp.engine.heap import roomy_heap
-
     with roomy_heap():
         if task[0] == "rows":
             return scan_part(t, *task[1:], progress=progress)
@@ -984,10 +980,6 @@ def answer(plan, d_in: int, progress, found: tuple | None = None):
     """``(raw, witness, scale, None)`` for a plan whose strategy at ``d_in`` is this one, as
     the backends return it: from ``found`` (:func:`finish` of partitions a backend ran) or,
     without it, scanned in this process."""
-    from exactdp._progress import Progress
-    from exactdp.engine.scan import RawResult
-    from exactdp.engine.tables import public_value
-
     wide = plan.plans[d_in]
     t = wide.table
     if found is None:

@@ -34,6 +34,7 @@ import sympy
 from exactdp.errors import Undecided
 from exactdp.numeric.exact import to_exact
 from exactdp.numeric.intervals import enclose, exact_interval
+from exactdp.errors import InvalidArgument
 
 __all__ = ["ExpPoly"]
 
@@ -225,8 +226,6 @@ def exppoly_of_sympy(expr) -> ExpPoly | None:
 def exp_of_epsilon(epsilon) -> tuple[ExpPoly, ExpPoly] | None:
     """``e^epsilon = N/D`` with exponential polynomials, when it is such a ratio; refuses a
     negative or non-real epsilon."""
-    from exactdp.errors import InvalidArgument
-
     if not isinstance(epsilon, sympy.Basic) or epsilon.is_Rational:
         e = to_exact(epsilon, "epsilon") if not isinstance(epsilon, sympy.Basic) else \
             Fraction(int(epsilon.p), int(epsilon.q))

@@ -332,7 +332,7 @@ class BudgetLedger:
             raise InvalidArgument("this ledger has no rho account; create it with rho=...")
         if self._spent["rho"] == 0:
             raise InvalidArgument("nothing has been spent in the rho account; it implies (0, 0)-DP")
-        from exactdp.mechanisms.zcdp import epsilon_of_rho
+        from exactdp.mechanisms.zcdp import epsilon_of_rho  # lazy: loads SymPy, which this module does not import at load
 
         return epsilon_of_rho(self._spent["rho"], delta, method=method)
 

@@ -32,6 +32,7 @@ from exactdp.mechanisms.distribution import (
 )
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import show_exact
+from exactdp.numeric.exact import to_exact
 
 __all__ = ["Mechanism", "register", "make_mechanism", "mechanism_names", "parse_params"]
 
@@ -97,8 +98,6 @@ class Mechanism:
 def one_number(value, mechanism: Mechanism, name: str = "value"):
     """``value`` as an exact number for a mechanism that takes one number per query value;
     a vector (tuple or list) is refused saying so, other values as :func:`to_exact` does."""
-    from exactdp.numeric.exact import to_exact
-
     if isinstance(value, (tuple, list)):
         raise InvalidArgument(
             f"{mechanism.name} takes one number per query value; {name}={show_vector(value)} is "

@@ -66,6 +66,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
+from exactdp.errors import TooLarge
+from exactdp.numeric.exact import from_float
+from exactdp.numeric.intervals import enclose, erfc, exact_interval, exp, float_at_least_of, interval_to_fractions
+from exactdp.numeric.rounding import float_at_most
 
 __all__ = ["FloatDiscreteGaussian", "FloatDiscreteLaplace", "OpenDPBoundedGeometric", "geometric_p"]
 
@@ -94,10 +98,6 @@ def geometric_p(scale: float) -> GeometricP:
     >>> float(geometric_p(1.0).upper)
     0.6321205588285577
     """
-    from exactdp.numeric.exact import from_float
-    from exactdp.numeric.intervals import exact_interval, exp, float_at_least_of
-    from exactdp.numeric.rounding import float_at_most
-
     if isinstance(scale, bool) or not isinstance(scale, float) or not math.isfinite(scale) or scale <= 0:
         raise InvalidArgument(f"scale={scale!r}: expected a positive finite float (OpenDP's "
                               f"f64 scale); pass it as a float, e.g. 1.0")
@@ -130,7 +130,6 @@ class OpenDPBoundedGeometric:
         if self.lower > self.upper:
             raise InvalidArgument(f"Cannot have upper={self.upper!r} < lower={self.lower!r}")
         if self.upper - self.lower > 10_000:
-            from exactdp.errors import TooLarge
             raise TooLarge(f"bounds ({self.lower}, {self.upper}) span {self.upper - self.lower} "
                            f"values; the enumeration covers at most 10,000: narrow the bounds",
                            estimate=self.upper - self.lower, budget=10_000)
@@ -301,7 +300,7 @@ class FloatDiscreteLaplace(_FloatLattice):
         :class:`~exactdp.mechanisms._exppoly.ExpPoly` (exact: ``q = exp(-1/s)``,
         ``s = scale * 2**-k``, ``P(n) = (1-q)/(1+q) q^|n-c|`` summed over the preimage of
         ``y`` as a geometric series); ``None`` when ``y`` is not an output."""
-        from exactdp.mechanisms._exppoly import ExpPoly
+        from exactdp.mechanisms._exppoly import ExpPoly  # lazy: loads SymPy, which this module does not import at load
 
         ab = self._offsets(x, y)
         if ab is None:
@@ -352,13 +351,6 @@ class FloatDiscreteGaussian(_FloatLattice):
         ``r = exp(-2 pi**2 s**2)`` and ``r <= sum_j r**(j**2) <= r/(1-r)``; a run of up to
         64 integers is summed term by term, a longer one between its integrals
         ``int_a^(b+1) <= sum <= f(a) + int_a^b``."""
-        from exactdp.numeric.intervals import (
-            enclose,
-            erfc,
-            exact_interval,
-            interval_to_fractions,
-        )
-
         ab = self._offsets(x, y)
         if ab is None:
             return None

@@ -94,6 +94,7 @@ from fractions import Fraction
 
 from exactdp.errors import InexactInput, InvalidArgument
 from exactdp.mechanisms._exppoly import ExpPoly
+from exactdp._budget import refuse_above
 
 __all__ = [
     "BernoulliExpLaw",
@@ -445,7 +446,6 @@ class GeometricFastLaw:
         ``w`` with ``w // n = j``; only for ``n, d <= MAX_ENUMERATED``."""
         n, d = self.x.numerator, self.x.denominator
         if max(n, d) > MAX_ENUMERATED:
-            from exactdp._budget import refuse_above
             refuse_above(max(n, d), MAX_ENUMERATED, what=f"terms to sum for x = {self.x}",
                          option=None, hint="use probability() (closed form)")
         weights = []

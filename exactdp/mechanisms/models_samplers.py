@@ -53,6 +53,7 @@ from exactdp.mechanisms.mechanism import Mechanism, one_number, register
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat
 from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions
+from exactdp.mechanisms.models_selection import _utilities
 
 __all__ = [
     "MAX_ENUMERATED_GRID_BITS",
@@ -244,7 +245,6 @@ class FloatExponentialSampler(Mechanism):
         super().__init__(epsilon=self.eps, sensitivity=self.sensitivity)
 
     def check_value(self, value):
-        from exactdp.mechanisms.models_selection import _utilities
         return _utilities(value, self.max_candidates)
 
     def distribution(self, value) -> Distribution:

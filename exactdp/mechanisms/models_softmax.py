@@ -57,6 +57,8 @@ from exactdp.mechanisms._params import positive
 from exactdp.numeric.exact import format_exact, from_float, to_exact
 from exactdp.numeric.floatformat import FLOAT64, FloatOverflow
 from exactdp.numeric.intervals import exact_interval, refine_until
+from exactdp.errors import Undecided
+from exactdp.numeric.intervals import enclose, interval_to_fractions
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -216,7 +218,6 @@ def _exact_probabilities(d: tuple[Fraction, ...], prec: int) -> list[tuple[Fract
     a family of shifted scores has one pattern of differences)."""
     key = (d, prec)
     if key not in _ENCLOSURES:
-        from exactdp.numeric.intervals import enclose, interval_to_fractions
 
         out = []
         for i in range(len(d)):
@@ -239,8 +240,6 @@ def exact_softmax_departs(probabilities: Sequence[float], z: Sequence[Fraction],
     ``exp(z_i) / sum_j exp(z_j)`` (decided on certified enclosures refined from 64 to 3392
     bits; :class:`~exactdp.errors.Undecided` if a difference equals the tolerance to
     within that)."""
-    from exactdp.errors import Undecided
-
     if any(p != p for p in probabilities):
         return True
     top = max(z)

@@ -37,6 +37,7 @@ from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.subsampling import PoissonGaussian, _Profile, _Uncertified, grid_points
+from exactdp.mechanisms.discrete import _truncation_point
 
 __all__ = ["PoissonLaplace", "PoissonFinite", "PoissonDiscreteGaussian", "WithoutReplacement"]
 
@@ -270,8 +271,6 @@ class PoissonDiscreteGaussian:
             raise InvalidArgument(f"sigma_squared={self.s2} or sensitivity={self.d} is not positive")
 
     def _cut(self, prec: int) -> int:
-        from exactdp.mechanisms.discrete import _truncation_point
-
         return _truncation_point(0, self.s2, prec)
 
     cuts_tails = True  # its grid's range follows the tail asked for (grid_points passes tail_bits)

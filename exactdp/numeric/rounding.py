@@ -57,6 +57,7 @@ from fractions import Fraction
 from exactdp.errors import InvalidArgument
 from exactdp.numeric._directed import FLOAT_FORMATS, _FloatFormat, _format, _round_exact
 from exactdp.numeric.exact import to_exact
+from exactdp.numeric.intervals import _to_fraction, interval_of_sympy, interval_to_fractions
 
 __all__ = [
     "FLOAT_FORMATS",
@@ -88,7 +89,6 @@ def _is_sympy_expr(x: object) -> bool:
 def _mpf_to_fraction(value, name: str) -> Fraction:
     import mpmath
 
-    from exactdp.numeric.intervals import _to_fraction
 
     if not mpmath.isfinite(value):
         raise InvalidArgument(f"{name}={value!r} is not finite; pass a finite number or a bounded interval")
@@ -124,8 +124,6 @@ def _round(x: object, dtype: object, up: bool) -> float:
 
 def _round_sympy(expr, fmt: _FloatFormat, up: bool, max_prec: int = 4096) -> float:
     """Round an irrational SymPy real by enclosing it in ever narrower intervals."""
-    from exactdp.numeric.intervals import interval_of_sympy, interval_to_fractions
-
     if expr.free_symbols:
         raise InvalidArgument(
             f"x={expr!r} has free symbols {sorted(map(str, expr.free_symbols))}; substitute "
@@ -249,7 +247,6 @@ def _decimal_directed(x: object, digits: object, ctx_factory) -> Decimal:
     up = ctx_factory is ceiling_context
     value = _exact_point(x, "x", up)
     if value is None:
-        from exactdp.numeric.intervals import interval_of_sympy, interval_to_fractions
 
         prec = 64 + 4 * digits
         while True:

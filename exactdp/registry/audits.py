@@ -4,6 +4,8 @@ suite never imports its library). ``exactdp audit --list`` lists them all and ma
 whose library is missing as skipped."""
 
 from __future__ import annotations
+from exactdp.audits.runner import SUITES, suite
+from exactdp.errors import InvalidArgument
 
 __all__ = ["claims", "suites", "suite_of"]
 
@@ -11,8 +13,6 @@ __all__ = ["claims", "suites", "suite_of"]
 def suites(*names: str) -> dict[str, list]:
     """Suite name (as typed after ``exactdp audit``) -> its audits, in registry order (only
     the suites ``names``, when given: the others are not imported)."""
-    from exactdp.audits.runner import SUITES, suite
-
     return {name: suite(name) for name in SUITES if not names or name in names}
 
 
@@ -25,6 +25,5 @@ def suite_of(audit) -> str:
     for name, audits in suites().items():
         if any(a.id == audit.id for a in audits):
             return name
-    from exactdp.errors import InvalidArgument
 
     raise InvalidArgument(f"audit id={audit.id!r} is in no suite of exactdp.audits.runner.SUITES")

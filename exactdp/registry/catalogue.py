@@ -5,6 +5,6 @@ from __future__ import annotations
 
 
 def claims(all_k: bool = False) -> list:
-    from exactdp.symbolic.catalogue import catalogue
+    from exactdp.symbolic.catalogue import catalogue  # lazy: loads SymPy, which this module does not import at load
 
     return catalogue()

@@ -40,6 +40,11 @@ from exactdp.checkers.results import Verdict
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.rounding import float_at_least, float_at_most
+from exactdp.mechanisms.distribution import shown
+from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
+from exactdp.mechanisms.typical import check_seed_closed_form, expected_sensitivity, sensitivity_sampler_plan
+from exactdp.spaces import ExactSet, IntegerRange, Multisets
+from exactdp.symbolic.constructors import make_quantile_score
 
 __all__ = ["claims", "privacy_claims"]
 
@@ -79,9 +84,6 @@ def _gaussian_classic(epsilon: str, delta: str) -> Callable[[], PrivacyResult]:
 
 def _exponential_median(form: str) -> Callable[[], PrivacyResult]:
     def run():
-        from exactdp.spaces import IntegerRange, Multisets
-        from exactdp.symbolic.constructors import make_quantile_score
-
         score = make_quantile_score([1, 2, 3], "1/2", form="code")
         query = score.exact_form({"alpha": "1/2", "d_in": 1})[0]
         m = make_mechanism("exponential", epsilon=1, sensitivity="1/2", form=form)
@@ -93,9 +95,6 @@ def _exponential_median(form: str) -> Callable[[], PrivacyResult]:
 
 def _seed004(typical: str) -> Callable[[], PrivacyResult]:
     def run():
-        from exactdp.mechanisms.typical import expected_sensitivity
-        from exactdp.spaces import ExactSet, IntegerRange, Multisets
-
         if typical == "expected":  # irrational: a few heights, the domain's ends included
             scale, heights = expected_sensitivity(), ExactSet([0, 75, 150, 225, 300])
         else:
@@ -107,8 +106,6 @@ def _seed004(typical: str) -> Callable[[], PrivacyResult]:
 
 
 def _sampler_claim() -> StatementResult:
-    from exactdp.mechanisms.typical import sensitivity_sampler_plan
-
     g = sensitivity_sampler_plan("0.05", library="shfl")  # the library the seed ran
     verdict = Verdict.HOLDS if g.is_differential_privacy else Verdict.VIOLATED
     return StatementResult(
@@ -121,9 +118,6 @@ def _sampler_claim() -> StatementResult:
 
 
 def _closed_form_claim() -> StatementResult:
-    from exactdp.mechanisms.typical import check_seed_closed_form, expected_sensitivity
-    from exactdp.mechanisms.distribution import shown
-
     diff = check_seed_closed_form()  # symbolic: every parameter a symbol
     verdict = Verdict.HOLDS_TIGHT if diff == 0 else Verdict.VIOLATED
     return StatementResult(
@@ -136,8 +130,6 @@ def _closed_form_claim() -> StatementResult:
 
 
 def _noise_choice_claim(way: str) -> StatementResult:
-    from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
-
     if way == "zcdp":  # the lowest sensitivity, g = r = 1: does Laplace have the smaller variance?
         c = compare_noise(1, 1, 1)
         return StatementResult(

@@ -22,6 +22,10 @@ from fractions import Fraction
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
 from exactdp.checkers.results import Verdict
 from exactdp.numeric.exact import format_exact
+from exactdp.mechanisms.models_numpy import numpy_laplace_scale, numpy_laplace_witness
+from exactdp.mechanisms.models_softmax import first_departure
+from exactdp.numeric.decimal_context import decimal_chain, decimal_mean, decimal_quotient, decimal_sum
+from exactdp.numeric.fixedwidth import overflow_witness
 
 __all__ = ["claims", "LAPLACE_CASE", "SOFTMAX_CASE"]
 
@@ -49,8 +53,6 @@ def _softmax_family(n: int) -> tuple[Fraction, ...]:
 
 
 def _laplace_claim() -> StatementResult:
-    from exactdp.mechanisms.models_numpy import numpy_laplace_scale, numpy_laplace_witness
-
     x, bound = LAPLACE_CASE["x"], LAPLACE_CASE["bound"]
     b = numpy_laplace_scale(bound, LAPLACE_CASE["epsilon"])
     porous = numpy_laplace_witness(x, x + bound, b, kind="porous")
@@ -73,8 +75,6 @@ def _laplace_claim() -> StatementResult:
 
 
 def _softmax_claim() -> StatementResult:
-    from exactdp.mechanisms.models_softmax import first_departure
-
     c = SOFTMAX_CASE
     scan = first_departure(_softmax_family, c["epsilon"], c["sensitivity"], n_max=c["n_max"],
                            name="one record at 3, n - 1 at 4; candidates 1, 2, 3")
@@ -95,8 +95,6 @@ def _softmax_claim() -> StatementResult:
 
 
 def _decimal_exact_claim() -> StatementResult:
-    from exactdp.numeric.decimal_context import decimal_sum
-
     out = decimal_sum(["0.1", "0.2"])
     verdict = Verdict.HOLDS_TIGHT if out.exact_match else Verdict.VIOLATED
     return StatementResult(verdict, out.summary(),
@@ -106,8 +104,6 @@ def _decimal_exact_claim() -> StatementResult:
 
 
 def _decimal_precision_claim() -> StatementResult:
-    from exactdp.numeric.decimal_context import decimal_chain, decimal_mean, decimal_quotient, decimal_sum
-
     chain = decimal_chain(1, [("/", 3), ("*", 3)])
     mean = decimal_mean([1, 0, 0])
     total = decimal_sum([10**28, 1, -10**28])
@@ -127,8 +123,6 @@ def _decimal_precision_claim() -> StatementResult:
 
 
 def _overflow_claim() -> StatementResult:
-    from exactdp.numeric.fixedwidth import overflow_witness
-
     w = overflow_witness(2**62, "int64")
     ages = overflow_witness(125, "int64")
     text = (f"pandas/NumPy sum an int64 column with wrap-around: x = ({2**62}), x' = ({2**62}, "

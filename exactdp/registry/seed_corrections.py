@@ -33,6 +33,15 @@ from exactdp.checkers.results import Verdict
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+from exactdp.checkers.builtin import seed003_tables
+from exactdp.mechanisms.composition import compose_sequential
+from exactdp.mechanisms.mechanism import make_mechanism
+from exactdp.mechanisms.noise_choice import laplace_better_below
+from exactdp.mechanisms.typical import sampler_mean, sampler_output, sensitivity_sampler_plan, true_epsilon, typical_sensitivities
+from exactdp.queries.builtin import median
+from exactdp.relational.entries import id_count_truth
+from exactdp.symbolic.constructors import make_quantile_score
+from exactdp.symbolic.entries_seed000 import average_epsilon
 
 __all__ = ["claims", "seed_correction_claims"]
 
@@ -61,9 +70,6 @@ def _d(x, digits: int = 6) -> str:
 
 
 def _groups_sensitivity() -> StatementResult:
-    from exactdp.mechanisms.noise_choice import laplace_better_below
-    from exactdp.relational.entries import id_count_truth
-
     g, r = 3, 2
     base = {"r": r, "g": g, "K": g + 1, "rows_per_id": r * g + 1, "constraint": "groups"}
     lap = id_count_truth(dict(base, norm="l1"))
@@ -91,8 +97,6 @@ _CANDIDATES = (1, 2, 3)
 
 
 def _scores(form: str, x):
-    from exactdp.symbolic.constructors import make_quantile_score
-
     query = make_quantile_score(_CANDIDATES, "1/2", form=form).exact_form({"alpha": "1/2", "d_in": 1})[0]
     return tuple(query(list(x)))
 
@@ -118,8 +122,6 @@ def _score_code() -> StatementResult:
 
 
 def _temperature() -> StatementResult:
-    from exactdp.mechanisms.mechanism import make_mechanism
-
     x = (1, 2, 2)
     scores = _scores("seed", x)
     low = min(range(len(scores)), key=lambda i: scores[i])
@@ -142,9 +144,6 @@ def _temperature() -> StatementResult:
 
 
 def _utility_guarantee() -> StatementResult:
-    from exactdp.mechanisms.mechanism import make_mechanism
-    from exactdp.symbolic.constructors import make_quantile_score
-
     candidates = tuple(range(11))
     x = [4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6]
     query = make_quantile_score(candidates, "1/2").exact_form({"alpha": "1/2", "d_in": 1})[0]
@@ -184,8 +183,6 @@ def _one_way_sensitivity(values, release: int, k: int, way: str):
     """``max |median(x) - median(x')|`` over releases ``x`` (``release`` of ``values``) and
     ``x'`` = ``x`` with ``k`` records of the rest added (``"add"``) or ``k`` of its own
     removed (``"remove"``): the notebook's release-centred unbounded sensitivity, one way."""
-    from exactdp.queries.builtin import median
-
     best = (Fraction(-1), None)
     n = len(values)
     for idx in combinations(range(n), release):
@@ -206,8 +203,6 @@ def _one_way_sensitivity(values, release: int, k: int, way: str):
 
 
 def _add_only() -> StatementResult:
-    from exactdp.checkers.builtin import seed003_tables
-
     data = seed003_tables()
     run = data["runs"]["a"]
     values = run["universe"]["absence_days"]
@@ -235,8 +230,6 @@ def _add_only() -> StatementResult:
 
 
 def _typical_true_epsilon(label: str) -> StatementResult:
-    from exactdp.mechanisms.typical import true_epsilon, typical_sensitivities
-
     typ = typical_sensitivities()[label]
     r = true_epsilon(typ, 1)
     verdict = Verdict.VIOLATED if r.verdict == "violated" else Verdict(r.verdict)
@@ -252,8 +245,6 @@ def _typical_true_epsilon(label: str) -> StatementResult:
 
 
 def _diffpriv_sampler() -> StatementResult:
-    from exactdp.mechanisms.typical import sensitivity_sampler_plan
-
     g = sensitivity_sampler_plan("0.05", library="diffpriv")
     return StatementResult(
         Verdict.HOLDS if g.is_differential_privacy else Verdict.VIOLATED,
@@ -265,8 +256,6 @@ def _diffpriv_sampler() -> StatementResult:
 
 
 def _printed(which: str) -> StatementResult:
-    from exactdp.mechanisms.typical import sampler_mean, sampler_output, sensitivity_sampler_plan
-
     plan = sensitivity_sampler_plan("0.05", library="shfl")  # the seed's run
     if which == "output":
         judged = sampler_output(plan.m, plan.k).judge(SEED004_PRINTED_SENSITIVITY)
@@ -297,9 +286,6 @@ def _printed(which: str) -> StatementResult:
 
 
 def _post_processing() -> StatementResult:
-    from exactdp.mechanisms.composition import compose_sequential
-    from exactdp.symbolic.entries_seed000 import average_epsilon
-
     lower, upper, each = 0, 125, Fraction(1, 2)
     total, _ = compose_sequential([(each, 0), (each, 0)])
     expr = average_epsilon()

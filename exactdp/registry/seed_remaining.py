@@ -47,6 +47,18 @@ from exactdp.errors import Undecided
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+from exactdp.checkers.builtin import seed003_tables
+from exactdp.checkers.privacy import check_mechanism
+from exactdp.checkers.sensitivity import sensitivity
+from exactdp.mechanisms.mechanism import make_mechanism
+from exactdp.mechanisms.typical import true_epsilon, typical_sensitivities
+from exactdp.numeric import intervals
+from exactdp.queries import count
+from exactdp.relational.tables import TableDomain
+from exactdp.relational.transforms import max_rows_per_id
+from exactdp.relational.worst import id_worst_case
+from exactdp.spaces import IntegerRange, Multisets, SubMultisets
+from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
 
 __all__ = ["claims", "seed_remaining_claims"]
 
@@ -80,10 +92,6 @@ UNTRUNCATED_B = (1, 2, 3, 4, 5)
 
 
 def _id_count(rows_per_id: int, r: int | None):
-    from exactdp.relational.tables import TableDomain
-    from exactdp.relational.transforms import max_rows_per_id
-    from exactdp.relational.worst import id_worst_case
-
     keys = ("k1", "k2")
     domain = TableDomain(keys=keys, ids=(1,), rows_per_id=rows_per_id)
     truncate = (lambda t: t) if r is None else (lambda t: max_rows_per_id(t, r))
@@ -121,8 +129,6 @@ EDIT_SPACE = (0, 1, 2)
 
 
 def _edits() -> StatementResult:
-    from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
-
     sym, change = SymmetricDistance(), ChangeDistance()
     pairs = ratios = 0
     bad = None
@@ -164,11 +170,6 @@ def _edits() -> StatementResult:
 
 
 def _bounded_count() -> StatementResult:
-    from exactdp.checkers.sensitivity import sensitivity
-    from exactdp.spaces import ChangeDistance, SubMultisets
-    from exactdp.checkers.builtin import seed003_tables
-    from exactdp.queries import count
-
     pool = SubMultisets(list(SEED003_POOL), size=6)
     bounded = sensitivity(count, pool, ChangeDistance(), 1)
     unbounded = sensitivity(count, pool, "add-remove", 1, exact_k=True, scope="release-centred")
@@ -194,10 +195,6 @@ def _list(values) -> str:
 
 
 def _group_privacy():
-    from exactdp.checkers.privacy import check_mechanism
-    from exactdp.mechanisms.mechanism import make_mechanism
-    from exactdp.spaces import IntegerRange, Multisets
-
     # the definition at Hamming distance k = 2: Laplace(1/eps) count, eps = 1, claim k * eps
     return check_mechanism(make_mechanism("laplace", scale=1), "count",
                            Multisets(IntegerRange(0, 2), sizes=(0, 3)), "add-remove", 2,
@@ -231,8 +228,6 @@ def _mixture_variance() -> StatementResult:
 
 
 def _error_vs_epsilon() -> StatementResult:
-    from exactdp.mechanisms.typical import true_epsilon, typical_sensitivities
-
     typ = typical_sensitivities()
     labels = ("E[Delta f]", "E[Delta f] + sigma", "E[Delta f] + 2 sigma")
     scale = {k: typ[k] for k in labels}
@@ -272,8 +267,6 @@ def _gaussian_delta(sigma: Fraction, epsilon: Fraction) -> tuple[Fraction, Fract
     """The tight ``delta(epsilon)`` of ``N(0, sigma^2)`` against ``N(1, sigma^2)``:
     ``Phi(1/(2 sigma) - epsilon sigma) - e^epsilon Phi(-1/(2 sigma) - epsilon sigma)``, the
     excess of the event ``y >= sigma^2 epsilon + 1/2``, enclosed (exact endpoints)."""
-    from exactdp.numeric import intervals
-
     def fn(iv):
         s, e = intervals.exact_interval(sigma), intervals.exact_interval(epsilon)
         half = 1 / (2 * s)
@@ -284,9 +277,6 @@ def _gaussian_delta(sigma: Fraction, epsilon: Fraction) -> tuple[Fraction, Fract
 
 
 def _gaussian_not_pure() -> StatementResult:
-    from exactdp.checkers.privacy import check_mechanism
-    from exactdp.mechanisms.mechanism import make_mechanism
-
     y = sympy.Symbol("y", real=True)
     t = sympy.Symbol("t", real=True)
     sigma = sympy.Symbol("sigma", positive=True)
@@ -450,8 +440,6 @@ def _grid(bracket: tuple[Fraction, Fraction]) -> str:
 
 
 def _error_figure() -> StatementResult:
-    from exactdp.mechanisms.typical import typical_sensitivities
-
     n = EXPERIMENT_RECORDS
     A, D = _laplace_sum_tail(n)
     mean = Fraction(2 * math.comb(2 * n, n), 4**n)  # E|mean of n Lap(1)| = 2 C(2n, n)/4^n

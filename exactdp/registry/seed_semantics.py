@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
+from exactdp.queries import mean, sum_, user_query, variance
+from exactdp.spaces import ExactSet, IntegerRange, Multisets
 
 __all__ = ["StatementClaim", "claims"]
 
@@ -53,14 +55,11 @@ class StatementClaim:
 # -- unbounded ---------------------------------------------------------------------------
 
 def _square():
-    from exactdp.queries import user_query
-
     return user_query(lambda xs: len(xs) ** 2, name="x*x")
 
 
 def _x_squared():
-    from exactdp.spaces import ExactSet, Multisets
-    from exactdp.symbolic.unbounded import check_unbounded
+    from exactdp.symbolic.unbounded import check_unbounded  # lazy: loads SymPy, which this module does not import at load
 
     # x is written as x copies of one record (as for seed 000's f(x) = 5x in the
     # catalogue): the absolute distance is the symmetric distance; x in 0..B
@@ -70,10 +69,10 @@ def _x_squared():
 
 
 def _table_formula(stat: str):
-    from exactdp.symbolic.constructors import make_mean, make_sum
-    from exactdp.symbolic.entries_seed002 import variance_unbounded
-    from exactdp.symbolic.symbols import L, U, d_in
-    from exactdp.symbolic.unbounded import B
+    from exactdp.symbolic.constructors import make_mean, make_sum  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.symbolic.entries_seed002 import variance_unbounded  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.symbolic.symbols import L, U, d_in  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.symbolic.unbounded import B  # lazy: loads SymPy, which this module does not import at load
 
     derived = {"sum": lambda: make_sum().map(), "mean": lambda: make_mean(min_size=1).map(),
                "variance": variance_unbounded}[stat]()
@@ -82,9 +81,7 @@ def _table_formula(stat: str):
 
 def _symmetric(stat: str, claim=None):
     def run():
-        from exactdp.queries import mean, sum_, variance
-        from exactdp.spaces import IntegerRange, Multisets
-        from exactdp.symbolic.unbounded import check_unbounded
+        from exactdp.symbolic.unbounded import check_unbounded  # lazy: loads SymPy, which this module does not import at load
 
         query, sizes, family, at = {
             "sum": (sum_, (0, 2), ([], ["B"]), (1, 2, 4, 8)),
@@ -98,9 +95,7 @@ def _symmetric(stat: str, claim=None):
 
 
 def _heights():
-    from exactdp.queries import sum_
-    from exactdp.spaces import IntegerRange, Multisets
-    from exactdp.symbolic.unbounded import check_unbounded
+    from exactdp.symbolic.unbounded import check_unbounded  # lazy: loads SymPy, which this module does not import at load
 
     # one record, f its height (its sum); add/remove, the relation the seed states
     return check_unbounded(sum_, lambda b: Multisets(IntegerRange(0, b), sizes=(0, 1)),
@@ -110,15 +105,13 @@ def _heights():
 # -- relation mismatch -----------------------------------------------------------------
 
 def _typical_relations():
-    from exactdp.checkers.relation_mismatch import seed004_typical_relations
+    from exactdp.checkers.relation_mismatch import seed004_typical_relations  # lazy: loads SymPy, which this module does not import at load
 
     return seed004_typical_relations()
 
 
 def _global_relations():
-    from exactdp.checkers.relation_mismatch import compare_relations
-    from exactdp.queries import sum_
-    from exactdp.spaces import IntegerRange, Multisets
+    from exactdp.checkers.relation_mismatch import compare_relations  # lazy: loads SymPy, which this module does not import at load
 
     heights = IntegerRange(0, 300)
     return compare_relations(sum_, (Multisets(heights, sizes=(0, 1)), "add-remove"),

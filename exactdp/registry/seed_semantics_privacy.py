@@ -8,6 +8,7 @@ calibrated to them (:mod:`exactdp.checkers.data_dependent`). Proof:
 """
 
 from __future__ import annotations
+from exactdp.spaces import IntegerRange, Multisets
 
 __all__ = ["claims"]
 
@@ -17,8 +18,7 @@ SOURCE = ("seed 000 (Near & Abuah, Sensitivity), Clipping: 'If we pick our clipp
 
 def _run(rule: str):
     def run():
-        from exactdp.checkers.data_dependent import DataDependentSum, check_data_dependent
-        from exactdp.spaces import IntegerRange, Multisets
+        from exactdp.checkers.data_dependent import DataDependentSum, check_data_dependent  # lazy: loads SymPy, which this module does not import at load
 
         return check_data_dependent(DataDependentSum(rule, epsilon=1),
                                     Multisets(IntegerRange(0, 4), sizes=(1, 3)), "add-remove", 1,
@@ -28,7 +28,7 @@ def _run(rule: str):
 
 
 def claims(all_k: bool = False) -> list:
-    from exactdp.checkers.privacy_claims import PrivacyClaim
+    from exactdp.checkers.privacy_claims import PrivacyClaim  # lazy: loads SymPy, which this module does not import at load
 
     return [
         PrivacyClaim(

@@ -34,6 +34,7 @@ from exactdp.relational.changes import AddMaxRows, ProtectedChange
 from exactdp.relational.tables import Row, Table, TableDomain, format_table, make_table, \
     symmetric_difference
 from exactdp.relational.transforms import groupby_count
+from exactdp.relational.transforms import private_join
 
 __all__ = ["TablePair", "WorstCase", "neighbour_pairs", "worst_case", "keyed_worst_case",
            "private_join_worst_case", "truncation_worst_case", "id_worst_case", "DEFAULT_MAX_PAIRS"]
@@ -287,8 +288,6 @@ def private_join_worst_case(left_truncation, right_truncation, m_left: int, m_ri
     >>> private_join_worst_case(DropExcess(2), DropExcess(2), 1, 1, d, d).value   # seed: 8
     8
     """
-    from exactdp.relational.transforms import private_join
-
     lt_cache: dict = {}
     rt_cache: dict = {}
 

@@ -40,6 +40,7 @@ from exactdp.numeric.exact import format_exact
 from exactdp.spaces.datasets import _sizes
 from exactdp.spaces.metrics import Parameterless
 from exactdp.spaces.universe import ValueUniverse
+from exactdp.numeric.exact import to_exact
 
 __all__ = [
     "Units", "AddRemoveID", "MaxRowsPerID", "MaxGroupsPerID", "MaxRowsPerGroupPerID",
@@ -233,8 +234,6 @@ class Units:
 
     def to_key(self, rows: Iterable[Sequence[object]], name: str = "dataset") -> Key:
         """The key of a dataset given as ``(id, value)`` rows (any order)."""
-        from exactdp.numeric.exact import to_exact
-
         by_id: dict[int, list[int]] = {}
         position = {label: i for i, label in enumerate(self.ids)}
         for row in rows:

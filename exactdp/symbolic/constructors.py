@@ -57,6 +57,7 @@ from exactdp.symbolic.maps import Domain, Measurement, Transformation
 from exactdp.symbolic.symbols import min_size as MIN_SIZE, scale as SCALE, sigma as SIGMA
 from exactdp.symbolic import symbols as S
 from exactdp.symbolic.symbols import N, d_in
+from exactdp.checkers.results import format_value
 
 __all__ = [
     "make_clamp", "make_clipped_sum", "make_count", "make_sum", "make_mean", "make_variance", "make_histogram",
@@ -163,7 +164,6 @@ class _DecodedWitness:
 
 
 def _fmt(v):
-    from exactdp.checkers.results import format_value
     return format_value(v)
 
 

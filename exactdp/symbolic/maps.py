@@ -42,6 +42,10 @@ from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.formula import parse_expression, substitute
 from exactdp.symbolic.symbols import MEANINGS, SYMBOLS, d_in as D_IN
+from exactdp.checkers.sensitivity import sensitivity
+from exactdp.queries.base import Query
+from exactdp.spaces.datasets import Multisets
+from exactdp.symbolic.entry import Truth
 
 __all__ = [
     "Domain", "Transformation", "Measurement", "DATASET_METRICS", "OUTPUT_METRICS", "MEASURES",
@@ -542,9 +546,6 @@ class Transformation(_Map):
         enumeration, as a catalogue :class:`~exactdp.symbolic.catalogue.Truth` (value,
         attaining pair, scope). Records that the engine sees as labels (histogram bin
         sets, vector rows) are shown decoded in the witness."""
-        from exactdp.checkers.sensitivity import sensitivity
-        from exactdp.symbolic.entry import Truth
-
         binding, (query, space, metric, options), decode = self._built(params)
         truth = Truth.from_result(sensitivity(query, space, metric, binding["d_in"], **options))
         if decode is not None and truth.witness is not None:
@@ -634,9 +635,6 @@ def _chained_exact(first: Transformation, second: Transformation):
     """Exact form of ``record-wise step >> constructor``: the second step's query on the
     first step's records, each passed through the record map, over the first step's
     input universe."""
-    from exactdp.queries.base import Query
-    from exactdp.spaces.datasets import Multisets
-
     def build(binding):
         query, space, metric, *rest = second._exact({**binding, **second.bound})
         own = {**binding, **first.bound}
