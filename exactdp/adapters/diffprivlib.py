@@ -47,6 +47,7 @@ from exactdp.numeric.floatsum import float_sum_float
 
 __all__ = [
     "GRID_BITS",
+    "first_true",
     "FixedDraws",
     "SpiedCall",
     "accountant_accepts",
@@ -164,17 +165,23 @@ def spy(*names: str) -> Iterator[list[SpiedCall]]:
     try:
         yield log
     finally:
-        for cls, attr, old in reversed(saved):
-            if old is _ABSENT:
-                try:
-                    delattr(cls, attr)
-                except AttributeError:  # pragma: no cover
-                    pass
-            else:
-                setattr(cls, attr, old)
+        _restore(saved)
 
 
 _ABSENT = object()
+
+
+def _restore(saved: list) -> None:
+    """Put back the class attributes a spy replaced (``(cls, attr, old)``, newest first);
+    one it added (``old`` is :data:`_ABSENT`) is deleted."""
+    for cls, attr, old in reversed(saved):
+        if old is _ABSENT:
+            try:
+                delattr(cls, attr)
+            except AttributeError:  # pragma: no cover
+                pass
+        else:
+            setattr(cls, attr, old)
 
 
 @dataclass
@@ -231,14 +238,7 @@ def record_mechanisms() -> Iterator[list[MechanismRecord]]:
     try:
         yield log
     finally:
-        for cls, attr, old in reversed(saved):
-            if old is _ABSENT:
-                try:
-                    delattr(cls, attr)
-                except AttributeError:  # pragma: no cover
-                    pass
-            else:
-                setattr(cls, attr, old)
+        _restore(saved)
 
 
 def tool_release(tool: str, data: Sequence, **kwargs) -> SpiedCall:
@@ -314,7 +314,7 @@ class FixedDraws(secrets.SystemRandom):
         return self._ks.pop(0) / _GRID
 
 
-def _first(pred, lo: int = 0, hi: int = _GRID) -> int:
+def first_true(pred, lo: int = 0, hi: int = _GRID) -> int:
     """The first k in [lo, hi) with pred(k) true, for pred false then true (hi if none)."""
     while lo < hi:
         mid = (lo + hi) // 2
@@ -337,7 +337,7 @@ def binary_keep_count(epsilon: float) -> int:
 
     e = float(np.exp(np.float64(epsilon)))
     c = e + 1.0
-    return _first(lambda k: (k / _GRID) * c > e + 0.0)
+    return first_true(lambda k: (k / _GRID) * c > e + 0.0)
 
 
 def binary_distribution(epsilon: float, truth: int):

@@ -45,7 +45,7 @@ from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import float_at_most
 
 __all__ = ["Replay", "Settings", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
-           "DEPTHS", "call_library"]
+           "DEPTHS", "call_library", "refuse_unknown_options"]
 
 DEPTHS = ("quick", "full")
 """How deep ``exactdp audit --depth`` goes: ``quick`` (the default, for CI) runs each audit's
@@ -572,6 +572,15 @@ def version_applies(version: str, spec: str) -> bool:
         if not ok:
             return False
     return True
+
+
+def refuse_unknown_options(options: dict, accepted: tuple[str, ...], reader: str) -> None:
+    """One line of :class:`~exactdp.errors.InvalidArgument` for the first option of
+    ``options`` that ``reader`` (an :func:`~exactdp.audits.objects.audit_object` reader,
+    e.g. ``"the Opacus reader"``) does not take, naming those it takes."""
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise InvalidArgument(f"option {unknown[0]!r} is not one {reader} takes; it takes {', '.join(accepted)}")
 
 
 def call_library(what: str, fn: Callable, *args, **kwargs):

@@ -42,9 +42,10 @@ from exactdp.adapters.diffprivlib import (
     binary_distribution,
     binary_keep_count,
     exponential_counts,
+    first_true,
     geometric_extremes,
 )
-from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library
+from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library, refuse_unknown_options
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.discrete import discrete_gaussian_delta
@@ -316,16 +317,26 @@ def _gaussian_judge(c: _Ctx) -> Finding:
     lo, hi = delta_of_sigma(sigma, e, s).exact
     witness["delta_of_sigma"] = [float_at_most(lo), float_at_least(hi)]
     truth = f"delta(sigma) in [{float_at_most(lo)!r}, {float_at_least(hi)!r}]"
+    return _delta_judged(c, e, d, (lo, hi), truth, witness, scope, lambda again: _x(again._scale) == sigma,
+                         "the float sigma is too small for the claimed (epsilon, delta)")
+
+
+def _delta_judged(c: _Ctx, e, d, enclosure, truth: str, witness: dict, scope: str, same, why: str) -> Finding:
+    """The claimed delta ``d`` against the true delta's ``enclosure`` (ideal noise): holds at
+    or above its upper end, undecided inside, violated below its lower end, replayed by
+    building the object again from its own parameters (``same(again)``: it reproduced the
+    number judged)."""
+    lo, hi = enclosure
+    claim = f"({_q(e)}, {_q(d)})"
     if hi <= d:
-        return c.finding(claim=f"({_q(e)}, {_q(d)})", truth=truth, verdict=Verdict.HOLDS, witness=witness,
+        return c.finding(claim=claim, truth=truth, verdict=Verdict.HOLDS, witness=witness,
                          evidence=Evidence.IDEAL_NOISE, scope=scope)
     if lo <= d:
-        return c.finding(claim=f"({_q(e)}, {_q(d)})", truth=truth, verdict=Verdict.UNDECIDED, witness=witness,
+        return c.finding(claim=claim, truth=truth, verdict=Verdict.UNDECIDED, witness=witness,
                          evidence=None, scope=scope, note="the enclosure straddles the claimed delta")
     again = _rebuild(c.obj, ("epsilon", "delta", "sensitivity"))
-    return c.finding(claim=f"({_q(e)}, {_q(d)})", truth=truth + " > delta", verdict=Verdict.VIOLATED,
-                     witness=witness, replay=Replay.of(_x(again._scale) == sigma), evidence=Evidence.IDEAL_NOISE,
-                     scope=scope, note="the float sigma is too small for the claimed (epsilon, delta)")
+    return c.finding(claim=claim, truth=truth + " > delta", verdict=Verdict.VIOLATED, witness=witness,
+                     replay=Replay.of(same(again)), evidence=Evidence.IDEAL_NOISE, scope=scope, note=why)
 
 
 def _rebuild(obj, keys):
@@ -350,16 +361,8 @@ def _gaussian_discrete_judge(c: _Ctx) -> Finding:
     hi = discrete_gaussian_delta(e, small, s).upper
     witness["delta_of_scale"] = [float_at_most(lo), float_at_least(hi)]
     truth = f"delta(scale) in [{float_at_most(lo)!r}, {float_at_least(hi)!r}]"
-    if hi <= d:
-        return c.finding(claim=f"({_q(e)}, {_q(d)})", truth=truth, verdict=Verdict.HOLDS, witness=witness,
-                         evidence=Evidence.IDEAL_NOISE, scope=scope)
-    if lo <= d:
-        return c.finding(claim=f"({_q(e)}, {_q(d)})", truth=truth, verdict=Verdict.UNDECIDED, witness=witness,
-                         evidence=None, scope=scope, note="the enclosure straddles the claimed delta")
-    again = _rebuild(c.obj, ("epsilon", "delta", "sensitivity"))
-    return c.finding(claim=f"({_q(e)}, {_q(d)})", truth=truth + " > delta", verdict=Verdict.VIOLATED,
-                     witness=witness, replay=Replay.of(float(again._scale) == scale), evidence=Evidence.IDEAL_NOISE,
-                     scope=scope, note="the float bisection for the scale stops below the root: too little noise")
+    return _delta_judged(c, e, d, (lo, hi), truth, witness, scope, lambda again: float(again._scale) == scale,
+                         "the float bisection for the scale stops below the root: too little noise")
 
 
 # --- Geometric ----------------------------------------------------------------------------
@@ -465,16 +468,6 @@ def _larger(a, b) -> bool:
     if b == "inf":
         return False
     return a == "inf" or _compare(a, b) > 0
-
-
-def _first(pred, lo: int = 0, hi: int = _GRID) -> int:
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _binary_judge(c: _Ctx) -> Finding:
@@ -587,7 +580,7 @@ def _categorical_counts(obj, x: str) -> dict:
     cum, tops = 0, []
     for t in targets:
         cum += call_library("diffprivlib ExponentialCategorical._get_prob", obj._get_prob, x, t)
-        tops.append(_first(lambda k, c_=cum: (k / _GRID) * N > c_))
+        tops.append(first_true(lambda k, c_=cum: (k / _GRID) * N > c_))
     counts, prev = {}, 0
     for i, t in enumerate(targets):
         top = _GRID if i == len(targets) - 1 else max(tops[i], prev)
@@ -772,10 +765,7 @@ def modelled() -> tuple[str, ...]:
 
 
 def _check_options(name: str, options: dict) -> None:
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidArgument(f"option {unknown[0]!r} is not one the diffprivlib reader takes; it takes "
-                              f"{', '.join(OPTIONS)}")
+    refuse_unknown_options(options, OPTIONS, "the diffprivlib reader")
     if "values" in options and name not in _VALUES_ACCEPTED:
         raise InvalidArgument(f"values={options['values']!r}: a {name} is judged over every input (its model "
                               f"covers them); values is taken by {', '.join(_VALUES_ACCEPTED)}")

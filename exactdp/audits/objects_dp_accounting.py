@@ -46,7 +46,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from exactdp.audits.base import Audit, Finding
+from exactdp.audits.base import Audit, Finding, refuse_unknown_options
 from exactdp.audits.suite_dp_accounting import (
     RELATIONS, EventPoint, NonPrivate, event_points, events_finding, event_scope, relation_of, translate,
 )
@@ -72,10 +72,7 @@ def audit_of(obj: object, **options: Any) -> Audit:
     (0, 1), default ``1e-5``), ``relation`` (``add-or-remove``, ``replace-one`` or ``replace-special``; default
     from the event), ``width`` (the certified enclosure's relative width; default the
     accountant's own), ``accountants`` (a subset of ``("pld", "rdp")``)."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidArgument(f"option {unknown[0]!r} is not one the dp_accounting reader takes; it takes "
-                              f"{', '.join(OPTIONS)}")
+    refuse_unknown_options(options, OPTIONS, "the dp_accounting reader")
     delta = options.get("delta", 1e-5)
     if isinstance(delta, bool) or not isinstance(delta, float) or not 0 < delta < 1:
         raise InvalidArgument(f"delta={delta!r}: expected a float in (0, 1), as dp_accounting takes it, e.g. 1e-5")

@@ -20,7 +20,7 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library
+from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library, refuse_unknown_options
 from exactdp.audits.suite_dp_accounting import SUBSAMPLED_WIDTH, Point, judge
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument
@@ -61,10 +61,7 @@ def audit_of(obj: object, **options: Any) -> Audit:
     """The audit of one Opacus accountant (see the module's note); options: ``delta``
     (default ``1e-5``, a float as Opacus takes it), ``width`` (the certified enclosure's
     relative width, default 1e-3 then 1e-4 where undecided)."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidArgument(f"option {unknown[0]!r} is not one the Opacus reader takes; it takes "
-                              f"{', '.join(OPTIONS)}")
+    refuse_unknown_options(options, OPTIONS, "the Opacus reader")
     delta = options.get("delta", 1e-5)
     if isinstance(delta, bool) or not isinstance(delta, float) or not 0 < delta < 1:
         raise InvalidArgument(f"delta={delta!r}: expected a float in (0, 1), as Opacus takes it, such as 1e-5")

@@ -63,11 +63,10 @@ from typing import Any
 import sympy
 
 from exactdp.adapters import opendp as od
-from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library
+from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library, refuse_unknown_options, weakest
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.errors import InvalidArgument, LibraryCallFailed
 from exactdp.numeric.decide import compare
-from exactdp.audits.base import weakest
 from exactdp.mechanisms.distribution import pure_epsilon, renyi
 from exactdp.mechanisms.models import RandomizedResponse
 from exactdp.mechanisms.models_noise import DiscreteGaussian
@@ -1422,9 +1421,7 @@ def _judge_odometer(o, options, name: str) -> Finding:
 
 def audit_of(obj: object, **options: Any) -> Audit:
     """The :class:`Audit` of one OpenDP object (see the module's note)."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidArgument(f"option {unknown[0]!r}: the OpenDP reader takes {', '.join(OPTIONS)}")
+    refuse_unknown_options(options, OPTIONS, "the OpenDP reader")
     if not reads(obj):
         raise InvalidArgument(f"an object of type {type(obj).__qualname__}: the OpenDP reader reads Transformation, "
                               f"Measurement and Odometer")

@@ -57,7 +57,7 @@ from typing import Any
 import sympy
 
 from exactdp.adapters import tumult as _tumult
-from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library
+from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library, refuse_unknown_options
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.decide import compare
@@ -686,10 +686,7 @@ def _default_d_ins(metric: Any) -> list:
 
 
 def _options(options: dict) -> dict:
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidArgument(f"option {unknown[0]!r} is not one the Tumult Core reader takes; it takes "
-                              f"{', '.join(OPTIONS)}")
+    refuse_unknown_options(options, OPTIONS, "the Tumult Core reader")
     if "sizes" in options:
         s = options["sizes"]
         if (not isinstance(s, (tuple, list)) or len(s) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)

@@ -105,7 +105,7 @@ def test_binomial_lower_bound():
 
 def test_refusals_are_one_line():
     m = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=1.0)
-    with pytest.raises(InvalidArgument, match="option 'bogus': the OpenDP reader takes d_in, values, sizes"):
+    with pytest.raises(InvalidArgument, match="option 'bogus' is not one the OpenDP reader takes; it takes d_in, values, sizes"):
         audit_object(m, bogus=1)
     alp = dp.m.make_alp_queryable(dp.map_domain(dp.atom_domain(T=int), dp.atom_domain(T=int)),
                                   dp.l01inf_distance(dp.absolute_distance(T=int)), scale=1.0, total_limit=4, value_limit=4)
