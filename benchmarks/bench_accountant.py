@@ -248,7 +248,7 @@ def _other_in(case: dict, python: str) -> dict:
 
 def _exactdp(case: dict, repeat: int) -> tuple:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
 
     times = []
     for _ in range(repeat):

@@ -17,7 +17,7 @@ enclosure). Width: ``log2(|value| / (hi - lo))``, bits of relative accuracy
 (``inf`` for a point). ``ok`` checks that every enclosure contains a reference computed by
 mpmath's point functions at ``max(100 digits, prec + 128 bits)``, to within that
 reference's own error (far below every width). Downstream: analytic-Gaussian calibrations
-and ``delta_of_sigma`` with ``exactdp.mechanisms.gaussian`` using each implementation,
+and ``delta_of_sigma`` with ``exactdp.mechanisms.calibration.gaussian`` using each implementation,
 same answers required.
 
 Run: ``python benchmarks/bench_intervals.py > benchmarks/results-intervals-<date>.txt``
@@ -259,8 +259,9 @@ CALIBRATIONS = [("0.5", "1e-5"), ("1", "1e-10"), ("4", "1e-6"), ("1/100", "1e-3"
 
 
 def _with(module, fn):
-    """Run ``fn`` with exactdp.mechanisms.gaussian's and accountant's enclosure names bound to ``module``'s."""
-    from exactdp.mechanisms import accountant, gaussian
+    """Run ``fn`` with exactdp.mechanisms.calibration.gaussian's and accountant's enclosure names bound to ``module``'s."""
+    from exactdp.mechanisms.accounting import accountant
+    from exactdp.mechanisms.calibration import gaussian
     names = ["erfcx", "normal_cdf", "_exp_of_negative", "erf"]
     saved = [(m, n, getattr(m, n)) for m in (gaussian, accountant) for n in names if hasattr(m, n)]
     try:
@@ -273,9 +274,9 @@ def _with(module, fn):
 
 
 def run_downstream():
-    from exactdp.mechanisms.gaussian import analytic_sigma, delta_of_sigma
+    from exactdp.mechanisms.calibration.gaussian import analytic_sigma, delta_of_sigma
     print()
-    print("== downstream: exactdp.mechanisms.gaussian with each implementation (same answers required) ==")
+    print("== downstream: exactdp.mechanisms.calibration.gaussian with each implementation (same answers required) ==")
     print("call                                       |  legacy time |     new time | same answer | sigma (safe float)")
     for eps, dlt in CALIBRATIONS:
         out = {}

@@ -34,7 +34,7 @@ _EXPORTS = exports_of({
         "TooLarge", "Undecided", "UndefinedQuery"),
     "exactdp.checkers.privacy": ("PrivacyResult", "check_mechanism"),
     "exactdp.audits.objects": ("audit_object",),
-    "exactdp.mechanisms.ledger": ("BudgetExceeded", "BudgetLedger"),
+    "exactdp.mechanisms.accounting.ledger": ("BudgetExceeded", "BudgetLedger"),
     "exactdp.mechanisms.distribution": ("Distribution",),
     "exactdp.mechanisms.mechanism": ("Mechanism", "make_mechanism"),
     "exactdp.numeric.rounding": ("float_at_least", "float_at_most"),

@@ -33,13 +33,13 @@ import sympy
 from exactdp._budget import refuse_above
 from exactdp.checkers.sensitivity import SensitivityCurve, check_plot_target
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.curve import PrivacyCurve
+from exactdp.mechanisms.accounting.curve import PrivacyCurve
 from exactdp.mechanisms.distribution import Distribution, hockey_stick
 from exactdp.mechanisms.mechanism import Mechanism
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
-from exactdp.mechanisms import utility
+from exactdp.mechanisms.calibration import utility
 
 __all__ = [
     "PlotData", "Series", "composition", "privacy_profile", "plot_sensitivity_curves",
@@ -291,7 +291,7 @@ def composition(mechanisms, k: int = 1, *, params: dict | None = None, width="1e
     """A privacy-profile source for :func:`privacy_profile`: ``mechanisms`` composed ``k``
     times, its ``delta(epsilon)`` enclosed by the certified accountant
     (:func:`exactdp.mechanisms.account`, same arguments) and drawn as a band. It is a
-    :class:`~exactdp.mechanisms.curve.PrivacyCurve` (any one is a source too), so the
+    :class:`~exactdp.mechanisms.accounting.curve.PrivacyCurve` (any one is a source too), so the
     composition is computed once for all the epsilons of a figure."""
     return PrivacyCurve(mechanisms, k, params=params, width=width)
 
@@ -413,7 +413,7 @@ def plot_error_vs_epsilon(path: str, epsilons=None, sensitivities: dict | None =
     """Seed 004's figure: the expected absolute error of the mean of ``n`` Laplace-noised
     reports against epsilon, one line per sensitivity, both axes logarithmic.
 
-    The values are :func:`exactdp.mechanisms.utility.error_table`'s (pass ``table=`` to
+    The values are :func:`exactdp.mechanisms.calibration.utility.error_table`'s (pass ``table=`` to
     draw one already computed; the other arguments are its own, with its defaults): each
     point is exact in ``y`` and certified in ``lower``/``upper``. The drawing is float.
     """

@@ -11,8 +11,8 @@ import pytest
 
 from exactdp.cli import main
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import account
-from exactdp.mechanisms.curve import PrivacyCurve
+from exactdp.mechanisms.accounting.accountant import account
+from exactdp.mechanisms.accounting.curve import PrivacyCurve
 
 POISSON = ["--param", "sampling=poisson", "--param", "rate=0.01"]
 
@@ -102,8 +102,8 @@ def test_subsampled_discrete_gaussian_point_matches_the_full_sum():
     """The suffix-sum evaluation of H(a) encloses the same value as the class-by-class sum."""
     import flint
 
-    from exactdp.mechanisms.profiles import PoissonDiscreteGaussian
-    from exactdp.mechanisms.subsampling import _Profile
+    from exactdp.mechanisms.accounting.profiles import PoissonDiscreteGaussian
+    from exactdp.mechanisms.accounting.subsampling import _Profile
 
     model = PoissonDiscreteGaussian(Fraction(1, 10), Fraction(4), 1)
     for direction in ("remove", "add"):

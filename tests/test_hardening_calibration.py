@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms import gaussian
+from exactdp.mechanisms.calibration import gaussian
 
-GAUSSIAN = "from exactdp.mechanisms import gaussian"
+GAUSSIAN = "from exactdp.mechanisms.calibration import gaussian"
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
@@ -61,7 +61,7 @@ def _ends(value) -> tuple[Fraction, Fraction]:
 
 
 def _check_cks(rho: Fraction, delta: Fraction) -> None:
-    from exactdp.mechanisms.zcdp import epsilon_of_rho
+    from exactdp.mechanisms.accounting.zcdp import epsilon_of_rho
 
     r = epsilon_of_rho(rho, delta)
     if r.extra["method"] != "cks":  # the documented fallback: Bun-Steinke, checked elsewhere
@@ -91,7 +91,7 @@ def test_1_cks_safe_float_never_below_an_independent_reference(log10_rho, rho_di
 
 @pytest.mark.parametrize("rho", ["1e-20", "1e-100", "1e-300", "1e-3000"])
 def test_1_tiny_rho_answers_zero_and_says_why(cli_run, rho):
-    from exactdp.mechanisms.zcdp import epsilon_of_rho
+    from exactdp.mechanisms.accounting.zcdp import epsilon_of_rho
 
     r = epsilon_of_rho(rho, "1e-6")
     assert r.safe_float == 0.0 and r.exact == (0, 0) and r.extra["negative_at_alpha"] is True
@@ -177,7 +177,7 @@ def test_2_the_smallest_positive_float_is_called_the_smallest(cli_run):
 
 
 def test_3_gaussian_delta_at_a_huge_epsilon_is_enclosed_at_once(outcomes_in_child):
-    setup = "from exactdp.mechanisms.accountant import account; from fractions import Fraction"
+    setup = "from exactdp.mechanisms.accounting.accountant import account; from fractions import Fraction"
     calls = [
         # delta(eps) <= Phi(-(eps/mu - mu/2)): about exp(-1e8000/100), far below 2**-(2**22)
         "r = account('gaussian', 50, epsilon='1e4000', params={'sigma': 1})\n"
@@ -189,7 +189,7 @@ def test_3_gaussian_delta_at_a_huge_epsilon_is_enclosed_at_once(outcomes_in_chil
 
 
 def test_3_lattice_delta_at_or_above_the_largest_loss_is_exactly_zero():
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
 
     # the composed loss never exceeds k * sensitivity/scale = 10: delta(10) = 0 exactly (it was
     # [0, 6e-306], the slack of the lattice)
@@ -204,7 +204,7 @@ def test_3_lattice_delta_at_or_above_the_largest_loss_is_exactly_zero():
 
 
 def test_4_discrete_laplace_at_delta_1e_minus_400_is_bracketed_by_its_largest_loss():
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
 
     # delta(eps) = 0 from eps = k/scale = 100 on, and P[L = 100] = (1/(1 + e^-0.1))**1000 is
     # about 1e-280: epsilon(1e-400) is just below 100
@@ -214,7 +214,7 @@ def test_4_discrete_laplace_at_delta_1e_minus_400_is_bracketed_by_its_largest_lo
 
 
 def test_4_gaussian_with_a_tiny_mu_gets_a_certified_upper_end():
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
 
     r = account("gaussian", 50, delta="1e-4000", params={"sigma": "1e4000"})
     assert r.epsilon_lower == 0 and not isinstance(r.epsilon_upper, float)
@@ -276,7 +276,7 @@ def test_a_delta_below_the_lattice_resolution_is_answered_before_computing():
     # discrete Gaussian sigma=10, k=1000, delta=1e-400 computed for 70 s (55 s at 1024 bits)
     # before NOTHING CERTIFIED: every upper end of delta(eps) carries at least 2**-bits of
     # slack and the discrete Gaussian has no largest loss, so the answer is known at once
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
 
     r = account("discrete-gaussian", 1000, delta="1e-400", params={"sigma": 10})
     assert (r.epsilon_lower, r.epsilon_upper, r.slots) == (0, math.inf, 0)

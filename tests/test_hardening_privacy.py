@@ -125,7 +125,7 @@ def test_huge_lattices_are_refused_not_crashed(capsys, argv):
 
 def test_gaussian_with_a_tiny_sigma_is_enclosed_quickly(outcomes_in_child):
     # was: 47 s then the useless [0, inf] (sigma=1e-300); sigma=5e-324 (a float) hung
-    setup = "from fractions import Fraction; from exactdp.mechanisms.accountant import account"
+    setup = "from fractions import Fraction; from exactdp.mechanisms.accounting.accountant import account"
     calls = [
         "r = account('gaussian', 50, delta='1e-6', params={'sigma': '1e-300'}); "
         "assert r.width_met and r.epsilon_lower <= Fraction(25, 10) * 10**601 <= r.epsilon_upper * (1 + Fraction(1, 10**290))",
@@ -138,7 +138,7 @@ def test_gaussian_with_a_tiny_sigma_is_enclosed_quickly(outcomes_in_child):
 
 
 def test_gaussian_beyond_the_working_precision_is_refused():
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
 
     with pytest.raises(TooLarge, match=r"bits of working precision for mu\*\*2 = .*use a larger sigma"):
         account("gaussian", 50, delta="1e-6", params={"sigma": "1e-1000"})
@@ -161,7 +161,7 @@ def test_erfc_far_in_the_tail_is_enclosed_at_once(outcomes_in_child):
     # was: a hang in mpmath's exp(-t**2) for t near 2**13000 (account, gaussian sigma=1e4000)
     setup = ("from fractions import Fraction; from mpmath import iv; "
              "from exactdp.numeric.intervals import enclose, erfc, interval_to_fractions; "
-             "from exactdp.mechanisms.accountant import account")
+             "from exactdp.mechanisms.accounting.accountant import account")
     calls = [
         "lo, hi = interval_to_fractions(enclose(lambda v: erfc(v.mpf(10) ** 4000), prec=3392)); "
         "assert lo == 0 and 0 < hi < Fraction(1, 10**1000)",

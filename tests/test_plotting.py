@@ -13,7 +13,7 @@ from exactdp import IntegerRange, Multisets, SubMultisets, sensitivity_curve
 from exactdp.cli import main
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.mechanisms import Distribution, account, make_mechanism
-from exactdp.mechanisms.utility import error_table
+from exactdp.mechanisms.calibration.utility import error_table
 from exactdp.numeric.decide import compare
 from exactdp.plotting import (
     PlotData, composition, plot_error_vs_epsilon, plot_privacy_profile, plot_sensitivity_curves,
@@ -233,7 +233,7 @@ def test_cli_several_queries_refused_before_any_output(capsys, extra, message):
 def test_a_privacy_curve_is_a_profile_source():
     """A PrivacyCurve (what ``composition`` now returns) draws its certified band, each epsilon
     answered from the one composition it keeps: the same enclosures as ``account``."""
-    from exactdp.mechanisms.curve import PrivacyCurve
+    from exactdp.mechanisms.accounting.curve import PrivacyCurve
 
     params = {"sigma": 1, "sampling": "poisson", "rate": "1/100"}
     curve = PrivacyCurve("gaussian", 10, params=params, width="1e-3")

@@ -14,7 +14,7 @@ from exactdp import registry
 from exactdp.checkers.results import Verdict
 from exactdp.cli import main
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
-from exactdp.mechanisms.models_numpy import (
+from exactdp.mechanisms.models.numpy_laplace import (
     GRID_POINTS,
     numpy_laplace_count,
     numpy_laplace_noise,
@@ -22,7 +22,7 @@ from exactdp.mechanisms.models_numpy import (
     numpy_laplace_scale,
     numpy_laplace_witness,
 )
-from exactdp.mechanisms.models_softmax import (
+from exactdp.mechanisms.models.softmax import (
     first_departure,
     numpy_pairwise_sum,
     quantile_scores,

@@ -30,7 +30,7 @@ from exactdp.mechanisms import (
     epsilon_of_rho,
     laplace_scale,
 )
-from exactdp.mechanisms.composition import (
+from exactdp.mechanisms.accounting.composition import (
     OPTIMAL_RULE,
     compose_optimal,
     optimal_delta,

@@ -527,7 +527,7 @@ def float_worst_pairs(k: int, d_ins) -> dict:
     most d_in away."""
     import sys
 
-    from exactdp.mechanisms.models_opendp import FloatDiscreteLaplace  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.models.opendp import FloatDiscreteLaplace  # lazy: loads SymPy, which this module does not import at load
     big = Fraction(sys.float_info.max)
     model = FloatDiscreteLaplace(k, Fraction(1))
     xs = [(x, Fraction(x), model.round_input(x)) for x in float_inputs(k)]

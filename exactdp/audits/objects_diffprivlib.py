@@ -48,14 +48,14 @@ from exactdp.adapters.diffprivlib import (
 from exactdp.audits.base import Audit, Finding, Replay, Settings, call_library, refuse_unknown_options
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.discrete import discrete_gaussian_delta
+from exactdp.mechanisms.calibration.discrete import discrete_gaussian_delta
 from exactdp.mechanisms.distribution import (
     Distribution,
     hockey_stick,
     pure_epsilon,
     shown,
 )
-from exactdp.mechanisms.gaussian import delta_of_sigma
+from exactdp.mechanisms.calibration.gaussian import delta_of_sigma
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact, library_number
 from exactdp.numeric.rounding import float_at_least, float_at_most

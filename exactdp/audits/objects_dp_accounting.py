@@ -2,7 +2,7 @@
 
 A ``DpEvent`` describes what a DP computation did (a Gaussian, Poisson-sampled, composed
 100 times beside a Laplace ...). The audit translates it into the mechanisms exactdp's
-certified accountant composes (:func:`~exactdp.mechanisms.accountant.account`), computes the
+certified accountant composes (:func:`~exactdp.mechanisms.accounting.accountant.account`), computes the
 certified enclosure of ``epsilon(delta)`` at the option ``delta`` (default ``1e-5``), runs
 dp_accounting's own accountants on the event (``PLDAccountant()`` with its default
 discretization and ``RdpAccountant()`` with its default orders, each where its ``supports``

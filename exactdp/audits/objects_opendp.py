@@ -68,10 +68,10 @@ from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.errors import InvalidArgument, LibraryCallFailed
 from exactdp.numeric.decide import compare
 from exactdp.mechanisms.distribution import pure_epsilon, renyi
-from exactdp.mechanisms.models import RandomizedResponse
-from exactdp.mechanisms.models_noise import DiscreteGaussian
-from exactdp.mechanisms.models_opendp import MIN_K, OpenDPBoundedGeometric, geometric_p
-from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
+from exactdp.mechanisms.models.randomized_response import RandomizedResponse
+from exactdp.mechanisms.models.noise import DiscreteGaussian
+from exactdp.mechanisms.models.opendp import MIN_K, OpenDPBoundedGeometric, geometric_p
+from exactdp.mechanisms.models.selection import ExponentialMechanism, PermuteAndFlip
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
 __all__ = ["DISTRIBUTION", "EXTRA", "OPTIONS", "RANDOM", "reads", "audit_of", "Space", "space_of", "Loss",

@@ -58,9 +58,9 @@ from exactdp.numeric.exact import format_exact, from_float
 from exactdp.adapters import diffprivlib as adapter
 from exactdp.audits.coverage import public_callables
 from exactdp.checkers.sensitivity import verify_claim
-from exactdp.mechanisms.discrete import discrete_gaussian_delta
+from exactdp.mechanisms.calibration.discrete import discrete_gaussian_delta
 from exactdp.mechanisms.distribution import Distribution, pure_epsilon
-from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma
+from exactdp.mechanisms.calibration.gaussian import check_sigma, delta_of_sigma
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.spaces.datasets import Multisets
 from exactdp.spaces.metrics import ChangeDistance

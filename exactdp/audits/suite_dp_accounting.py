@@ -4,7 +4,7 @@ accountants' epsilons judged against exactdp's certified ones.
 Every audit calls dp_accounting's own accountant through :mod:`exactdp.adapters.dp_accounting`
 and reads the epsilon it returns at the exact binary value of that float; the truth is
 exactdp's certified enclosure ``[lower, upper]`` of ``epsilon(delta)``
-(:func:`~exactdp.mechanisms.accountant.account`: exact mathematics, lower end rounded down,
+(:func:`~exactdp.mechanisms.accounting.accountant.account`: exact mathematics, lower end rounded down,
 upper end rounded up), at the exact binary values of the floats the library was given. A
 value the library documents as an **upper bound** (PLDAccountant's pessimistic estimate,
 RdpAccountant) is ``violated`` below the certified lower end, holds at or above the upper
@@ -43,10 +43,10 @@ from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call
 from exactdp.audits.coverage import public_callables
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument, LibraryCallFailed, TooLarge
-from exactdp.mechanisms.accountant import AccountResult
+from exactdp.mechanisms.accounting.accountant import AccountResult
 from exactdp.numeric.exact import format_exact, show_exact
 from exactdp.adapters import dp_accounting as A, dp_accounting as adapter
-from exactdp.mechanisms.accountant import account
+from exactdp.mechanisms.accounting.accountant import account
 
 __all__ = ["RELATIONS", "NonPrivate", "translate", "relation_of", "EventPoint", "event_points", "events_finding",
            "event_scope", "event_read", "vacuous", "approx_delta", "grid_span", "worst_underestimate", "primitives",
@@ -181,7 +181,7 @@ def approx_delta(eps0_delta0: Fraction, k: int, delta: Fraction) -> Fraction:
 
 
 def certified(point, width: Fraction):
-    """exactdp's certified :class:`~exactdp.mechanisms.accountant.AccountResult` of
+    """exactdp's certified :class:`~exactdp.mechanisms.accounting.accountant.AccountResult` of
     ``epsilon(delta)`` at ``point`` and relative ``width`` (cached for the process: exact
     mathematics, the same every time). A point with a ``certify(width)`` method (an event of
     :mod:`exactdp.audits.objects_dp_accounting`) computes its own. A setting exactdp refuses

@@ -6,7 +6,7 @@ Every audit drives one of Opacus's own accountants (``opacus.accountants``) thro
 sample_rate=q)`` once per training step, then ``get_epsilon(delta)``) and reads the float it
 returns at its exact binary value. The truth is exactdp's certified enclosure of
 ``epsilon(delta)`` of the Poisson-subsampled Gaussian composed ``k`` times (add/remove
-neighbours; :func:`~exactdp.mechanisms.accountant.account`), at the exact binary values of
+neighbours; :func:`~exactdp.mechanisms.accounting.accountant.account`), at the exact binary values of
 the floats Opacus was given, on the DP-SGD grid of the dp_accounting suite
 (:data:`~exactdp.audits.suite_dp_accounting.DP_SGD`; the enclosures are shared and cached).
 

@@ -24,7 +24,7 @@ computes the truth with exactdp:
 Evidence (:class:`~exactdp.checkers.results.Evidence`): a space enumerated through OpenDP
 is ``bit-exact-grid``; a float model matched on seeded random inputs is ``empirical-model``;
 on OpenDP 0.16, the CKS20 discrete Laplace / Gaussian samplers (followed step by step from
-its Rust code by :mod:`~exactdp.mechanisms.models_opendp_samplers`, random bytes taken as
+its Rust code by :mod:`~exactdp.mechanisms.models.opendp_samplers`, random bytes taken as
 uniform) at each audited scale, and ``sample_bernoulli_float`` at each audited p, make the
 integer and float Laplace / Gaussian audits, their conversions and compositions and boolean
 randomized response ``bit-exact-grid``; a sampler taken as its exact distribution without
@@ -49,17 +49,17 @@ from exactdp.audits import suite_opendp_api
 from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
-from exactdp.mechanisms.models_opendp_samplers import verify_discrete_gaussian, verify_discrete_laplace
+from exactdp.mechanisms.models.opendp_samplers import verify_discrete_gaussian, verify_discrete_laplace
 from exactdp.adapters import opendp as od
 from exactdp.audits.base import version_applies
 from exactdp.audits.coverage import public_callables
 from exactdp.checkers.graph import verify_conversion
 from exactdp.mechanisms.distribution import pure_epsilon, renyi
-from exactdp.mechanisms.models import RandomizedResponse
-from exactdp.mechanisms.models_noise import DiscreteGaussian, DiscreteLaplace
-from exactdp.mechanisms.models_opendp import FloatDiscreteGaussian, FloatDiscreteLaplace, MIN_K, OpenDPBoundedGeometric, geometric_p
-from exactdp.mechanisms.models_opendp_samplers import bernoulli_float_probability
-from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
+from exactdp.mechanisms.models.randomized_response import RandomizedResponse
+from exactdp.mechanisms.models.noise import DiscreteGaussian, DiscreteLaplace
+from exactdp.mechanisms.models.opendp import FloatDiscreteGaussian, FloatDiscreteLaplace, MIN_K, OpenDPBoundedGeometric, geometric_p
+from exactdp.mechanisms.models.opendp_samplers import bernoulli_float_probability
+from exactdp.mechanisms.models.selection import ExponentialMechanism, PermuteAndFlip
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import from_float, show_exact
 from exactdp.numeric.floatsum_bounds import sensitivity_bound
@@ -700,7 +700,7 @@ _GEOMETRIC_EDGE = 13.635390889451635   # recip(scale) rounds up; d_in = 5 exceed
 def _geometric_cases(scales, bounds_list, d_ins):
     """For each scale, bounds and d_in: OpenDP's claim, and the exact largest likelihood
     ratio of the modelled sampler at the largest ``p`` OpenDP's code can compute
-    (:func:`~exactdp.mechanisms.models_opendp.geometric_p`), over every pair of inputs at
+    (:func:`~exactdp.mechanisms.models.opendp.geometric_p`), over every pair of inputs at
     that distance (inputs one step outside the bounds included: OpenDP clamps them)."""
     dp = od.load()
     rows = []
@@ -842,7 +842,7 @@ _SAMPLERS_016 = ">=0.16"   # the version whose Rust code models_opendp_samplers 
 def _cks20_agreement(kind: str, scales) -> tuple[bool, str]:
     """Follow OpenDP's CKS20 sampler (``sample_discrete_laplace`` or
     ``sample_discrete_gaussian``) step by step at each exact integer-noise scale
-    (:mod:`~exactdp.mechanisms.models_opendp_samplers`, outputs ``|z| <= 10`` compared one by
+    (:mod:`~exactdp.mechanisms.models.opendp_samplers`, outputs ``|z| <= 10`` compared one by
     one, every ``z`` by the law's shape): whether it draws the ideal law at every scale, and
     a note saying so or naming the first scale where it does not."""
     verify = verify_discrete_laplace if kind == "laplace" else verify_discrete_gaussian

@@ -419,7 +419,7 @@ _NAIVE_GRID = (
 def _compose(rows: list[dict]):
     """The certified composition of what an accountant gave out: the exact sum of the epsilons
     (each times its count) and the optimal composition's delta ``1 - prod(1 - delta_i)``."""
-    from exactdp.mechanisms.composition import optimal_delta_of_copies  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.composition import optimal_delta_of_copies  # lazy: loads SymPy, which this module does not import at load
 
     eps = sum((from_float(r["epsilon"]) * r["count"] for r in rows), Fraction(0))
     dlt = optimal_delta_of_copies([(from_float(r["delta"]), r["count"]) for r in rows if r["delta"]])
@@ -515,7 +515,7 @@ def _check_pld() -> Finding:
     into the pydp mechanism's parameter at sensitivity 1), composed by exactdp's certified
     accountant (the ideal Laplace and Gaussian at those parameters), against its totals:
     delta(total_epsilon) <= total_delta, or at total_delta = 0 the sum of the pure epsilons."""
-    from exactdp.mechanisms.accountant import account  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.accountant import account  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     table, bad, undecided = [], None, 0
@@ -573,7 +573,7 @@ def _check_gaussian_helpers() -> Finding:
     delta): each number judged by the ideal Gaussian (Balle and Wang's exact delta, in
     intervals): the sigma must give delta(eps) <= delta; the reported delta must not be below
     delta(eps) at sigma; the reported epsilon must give delta(eps) <= delta."""
-    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.calibration.gaussian import check_sigma, delta_of_sigma  # lazy: loads SymPy, which this module does not import at load
 
     _A()
     from pipeline_dp import dp_computations as dc
@@ -616,7 +616,7 @@ def _check_noise_std() -> Finding:
     at least the std of the noise the budget needs: Laplace sqrt(2) * L1 / epsilon (L1 = L0 *
     LInf, exactly); Gaussian a sigma that gives (epsilon, delta) at L2 = sqrt(L0) * LInf
     (judged by the ideal Gaussian)."""
-    from exactdp.mechanisms.gaussian import check_sigma  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.calibration.gaussian import check_sigma  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     pdp = A.require()
@@ -962,7 +962,7 @@ def _check_add_dp_noise() -> Finding:
     l0 * linf for Laplace, L2 = sqrt(l0) * linf for Gaussian, or the l1/l2 given), and a noise
     parameter that gives the budget at that sensitivity: the Laplace diversity at least L1 /
     epsilon exactly; the Gaussian std judged by the ideal Gaussian (Balle and Wang's exact delta)."""
-    from exactdp.mechanisms.gaussian import check_sigma  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.calibration.gaussian import check_sigma  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     values = [("a", 3.0), ("b", -1.5)]

@@ -235,7 +235,7 @@ _GAUSS_SETTINGS = Settings(len(_GAUSS_TABLE), "epsilon 1e-06..50, delta down to 
 
 
 def _check_gaussian() -> Finding:
-    from exactdp.mechanisms.gaussian import check_sigma, delta_of_sigma  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.calibration.gaussian import check_sigma, delta_of_sigma  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     rows, bad = [], None

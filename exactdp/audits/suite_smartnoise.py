@@ -59,9 +59,9 @@ from exactdp.audits.coverage import public_callables
 from exactdp.checkers.graph import graph_sensitivity, make_query
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument, LibraryCallFailed, Undecided
-from exactdp.mechanisms.accountant import account
-from exactdp.mechanisms.composition import optimal_delta_of_copies
-from exactdp.mechanisms.gaussian import delta_of_sigma
+from exactdp.mechanisms.accounting.accountant import account
+from exactdp.mechanisms.accounting.composition import optimal_delta_of_copies
+from exactdp.mechanisms.calibration.gaussian import delta_of_sigma
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.intervals import (
     decide,
@@ -97,7 +97,7 @@ SUPPORTED = ">=1.0,<1.1"
 _SRC = "smartnoise-sql 1.0.10: snsql/"
 _AST_SRC = (_SRC + "_ast/ast.py (TableColumn.sensitivity, Query symbols: mechanism(sensitivity, "
             "max_contrib=max_ids)), _ast/expressions/sql.py (AggFunction.sensitivity)")
-_REWRITE_SRC = _SRC + "sql/private_rewriter.py (clamp, per_key_random), sql/_mechanisms/laplace.py"
+_REWRITE_SRC = _SRC + "sql/private_rewriter.py (clamp, per_key_random), sql/_mechanisms/calibration/laplace.py"
 _META_SRC = _SRC + "metadata.py (Int/Float: sens_a = max(|lower|, |upper|), sens_b = |upper - lower|)"
 _ISSUES = "https://github.com/opendp/smartnoise-sdk/issues/"
 
@@ -1041,20 +1041,20 @@ def _audits() -> list[Audit]:
                       "snsql.sql.privacy.Mechanisms")),
         Audit("smartnoise-sql/mechanism/laplace-scale", lib, "Laplace(epsilon, sensitivity, max_contrib).scale",
               "the scale makes the Laplace mechanism epsilon-DP for a sum of max_contrib values in "
-              "[0, sensitivity]", _laplace_scale_check, source=_SRC + "sql/_mechanisms/laplace.py",
+              "[0, sensitivity]", _laplace_scale_check, source=_SRC + "sql/_mechanisms/calibration/laplace.py",
               covers=(f"{_MECH}.Laplace",)),
         Audit("smartnoise-sql/mechanism/gaussian-scale", lib,
               "Gaussian(epsilon, delta, sensitivity, max_contrib).scale",
               "the sigma makes the Gaussian mechanism (epsilon, delta)-DP for a sum of max_contrib values in "
-              "[0, sensitivity]", _gaussian_scale_check, source=_SRC + "sql/_mechanisms/gaussian.py",
+              "[0, sensitivity]", _gaussian_scale_check, source=_SRC + "sql/_mechanisms/calibration/gaussian.py",
               covers=(f"{_MECH}.Gaussian",)),
         Audit("smartnoise-sql/threshold/laplace", lib, "Laplace.threshold (tau, censor_dims)",
               "partitions one id creates alone are released with probability at most delta",
-              _threshold_check("laplace"), source=_SRC + "sql/_mechanisms/laplace.py (threshold)",
+              _threshold_check("laplace"), source=_SRC + "sql/_mechanisms/calibration/laplace.py (threshold)",
               covers=(f"{_MECH}.Laplace.threshold", f"{_MECH}.Laplace")),
         Audit("smartnoise-sql/threshold/gaussian", lib, "Gaussian.threshold (tau, censor_dims)",
               "partitions one id creates alone are released with probability at most delta/2",
-              _threshold_check("gaussian"), source=_SRC + "sql/_mechanisms/gaussian.py (threshold), normal.py",
+              _threshold_check("gaussian"), source=_SRC + "sql/_mechanisms/calibration/gaussian.py (threshold), normal.py",
               covers=(f"{_MECH}.Gaussian.threshold", f"{_MECH}.Gaussian")),
         Audit("smartnoise-sql/approx-bounds/histogram", lib, "approx_bounds(vals, epsilon)",
               "epsilon-DP: Laplace noise of scale 1/epsilon on a histogram one value moves by at most 1",

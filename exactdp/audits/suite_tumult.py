@@ -33,8 +33,8 @@ from exactdp.adapters import tumult
 from exactdp.audits.base import call_library
 from exactdp.checkers.float_witness import search_float_witness
 from exactdp.errors import LibraryCallFailed
-from exactdp.mechanisms.discrete import discrete_gaussian_rho, discrete_laplace_epsilon
-from exactdp.mechanisms.laplace import laplace_epsilon
+from exactdp.mechanisms.calibration.discrete import discrete_gaussian_rho, discrete_laplace_epsilon
+from exactdp.mechanisms.calibration.laplace import laplace_epsilon
 from exactdp.numeric.decide import compare as exact_compare
 
 __all__ = ["DISTRIBUTION", "EXTRA", "LIBRARY", "CHECKED_ON", "SUPPORTED", "audits", "primitives", "NOT_AUDITED"]

@@ -1,5 +1,5 @@
 """``exactdp account``: a certified enclosure of epsilon(delta) or delta(epsilon) of k
-composed mechanisms (see :mod:`exactdp.mechanisms.accountant`)."""
+composed mechanisms (see :mod:`exactdp.mechanisms.accounting.accountant`)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import nonnegative
-from exactdp.mechanisms.accountant import (
+from exactdp.mechanisms.accounting.accountant import (
     SUBSAMPLED_MAX_SLOTS, SUBSAMPLED_WIDTH,
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
-from exactdp.mechanisms.rdp import DEFAULT_MAX_ORDER, rdp
+from exactdp.mechanisms.accounting.rdp import DEFAULT_MAX_ORDER, rdp
 from exactdp.mechanisms.mechanism import parse_params
 
 __all__ = ["register", "run", "VALUE_OPTIONS"]

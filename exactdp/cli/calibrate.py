@@ -28,9 +28,10 @@ from fractions import Fraction
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.cli._status import OK
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms.calibration._calibration import Calibration
 from exactdp.numeric.exact import show_exact
-from exactdp.mechanisms import gaussian, laplace, zcdp
+from exactdp.mechanisms.calibration import gaussian, laplace
+from exactdp.mechanisms.accounting import zcdp
 
 __all__ = ["register", "run"]
 

@@ -9,7 +9,7 @@ Numbers are exact (``0.1`` is one tenth); with ``--floats binary`` each is the f
 Python library holds (``0.1`` is ``0x1.999999999999ap-4``, a little more than one tenth, so
 ten of them overspend a budget of 1). ``(epsilon, delta)`` spends are charged to
 ``--budget``, ``rho`` spends to ``--rho-budget`` (two separate accounts, as in
-:class:`~exactdp.mechanisms.ledger.BudgetLedger`).
+:class:`~exactdp.mechanisms.accounting.ledger.BudgetLedger`).
 
 ``--method sequential`` (default) adds the epsilons exactly and composes the deltas by the
 optimal composition theorem (Kairouz, Oh, Viswanath; Murtagh-Vadhan) at ``epsilon = sum of
@@ -47,14 +47,14 @@ from exactdp._floats_option import add_floats_option, floats_note, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
-from exactdp.mechanisms.composition import (
+from exactdp.mechanisms.accounting.composition import (
     OPTIMAL_RULE,
     OptimalDelta,
     advanced_composition,
     compose_zcdp,
     optimal_delta_of_copies,
 )
-from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
+from exactdp.mechanisms.accounting.ledger import BudgetExceeded, BudgetLedger, Spend
 from exactdp.numeric.exact import float_reading, format_exact, show_exact, to_exact
 from exactdp.numeric.intervals import exact_interval, float_at_most_of
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most, float_at_least, float_at_most

@@ -9,16 +9,16 @@ exact value, or an enclosure of it, and the float on the safe side.
 (Fraction(10, 3), 3.3333333333333335)
 """
 
-from exactdp.mechanisms._calibration import Calibration
-from exactdp.mechanisms.accountant import AccountCheck, AccountResult, account
-from exactdp.mechanisms.curve import PrivacyCurve
-from exactdp.mechanisms.composition import (
+from exactdp.mechanisms.calibration._calibration import Calibration
+from exactdp.mechanisms.accounting.accountant import AccountCheck, AccountResult, account
+from exactdp.mechanisms.accounting.curve import PrivacyCurve
+from exactdp.mechanisms.accounting.composition import (
     AdvancedComposition,
     advanced_composition,
     compose_sequential,
     compose_zcdp,
 )
-from exactdp.mechanisms.discrete import (
+from exactdp.mechanisms.calibration.discrete import (
     DiscreteGaussianDelta,
     discrete_gaussian_delta,
     discrete_gaussian_rho,
@@ -28,7 +28,7 @@ from exactdp.mechanisms.discrete import (
     discrete_laplace_scale,
     discrete_laplace_tail,
 )
-from exactdp.mechanisms.gaussian import (
+from exactdp.mechanisms.calibration.gaussian import (
     analytic_sigma,
     check_sigma,
     classic_sigma,
@@ -37,27 +37,27 @@ from exactdp.mechanisms.gaussian import (
 from exactdp.mechanisms.distribution import (
     Distribution, Divergence, hockey_stick, pure_epsilon, renyi, total_variation,
 )
-from exactdp.mechanisms.gaussian import epsilon_of_sigma
-from exactdp.mechanisms.laplace import laplace_epsilon, laplace_scale
+from exactdp.mechanisms.calibration.gaussian import epsilon_of_sigma
+from exactdp.mechanisms.calibration.laplace import laplace_epsilon, laplace_scale
 from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, mechanism_names
-from exactdp.mechanisms.models import RandomizedResponse
-from exactdp.mechanisms.models_noise import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
-from exactdp.mechanisms.models_samplers import (
+from exactdp.mechanisms.models.randomized_response import RandomizedResponse
+from exactdp.mechanisms.models.noise import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
+from exactdp.mechanisms.models.samplers import (
     float_exponential_sampler_distribution, float_laplace_distribution,
     float_threshold_rr_distribution, grid_sampler_counts, grid_sampler_distribution,
 )
-from exactdp.mechanisms.models_selection import ExponentialMechanism, PermuteAndFlip
-from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
+from exactdp.mechanisms.models.selection import ExponentialMechanism, PermuteAndFlip
+from exactdp.mechanisms.calibration.noise_choice import compare_noise, laplace_better_below
 from exactdp.mechanisms.typical import (
     GaussianMixture, expected_sensitivity, height_mixture, sensitivity_sampler_guarantee,
     sensitivity_sampler_plan, true_epsilon,
 )
-from exactdp.mechanisms.utility import (
+from exactdp.mechanisms.calibration.utility import (
     discrete_gaussian_error, discrete_laplace_error, error_table, gaussian_error, laplace_error,
     noisy_mean_error,
 )
-from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
-from exactdp.mechanisms.zcdp import epsilon_of_rho, rho_of_epsilon, rho_of_sigma
+from exactdp.mechanisms.accounting.ledger import BudgetExceeded, BudgetLedger, Spend
+from exactdp.mechanisms.accounting.zcdp import epsilon_of_rho, rho_of_epsilon, rho_of_sigma
 
 __all__ = [
     "Calibration", "AdvancedComposition", "advanced_composition", "compose_sequential",

@@ -41,7 +41,7 @@ from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.mechanisms.distribution import shown
-from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
+from exactdp.mechanisms.calibration.noise_choice import compare_noise, laplace_better_below
 from exactdp.mechanisms.typical import check_seed_closed_form, expected_sensitivity, sensitivity_sampler_plan
 from exactdp.spaces import ExactSet, IntegerRange, Multisets
 from exactdp.symbolic.constructors import make_quantile_score

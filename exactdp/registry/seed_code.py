@@ -4,9 +4,9 @@ Statements the seed documents make about the code they run, each judged on a bit
 model of that code:
 
 * ``s000/laplace-mech/numpy-float64``: seed 000's ``laplace_mech`` on NumPy's float64
-  Laplace sampler (:mod:`exactdp.mechanisms.models_numpy`);
+  Laplace sampler (:mod:`exactdp.mechanisms.models.numpy_laplace`);
 * ``s002/softmax/omit-shift``: seed 002's softmax without ``scores -= scores.max()``
-  (:mod:`exactdp.mechanisms.models_softmax`);
+  (:mod:`exactdp.mechanisms.models.softmax`);
 * ``s000/decimal/0.1+0.2`` and ``s000/decimal/arbitrary-precision``: seed 000's
   ``decimal`` remedy under Python's default context
   (:mod:`exactdp.numeric.decimal_context`);
@@ -22,8 +22,8 @@ from fractions import Fraction
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
 from exactdp.checkers.results import Verdict
 from exactdp.numeric.exact import format_exact
-from exactdp.mechanisms.models_numpy import numpy_laplace_scale, numpy_laplace_witness
-from exactdp.mechanisms.models_softmax import first_departure
+from exactdp.mechanisms.models.numpy_laplace import numpy_laplace_scale, numpy_laplace_witness
+from exactdp.mechanisms.models.softmax import first_departure
 from exactdp.numeric.decimal_context import decimal_chain, decimal_mean, decimal_quotient, decimal_sum
 from exactdp.numeric.fixedwidth import overflow_witness
 

@@ -34,9 +34,9 @@ from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.checkers.builtin import seed003_tables
-from exactdp.mechanisms.composition import compose_sequential
+from exactdp.mechanisms.accounting.composition import compose_sequential
 from exactdp.mechanisms.mechanism import make_mechanism
-from exactdp.mechanisms.noise_choice import laplace_better_below
+from exactdp.mechanisms.calibration.noise_choice import laplace_better_below
 from exactdp.mechanisms.typical import sampler_mean, sampler_output, sensitivity_sampler_plan, true_epsilon, typical_sensitivities
 from exactdp.queries.builtin import median
 from exactdp.relational.entries import id_count_truth

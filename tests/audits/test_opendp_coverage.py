@@ -10,7 +10,7 @@ from fractions import Fraction as F
 import pytest
 
 from exactdp.errors import InvalidArgument, TooLarge
-from exactdp.mechanisms.models_opendp import OpenDPBoundedGeometric, geometric_p
+from exactdp.mechanisms.models.opendp import OpenDPBoundedGeometric, geometric_p
 
 # -- the bounded geometric model (no OpenDP needed) -----------------------------------------------
 

@@ -14,7 +14,7 @@ from fractions import Fraction as F
 import pytest
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.models_opendp import MIN_K, FloatDiscreteGaussian, FloatDiscreteLaplace
+from exactdp.mechanisms.models.opendp import MIN_K, FloatDiscreteGaussian, FloatDiscreteLaplace
 
 MAX = sys.float_info.max
 TINY = 2.0 ** -1074
@@ -77,7 +77,7 @@ def test_laplace_mass_exact():
     """Below 2**(53 + k) a float is one integer: (1 - q)/(1 + q) q^|n - c|; at 2**51 (k = -2)
     the float 2**51 takes n = c and c + 1: (1 - q)/(1 + q) (1 + q); the tail beyond the
     largest float goes to inf. Exact: numerators over 1 + q, q = exp(-1/4)."""
-    from exactdp.mechanisms._exppoly import ExpPoly
+    from exactdp.mechanisms.models._exppoly import ExpPoly
     lap = FloatDiscreteLaplace(-2, F(1))       # integer scale 4
     one, q = ExpPoly.constant(1), ExpPoly.monomial(F(-1, 4))
     num, den = lap.mass(0.3, 0.5)               # c = 1, n = 2

@@ -64,7 +64,7 @@ def test_count_metric_holds_tight_on_its_grid():
 def test_pld_accountant_ignores_counts_at_delta_zero():
     rows = A.accountant_specs("pld", 1.0, 0.0, [("laplace", 1, 1), ("laplace", 2, 3)])
     assert [r["noise_parameter"] for r in rows] == [3.0, 1.5]  # epsilon 1/3 + 3 * 2/3 = 7/3 > 1
-    from exactdp.mechanisms.accountant import account
+    from exactdp.mechanisms.accounting.accountant import account
     res = account([("laplace", {"scale": Fraction(3)})] + [("laplace", {"scale": Fraction(3, 2)})] * 3, delta=0)
     assert res.check(Fraction(1)).verdict == "violated" and res.lower == Fraction(7, 3)
 

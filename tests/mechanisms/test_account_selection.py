@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import account
+from exactdp.mechanisms.accounting.accountant import account
 
 
 @pytest.mark.parametrize("name, params, worst", [

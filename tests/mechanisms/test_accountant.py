@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
 from exactdp.mechanisms import delta_of_sigma, discrete_gaussian_delta, discrete_laplace_epsilon
-from exactdp.mechanisms.accountant import account
+from exactdp.mechanisms.accounting.accountant import account
 
 
 def _mp(x: Fraction):

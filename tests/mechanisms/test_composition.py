@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.composition import (
+from exactdp.mechanisms.accounting.composition import (
     advanced_composition,
     compose_sequential,
     compose_zcdp,

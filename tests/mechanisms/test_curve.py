@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import account
-from exactdp.mechanisms.curve import PrivacyCurve
+from exactdp.mechanisms.accounting.accountant import account
+from exactdp.mechanisms.accounting.curve import PrivacyCurve
 
 
 @pytest.mark.parametrize("name, params, k", [

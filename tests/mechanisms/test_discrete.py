@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
-from exactdp.mechanisms.discrete import (
+from exactdp.mechanisms.calibration.discrete import (
     discrete_gaussian_delta,
     discrete_gaussian_rho,
     discrete_gaussian_sigma_squared,

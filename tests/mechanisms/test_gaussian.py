@@ -13,7 +13,7 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.gaussian import analytic_sigma, check_sigma, classic_sigma, delta_of_sigma
+from exactdp.mechanisms.calibration.gaussian import analytic_sigma, check_sigma, classic_sigma, delta_of_sigma
 from exactdp.numeric.rounding import decimal_at_least
 
 

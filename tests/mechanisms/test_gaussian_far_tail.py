@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.mechanisms import gaussian
+from exactdp.mechanisms.calibration import gaussian
 
 
 def test_far_tail_cancellation_is_known_without_ncdf(monkeypatch):

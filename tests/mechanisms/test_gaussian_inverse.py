@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.gaussian import analytic_sigma, check_sigma, epsilon_of_sigma
+from exactdp.mechanisms.calibration.gaussian import analytic_sigma, check_sigma, epsilon_of_sigma
 
 
 def test_inverse_of_the_analytic_sigma():

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.laplace import laplace_epsilon, laplace_scale
+from exactdp.mechanisms.calibration.laplace import laplace_epsilon, laplace_scale
 
 positive_fractions = st.builds(Fraction, st.integers(1, 10**12), st.integers(1, 10**9))
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.ledger import BudgetExceeded, BudgetLedger, Spend
+from exactdp.mechanisms.accounting.ledger import BudgetExceeded, BudgetLedger, Spend
 
 
 def test_exact_split_of_one_is_accepted_opendp_2131():
@@ -91,7 +91,7 @@ def test_rho_total_read_as_approx_dp_at_the_end():
     assert round(ledger.approx_dp_of_rho("1e-6").safe_float, 11) == 5.22153444453
     assert round(ledger.approx_dp_of_rho("1e-6", method="bun-steinke").safe_float, 11) == 5.75652176976
     # converting once is tighter than converting each spend and adding (delta split in two)
-    from exactdp.mechanisms.zcdp import epsilon_of_rho
+    from exactdp.mechanisms.accounting.zcdp import epsilon_of_rho
     per_spend = epsilon_of_rho("0.2", "5e-7").safe_float + epsilon_of_rho("0.3", "5e-7").safe_float
     assert per_spend > 7 > ledger.approx_dp_of_rho("1e-6").safe_float
 

@@ -13,7 +13,7 @@ import pytest
 import sympy
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge, Undecided
-from exactdp.mechanisms._exppoly import ExpPoly
+from exactdp.mechanisms.models._exppoly import ExpPoly
 from exactdp.mechanisms.distribution import INFINITY, hockey_stick, pure_epsilon
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.numeric.decide import compare, to_sympy

@@ -14,8 +14,8 @@ import mpmath
 import pytest
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
-from exactdp.mechanisms._exppoly import ExpPoly
-from exactdp.mechanisms.models_opendp_samplers import (
+from exactdp.mechanisms.models._exppoly import ExpPoly
+from exactdp.mechanisms.models.opendp_samplers import (
     DiscreteGaussianLaw,
     DiscreteLaplaceLaw,
     GeometricFastLaw,
@@ -296,7 +296,7 @@ def test_opendp_float_release_rounds_once(opendp):
     1 + 2**-52 takes Z in [129, 383]; dashu-ratio 0.4's RBig::to_f64 rounded twice and gave
     it Z in [192, 320] only (about half the mass): OpenDP 0.16.0 rounds once, as
     models_opendp.FloatDiscreteLaplace assumes."""
-    from exactdp.mechanisms.models_opendp import FloatDiscreteLaplace
+    from exactdp.mechanisms.models.opendp import FloatDiscreteLaplace
     dp = opendp
     k = -60
     m = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.noise_choice import compare_noise, laplace_better_below
+from exactdp.mechanisms.calibration.noise_choice import compare_noise, laplace_better_below
 
 
 @settings(max_examples=200, deadline=None)

@@ -28,7 +28,7 @@ import pytest
 
 from exactdp import cli
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import account
+from exactdp.mechanisms.accounting.accountant import account
 
 mp = mpmath.mp
 
@@ -325,7 +325,7 @@ def test_cli_subsampled_laplace(capsys):
 def test_a_large_epsilon_has_a_float_grid_range():
     """log1p(e^-40 - 1) was a math domain error (1 - e^-40 rounds to 1): the range now comes
     from log(1 - q + q e^x) computed in logs."""
-    from exactdp.mechanisms.profiles import PoissonFinite, PoissonLaplace
+    from exactdp.mechanisms.accounting.profiles import PoissonFinite, PoissonLaplace
 
     assert PoissonLaplace(Fraction(1), Fraction(40)).loss_range("remove") == (-40.0, 40.0)
     lo, hi = PoissonLaplace(Fraction(1, 2), Fraction(800)).loss_range("add")
@@ -337,8 +337,8 @@ def test_an_uncertified_lower_pair_falls_back_to_the_pair_without_loss():
     """Laplace eps = 10 at rate 1/1000 on the grid 2**-9: the lower hull's start kink cannot be
     certified (the grid is refined from there); at the last precision the lower pair is the pair
     with no loss (profile (1 - a)_+, below every profile), the upper pairs are kept."""
-    from exactdp.mechanisms.profiles import PoissonLaplace
-    from exactdp.mechanisms.subsampling import LatticePair, _lattice_pairs, _Uncertified
+    from exactdp.mechanisms.accounting.profiles import PoissonLaplace
+    from exactdp.mechanisms.accounting.subsampling import LatticePair, _lattice_pairs, _Uncertified
 
     model = PoissonLaplace(Fraction(1, 1000), Fraction(10))
     with pytest.raises(_Uncertified):
@@ -358,9 +358,9 @@ def test_a_rate_too_small_for_the_grid_still_certifies_an_upper_end():
 def test_the_grid_pairs_of_a_finite_pair_at_rate_one_enclose_the_exact_lattice():
     """The discrete Laplace (t = 2, sensitivity 2) at rate 1 on the grid (the form it takes beside
     a Gaussian), composed 5 times, against the exact lattice accountant's (width 1e-30)."""
-    from exactdp.mechanisms import accountant as A
-    from exactdp.mechanisms.profiles import PoissonFinite
-    from exactdp.mechanisms.subsampling import lattice_pairs
+    from exactdp.mechanisms.accounting import accountant as A
+    from exactdp.mechanisms.accounting.profiles import PoissonFinite
+    from exactdp.mechanisms.accounting.subsampling import lattice_pairs
 
     e = Fraction(3, 2)
     exact = account("discrete-laplace", 5, epsilon=e, params={"scale": 2, "sensitivity": 2}, width="1e-30")
@@ -409,7 +409,7 @@ def test_subsampled_discrete_gaussian_encloses_the_exact_sum(k, e):
 def test_the_rdp_view_refuses_subsampled_mechanisms_it_does_not_subsample(name, params):
     """rdp() printed the unsubsampled RDP (0.2273 at order 2 for the discrete Laplace) as the
     certified [lower, upper] of the subsampled one, whose RDP is far smaller."""
-    from exactdp.mechanisms.rdp import rdp
+    from exactdp.mechanisms.accounting.rdp import rdp
 
     with pytest.raises(InvalidArgument, match="has no Renyi DP computation yet"):
         rdp(name, 1, params=params, orders=[2])

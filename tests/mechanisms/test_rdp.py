@@ -1,4 +1,4 @@
-"""Certified Rényi DP (exactdp.mechanisms.rdp): exact values, independent 50- and 60-digit
+"""Certified Rényi DP (exactdp.mechanisms.accounting.rdp): exact values, independent 50- and 60-digit
 references (binomial sums, quadrature of both directions, explicit pair sums), dp_accounting,
 the conversions, the command line and bad input."""
 
@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from exactdp.cli import main
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
-from exactdp.mechanisms.accountant import account
-from exactdp.mechanisms.curve import PrivacyCurve
-from exactdp.mechanisms.rdp import DEFAULT_ORDERS, _shorten, _subsampled_at, parse_orders, rdp
-from exactdp.mechanisms.zcdp import cks_epsilon_at
+from exactdp.mechanisms.accounting.accountant import account
+from exactdp.mechanisms.accounting.curve import PrivacyCurve
+from exactdp.mechanisms.accounting.rdp import DEFAULT_ORDERS, _shorten, _subsampled_at, parse_orders, rdp
+from exactdp.mechanisms.accounting.zcdp import cks_epsilon_at
 
 DPSGD = {"sigma": 1, "sampling": "poisson", "rate": "0.01"}
 

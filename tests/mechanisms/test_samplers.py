@@ -14,7 +14,7 @@ import sympy
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
 from exactdp.mechanisms.distribution import INFINITY, pure_epsilon
 from exactdp.mechanisms.mechanism import make_mechanism
-from exactdp.mechanisms.models_samplers import (
+from exactdp.mechanisms.models.samplers import (
     float_exponential_cdf,
     float_exponential_sampler_distribution,
     float_laplace_distribution,

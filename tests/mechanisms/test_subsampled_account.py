@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.errors import InvalidArgument, TooLarge
-from exactdp.mechanisms.accountant import account
-from exactdp.mechanisms.subsampling import PoissonGaussian, _fixed, lattice_pairs
+from exactdp.mechanisms.accounting.accountant import account
+from exactdp.mechanisms.accounting.subsampling import PoissonGaussian, _fixed, lattice_pairs
 
 mp = mpmath.mp
 
@@ -161,7 +161,7 @@ def test_the_grid_pairs_of_a_plain_gaussian_enclose_balle_wang():
     """The pairs at rate 1 (the plain Gaussian, sigma = 2: the form a plain Gaussian takes beside
     subsampled ones), composed k times, against the exact Balle-Wang delta: a check of the
     construction against a closed form; the gap shrinks about 4x per halving of the grid."""
-    from exactdp.mechanisms import accountant as A
+    from exactdp.mechanisms.accounting import accountant as A
 
     cache: dict = {}
     pairs = {m: lattice_pairs(PoissonGaussian(Fraction(1), Fraction(1, 2)), m, 64, cache=cache) for m in (8, 9)}

@@ -12,7 +12,7 @@ import pytest
 import sympy
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
-from exactdp.mechanisms.utility import (
+from exactdp.mechanisms.calibration.utility import (
     discrete_gaussian_error,
     discrete_laplace_error,
     error_table,
@@ -179,9 +179,9 @@ def test_error_table_for_the_seed():
 
 
 def test_the_error_plot_lives_in_plotting_and_checks_its_target_before_computing(tmp_path, monkeypatch):
-    # issue 19: mechanisms/utility.py no longer draws (it imported checkers/ to check the
+    # issue 19: mechanisms/calibration/utility.py no longer draws (it imported checkers/ to check the
     # target, an import from a lower layer up); the figure is exactdp.plotting's
-    from exactdp.mechanisms import utility
+    from exactdp.mechanisms.calibration import utility
     from exactdp.plotting import plot_error_vs_epsilon
 
     monkeypatch.setattr(utility, "error_table", lambda *a, **k: pytest.fail("computed first"))

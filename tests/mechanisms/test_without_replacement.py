@@ -19,7 +19,7 @@ import pytest
 
 from exactdp import cli
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import account
+from exactdp.mechanisms.accounting.accountant import account
 
 
 def _inside(r, ref) -> bool:

@@ -12,7 +12,7 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms.zcdp import cks_epsilon_at, epsilon_of_rho, rho_of_epsilon, rho_of_sigma
+from exactdp.mechanisms.accounting.zcdp import cks_epsilon_at, epsilon_of_rho, rho_of_epsilon, rho_of_sigma
 
 
 def _mp(x: Fraction) -> mpmath.mpf:

@@ -146,7 +146,7 @@ def _analytic_delta_mp(sigma: Fraction, eps: Fraction) -> mpmath.mpf:
 @given(st.sampled_from([Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3), Fraction(10)]),
        st.integers(2, 40))
 def test_analytic_sigma_is_never_below_the_exact_sigma(eps, k):
-    from exactdp.mechanisms.gaussian import analytic_sigma
+    from exactdp.mechanisms.calibration.gaussian import analytic_sigma
 
     dlt = Fraction(1, 2**k)
     r = analytic_sigma(eps, dlt)

@@ -53,7 +53,7 @@ from exactdp.mechanisms.mechanism import Mechanism, one_number, register
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat
 from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions
-from exactdp.mechanisms.models_selection import _utilities
+from exactdp.mechanisms.models.selection import _utilities
 
 __all__ = [
     "MAX_ENUMERATED_GRID_BITS",

@@ -1,7 +1,7 @@
 """The result of a calibration: an exact value (or an enclosure) and the safe float.
 
-:class:`Calibration` is returned by the functions of :mod:`exactdp.mechanisms.laplace`,
-:mod:`~exactdp.mechanisms.gaussian` and :mod:`~exactdp.mechanisms.zcdp`. Its ``exact``
+:class:`Calibration` is returned by the functions of :mod:`exactdp.mechanisms.calibration.laplace`,
+:mod:`~exactdp.mechanisms.calibration.gaussian` and :mod:`~exactdp.mechanisms.accounting.zcdp`. Its ``exact``
 is one of
 
 - a :class:`~fractions.Fraction` (the value itself),

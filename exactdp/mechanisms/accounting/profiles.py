@@ -1,6 +1,6 @@
 """Hockey-stick profiles of further dominating pairs, for the certified grid accountant.
 
-:mod:`exactdp.mechanisms.subsampling` turns any pair whose profile
+:mod:`exactdp.mechanisms.accounting.subsampling` turns any pair whose profile
 
     H(a) = sup_S P(S) - a Q(S) = P[L > log a] - a Q[L > log a]
 
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.subsampling import PoissonGaussian, _Profile, _Uncertified, grid_points
-from exactdp.mechanisms.discrete import _truncation_point
+from exactdp.mechanisms.accounting.subsampling import PoissonGaussian, _Profile, _Uncertified, grid_points
+from exactdp.mechanisms.calibration.discrete import _truncation_point
 
 __all__ = ["PoissonLaplace", "PoissonFinite", "PoissonDiscreteGaussian", "WithoutReplacement"]
 

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import open_probability, positive, whole
-from exactdp.mechanisms.gaussian import analytic_sigma
+from exactdp.mechanisms.calibration.gaussian import analytic_sigma
 from exactdp.numeric.exact import show_exact
 
 __all__ = ["NoiseComparison", "compare_noise", "laplace_better_below"]

@@ -1,7 +1,7 @@
 """A composition's privacy curve as an object: certified ``epsilon(delta)`` and ``delta(epsilon)``
 queries that share the composed privacy-loss distribution.
 
-:func:`~exactdp.mechanisms.accountant.account` composes and then answers one query.
+:func:`~exactdp.mechanisms.accounting.accountant.account` composes and then answers one query.
 :class:`PrivacyCurve` keeps what it composed (the lattice at each precision, the subsampled
 Gaussian's pairs at each grid), so that further queries reuse it::
 
@@ -12,7 +12,7 @@ Gaussian's pairs at each grid), so that further queries reuse it::
     >>> [row["delta_upper"] >= row["delta_lower"] for row in curve.band(["0.5", "1"])]
     [True, True]
 
-Every answer is an :class:`~exactdp.mechanisms.accountant.AccountResult`: a certified
+Every answer is an :class:`~exactdp.mechanisms.accounting.accountant.AccountResult`: a certified
 enclosure (lower rounded down, upper rounded up), as from ``account``.
 """
 
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.accountant import (
+from exactdp.mechanisms.accounting.accountant import (
     DEFAULT_MAX_K, AccountResult, _check_k, _check_width, _component, account,
 )
-from exactdp.mechanisms.rdp import rdp
+from exactdp.mechanisms.accounting.rdp import rdp
 from exactdp.numeric.exact import to_exact
 
 __all__ = ["PrivacyCurve", "MAX_BAND_POINTS"]
@@ -34,7 +34,7 @@ MAX_BAND_POINTS = 1_000
 
 class PrivacyCurve:
     """The privacy curve of ``mechanisms`` composed ``k`` times (the same mechanisms and
-    parameters as :func:`~exactdp.mechanisms.accountant.account`)."""
+    parameters as :func:`~exactdp.mechanisms.accounting.accountant.account`)."""
 
     def __init__(self, mechanisms, k: int = 1, *, params: dict | None = None, width=None,
                  max_k: int | None = DEFAULT_MAX_K, max_slots: int | None | str = "auto"):
@@ -100,14 +100,14 @@ class PrivacyCurve:
         return rows
 
     def rdp(self, orders=None):
-        """The certified Rényi DP curve at ``orders`` (see :func:`~exactdp.mechanisms.rdp.rdp`;
-        default :data:`~exactdp.mechanisms.rdp.DEFAULT_ORDERS`), an
-        :class:`~exactdp.mechanisms.rdp.RdpResult`."""
+        """The certified Rényi DP curve at ``orders`` (see :func:`~exactdp.mechanisms.accounting.rdp.rdp`;
+        default :data:`~exactdp.mechanisms.accounting.rdp.DEFAULT_ORDERS`), an
+        :class:`~exactdp.mechanisms.accounting.rdp.RdpResult`."""
         return rdp(self.mechanisms, self.k, params=self.params, orders=orders, max_k=self.max_k)
 
     def epsilon_from_rdp(self, delta, orders=None, *, method: str = "cks"):
         """The ``(epsilon, delta)`` guarantee the RDP curve implies, minimised over ``orders``
-        (an :class:`~exactdp.mechanisms.rdp.RdpConversion`): a sound upper bound on
+        (an :class:`~exactdp.mechanisms.accounting.rdp.RdpConversion`): a sound upper bound on
         ``epsilon(delta)``, looser than :meth:`epsilon`, which encloses the tight value."""
         return self.rdp(orders).epsilon(delta, method=method)
 

@@ -41,7 +41,7 @@ import mpmath
 import sympy
 
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms.calibration._calibration import Calibration
 from exactdp.mechanisms._params import open_probability as probability
 from exactdp.mechanisms._params import positive, shown, stored_positive
 from exactdp.numeric.intervals import (

@@ -16,7 +16,7 @@ Fraction(36028797018963968, 3602879701896397)
 
 from __future__ import annotations
 
-from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms.calibration._calibration import Calibration
 from exactdp.mechanisms._params import positive, stored_positive
 from exactdp.numeric.rounding import float_at_least
 

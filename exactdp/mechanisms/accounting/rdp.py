@@ -3,7 +3,7 @@ their conversions to ``(epsilon, delta)`` and zCDP.
 
 ``rdp(mechanisms, k, orders=...)`` encloses, at each order ``alpha > 1``, the Rényi
 divergence ``D_alpha(P || Q) = log(sum P^alpha Q^(1 - alpha)) / (alpha - 1)`` of the
-dominating pairs :func:`~exactdp.mechanisms.accountant.account` composes (the same names
+dominating pairs :func:`~exactdp.mechanisms.accounting.accountant.account` composes (the same names
 and parameters), maximised over both directions of the neighbouring relation, summed over
 the composition:
 
@@ -56,7 +56,7 @@ from fractions import Fraction
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument, MissingDependency
 from exactdp.mechanisms._params import open_probability, shown
-from exactdp.mechanisms.accountant import DEFAULT_MAX_K, _check_k, _component
+from exactdp.mechanisms.accounting.accountant import DEFAULT_MAX_K, _check_k, _component
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import arb_precision
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most, exact_decimal_context
@@ -555,7 +555,7 @@ def _convert(method: str, alpha: Fraction, delta: Fraction, lo: Fraction, hi: Fr
 
 def rdp(mechanisms, k: int = 1, *, params: dict | None = None, orders=None, max_k: int | None = DEFAULT_MAX_K,
         max_order: int | None = DEFAULT_MAX_ORDER) -> RdpResult:
-    """Certified Rényi DP of ``mechanisms`` (as for :func:`~exactdp.mechanisms.accountant.account`:
+    """Certified Rényi DP of ``mechanisms`` (as for :func:`~exactdp.mechanisms.accounting.accountant.account`:
     a name with ``params``, a ``(name, params)`` pair, a mechanism, or a list of these, each with
     its own ``times``) composed ``k`` times, at each of ``orders`` (default
     :data:`DEFAULT_ORDERS`; a list of exact numbers > 1 or a string such as ``"2..64"``).

@@ -42,7 +42,7 @@ import sympy
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive
-from exactdp.mechanisms.discrete import (
+from exactdp.mechanisms.calibration.discrete import (
     DEFAULT_MAX_TERMS,
     _truncation_point,
     discrete_gaussian_tail_bound,
@@ -201,8 +201,8 @@ def discrete_gaussian_error(sigma_squared, *, max_terms: int = DEFAULT_MAX_TERMS
 
     ``E|X| = 2 S_1 / (1 + 2 S_0)`` and ``Var X = 2 S_2 / (1 + 2 S_0)`` with
     ``S_p = sum_{x >= 1} x^p e^{-x^2/(2 sigma^2)}``, each summed up to the truncation point
-    of :mod:`exactdp.mechanisms.discrete` and closed with a rigorous tail bound
-    (:func:`~exactdp.mechanisms.discrete.discrete_gaussian_tail_bound` for ``S_0``, a
+    of :mod:`exactdp.mechanisms.calibration.discrete` and closed with a rigorous tail bound
+    (:func:`~exactdp.mechanisms.calibration.discrete.discrete_gaussian_tail_bound` for ``S_0``, a
     geometric bound for ``S_1``, ``S_2``). The enclosure is refined to 2^-50 relative
     width (64 to 1024 bits). ``Var X < sigma^2`` (Canonne, Kamath, Steinke 2020).
 

@@ -35,7 +35,7 @@ Fraction(2, 1)
 * exact CKS20 discrete Laplace or Gaussian noise of scale ``scale * 2**-k`` is added to
   ``c`` (``sample_discrete_laplace`` / ``sample_discrete_gaussian``, rational arithmetic;
   OpenDP before 0.14.2 drew it with a biased rational division, issue #2638). The classes
-  here use the ideal discrete distributions; :mod:`~exactdp.mechanisms.models_opendp_samplers`
+  here use the ideal discrete distributions; :mod:`~exactdp.mechanisms.models.opendp_samplers`
   follows OpenDP 0.16's sampler code step by step down to the random bytes and shows that
   it draws exactly those (``verify_discrete_laplace`` / ``verify_discrete_gaussian`` at the
   integer scale :attr:`FloatDiscreteLaplace.integer_scale`);
@@ -48,7 +48,7 @@ Fraction(2, 1)
 The float output is a function of ``n``, so its loss is at most the integer one between
 the rounded inputs. Below ``2**(53 + k)`` each float is exactly one ``n * 2**k``; above,
 runs of integers share one float (:meth:`FloatDiscreteLaplace.preimage`), whose mass is
-a geometric series summed exactly (Laplace, an :class:`~exactdp.mechanisms._exppoly.ExpPoly`
+a geometric series summed exactly (Laplace, an :class:`~exactdp.mechanisms.models._exppoly.ExpPoly`
 ratio) or enclosed (Gaussian, :meth:`FloatDiscreteGaussian.mass_enclosure`).
 
 >>> lap = FloatDiscreteLaplace(k=-2, scale=Fraction(1))
@@ -297,10 +297,10 @@ class FloatDiscreteLaplace(_FloatLattice):
 
     def mass(self, x: float, y: float):
         """``P(output = y)`` for input ``x`` as ``(numerator, denominator)``, two
-        :class:`~exactdp.mechanisms._exppoly.ExpPoly` (exact: ``q = exp(-1/s)``,
+        :class:`~exactdp.mechanisms.models._exppoly.ExpPoly` (exact: ``q = exp(-1/s)``,
         ``s = scale * 2**-k``, ``P(n) = (1-q)/(1+q) q^|n-c|`` summed over the preimage of
         ``y`` as a geometric series); ``None`` when ``y`` is not an output."""
-        from exactdp.mechanisms._exppoly import ExpPoly  # lazy: loads SymPy, which this module does not import at load
+        from exactdp.mechanisms.models._exppoly import ExpPoly  # lazy: loads SymPy, which this module does not import at load
 
         ab = self._offsets(x, y)
         if ab is None:

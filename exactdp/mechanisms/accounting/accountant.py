@@ -38,13 +38,13 @@ weights ``(1 - e^{eps - l})_+`` are at most 1.)
 ``mu**2 = k * sum(sensitivity**2 / sigma**2)``, and Balle & Wang's tight
 ``delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)`` is enclosed with intervals
 (the normal CDF of :mod:`exactdp.numeric.intervals`, as in
-:func:`exactdp.mechanisms.gaussian.delta_of_sigma`).
+:func:`exactdp.mechanisms.calibration.gaussian.delta_of_sigma`).
 
 **The certified grid** (the continuous Laplace mechanism; Poisson-subsampled Gaussian,
 Laplace, discrete Laplace and randomized response; lists mixing any of these, or Gaussians
 with lattice mechanisms): each pair's hockey-stick profile is enclosed at the grid points
 ``e^(n h)`` and turned into a pair above and a pair below on the losses ``n h``
-(:mod:`exactdp.mechanisms.subsampling`, :mod:`exactdp.mechanisms.profiles`), composed as a
+(:mod:`exactdp.mechanisms.accounting.subsampling`, :mod:`exactdp.mechanisms.accounting.profiles`), composed as a
 lattice; ``h = 2**-m`` is refined until the width is met.
 
 A list of lattice mechanisms alone with randomized responses of different ``p``
@@ -244,7 +244,7 @@ def _without_replacement(params: dict, name: str) -> tuple[int, int] | None:
 def _wor_component(comp: _Component, m: int, n: int) -> _Component:
     """The Poisson component at ``m/n`` turned into the same mechanism on a batch of ``m`` of ``n``
     drawn without replacement, substitute neighbours (``m = n``: the mechanism itself)."""
-    from exactdp.mechanisms.profiles import WithoutReplacement  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.profiles import WithoutReplacement  # lazy: loads SymPy, which this module does not import at load
 
     shown_params = {k: v for k, v in comp.params.items() if k not in ("sampling", "rate")}
     if m == n:
@@ -268,7 +268,7 @@ def _check_relations(components: list) -> None:
 
 
 def _finite_model(q: Fraction, base: str, args: tuple):
-    from exactdp.mechanisms.profiles import PoissonFinite  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.profiles import PoissonFinite  # lazy: loads SymPy, which this module does not import at load
 
     return PoissonFinite(q, base, args)
 
@@ -363,9 +363,9 @@ def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
 
 
 def _discrete_gaussian(params: dict) -> _Component:
-    from exactdp.mechanisms.discrete import _tail_bound, _truncation_point  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.calibration.discrete import _tail_bound, _truncation_point  # lazy: loads SymPy, which this module does not import at load
 
-    from exactdp.mechanisms.profiles import PoissonDiscreteGaussian  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.profiles import PoissonDiscreteGaussian  # lazy: loads SymPy, which this module does not import at load
 
     check_parameter_names("discrete-gaussian", params, ("sigma", "sigma_squared", "sensitivity", "sampling", "rate"))
     s2, shown_params = _sigma_squared(params, "discrete-gaussian")
@@ -402,8 +402,8 @@ def _discrete_gaussian(params: dict) -> _Component:
 
 def _plain_gaussian(shown_params: dict, mu: Fraction) -> _Component:
     """The Gaussian: composed exactly with other Gaussians (Balle-Wang), and as the rate-1
-    :class:`~exactdp.mechanisms.subsampling.PoissonGaussian` beside subsampled ones."""
-    from exactdp.mechanisms.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
+    :class:`~exactdp.mechanisms.accounting.subsampling.PoissonGaussian` beside subsampled ones."""
+    from exactdp.mechanisms.accounting.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
 
     return _Component("gaussian", shown_params, "gaussian", mu2=mu * mu, model=PoissonGaussian(Fraction(1), mu))
 
@@ -416,7 +416,7 @@ def _gaussian(params: dict) -> _Component:
     q = _rate(params, "Gaussian (DP-SGD)")
     if q is None or q == 1:  # no sampling, or every record in every batch: the plain Gaussian
         return _plain_gaussian(shown_params, d / s)
-    from exactdp.mechanisms.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
 
     shown_params.update(sampling="poisson", rate=show_exact(q))
     return _Component("gaussian", shown_params, "subsampled", model=PoissonGaussian(q, d / s))
@@ -425,7 +425,7 @@ def _gaussian(params: dict) -> _Component:
 def _laplace(params: dict) -> _Component:
     """The continuous Laplace mechanism (scale ``b``, sensitivity ``Delta``), alone or
     Poisson-subsampled: always on the certified grid (its loss takes a continuum of values)."""
-    from exactdp.mechanisms.profiles import PoissonLaplace  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.profiles import PoissonLaplace  # lazy: loads SymPy, which this module does not import at load
 
     check_parameter_names("laplace", params, ("scale", "sensitivity", "sampling", "rate"), ("scale",))
     b = positive(params["scale"], "scale")
@@ -1166,15 +1166,15 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     A Poisson-subsampled Gaussian (DP-SGD) is ``("gaussian", {"sigma": ..., "sampling":
     "poisson", "rate": q})``: its add/remove dominating pairs are discretised on the loss grid
     ``2**-m`` into a pair above and a pair below the true one (see
-    :mod:`exactdp.mechanisms.subsampling`), ``m`` growing until the width is met. The same
+    :mod:`exactdp.mechanisms.accounting.subsampling`), ``m`` growing until the width is met. The same
     ``sampling="poisson", rate=q`` subsamples ``laplace`` (the continuous Laplace mechanism,
     ``scale``, ``sensitivity=1``; composed on the grid also without sampling),
     ``discrete-laplace``, ``randomized-response`` and ``discrete-gaussian``
-    (:mod:`exactdp.mechanisms.profiles`).
+    (:mod:`exactdp.mechanisms.accounting.profiles`).
     ``sampling="without-replacement", batch=M, population=N`` runs any of them on a batch of
     ``M`` of the ``N`` records drawn without replacement, under substitute neighbours (the
     sensitivity is the query's under substitution): one symmetric dominating pair
-    (:class:`~exactdp.mechanisms.profiles.WithoutReplacement`); a list may not mix it with
+    (:class:`~exactdp.mechanisms.accounting.profiles.WithoutReplacement`); a list may not mix it with
     ``sampling="poisson"``.
 
     The working precision is doubled from 64 bits until ``upper - lower <= width * upper``
@@ -1183,7 +1183,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     ``k`` above ``max_k`` or a lattice above ``max_slots`` points is refused before work
     (``"auto"``: ``DEFAULT_MAX_SLOTS``, or ``SUBSAMPLED_MAX_SLOTS`` for the grid of a
     subsampled Gaussian; ``None``: no limit).
-    (:class:`~exactdp.mechanisms.curve.PrivacyCurve` passes ``_cache``, a dict in which the
+    (:class:`~exactdp.mechanisms.accounting.curve.PrivacyCurve` passes ``_cache``, a dict in which the
     composed distributions are kept between queries.)
     """
     started = time.perf_counter()
@@ -1352,7 +1352,7 @@ class _PairEvaluator:
 
 
 def _pair_lattice(pair) -> _Lattice:
-    """A :class:`~exactdp.mechanisms.subsampling.LatticePair` as a lattice (its end slots of a
+    """A :class:`~exactdp.mechanisms.accounting.subsampling.LatticePair` as a lattice (its end slots of a
     few ulps trimmed into the slack)."""
     return _trim(_Lattice(pair.w, pair.top, 1, pair.bits, pair.slack))
 
@@ -1362,7 +1362,7 @@ def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int)
     times)`` pairs), estimated before any work: the full support, or a window of
     ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side (a loss's variance is at most
     ``q**2 (e^(mu**2) - 1) / (1 - q)`` and at most ``mu**2 (1 + mu**2 / 4)``)."""
-    from exactdp.mechanisms.subsampling import grid_points  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.subsampling import grid_points  # lazy: loads SymPy, which this module does not import at load
 
     h = Fraction(1, 2**m)
     one = span = var = 0
@@ -1410,7 +1410,7 @@ def _tv_zero(parts: list, k: int, delta: Fraction) -> bool:
     Gaussian of ``mu_total**2 = k sum(times mu**2)``, whose ``delta(0) = erf(mu_total / (2 sqrt 2))
     <= mu_total / sqrt(2 pi)``. With ``1 / sqrt(2 pi) < 2/5``, either ``(2/5) S <= delta`` or
     ``(4/25) mu_total**2 <= delta**2`` proves the claim, in exact rationals."""
-    from exactdp.mechanisms.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
 
     if not all(type(model) is PoissonGaussian for model, _ in parts):
         return False
@@ -1428,7 +1428,7 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
     says which). Each grid's enclosure is intersected with the coarser ones' (all are certified),
     so refining never loosens the answer. ``cache`` keeps the profiles' points and each grid's
     composed pairs (with their precision)."""
-    from exactdp.mechanisms.subsampling import lattice_pairs  # lazy: loads SymPy, which this module does not import at load
+    from exactdp.mechanisms.accounting.subsampling import lattice_pairs  # lazy: loads SymPy, which this module does not import at load
 
     parts = [(c.model, c.times) for c in components]
     if quantity == "epsilon" and _tv_zero(parts, k, given):

@@ -21,7 +21,7 @@ sum stays within the budget epsilon. Deltas compose by the optimal composition t
 uses). It never exceeds the sum of the deltas, so every split that basic composition
 accepts is accepted, and a few more: two spends of ``(0.5, 0.1)`` need exactly
 ``delta = 1 - 0.9**2 = 0.19``, not ``0.2``. The same delta is exact at a budget epsilon
-above the sum (:func:`exactdp.mechanisms.composition.optimal_delta` says why), so the
+above the sum (:func:`exactdp.mechanisms.accounting.composition.optimal_delta` says why), so the
 ledger never claims more than the theorem proves. :attr:`BudgetLedger.rule` names the rule.
 
 >>> tight = BudgetLedger(epsilon=1, delta="0.19")
@@ -37,9 +37,9 @@ adding). The accounts are kept apart on purpose: converting ``rho`` to ``(epsilo
 delta)`` costs a choice of ``delta`` and is lossy, so the ledger never does it behind
 the caller's back. To charge a zCDP mechanism to an ``(epsilon, delta)`` budget, convert
 its ``rho`` first (Bun–Steinke or CKS20, with
-:func:`exactdp.mechanisms.zcdp.epsilon_of_rho`) and spend the resulting ``(epsilon,
+:func:`exactdp.mechanisms.accounting.zcdp.epsilon_of_rho`) and spend the resulting ``(epsilon,
 delta)``; to charge a pure ``epsilon``-DP mechanism to a ``rho`` budget, spend ``rho =
-epsilon**2 / 2`` (exact; Bun & Steinke 2016, :func:`exactdp.mechanisms.zcdp.rho_of_epsilon`).
+epsilon**2 / 2`` (exact; Bun & Steinke 2016, :func:`exactdp.mechanisms.accounting.zcdp.rho_of_epsilon`).
 Reading the zCDP account's total as one ``(epsilon, delta)`` guarantee at the end is
 :meth:`BudgetLedger.approx_dp_of_rho`, the same conversion applied to the total ``rho``
 spent (converting once at the end is tighter than converting each spend).
@@ -58,7 +58,7 @@ from fractions import Fraction
 
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.mechanisms._params import shown
-from exactdp.mechanisms.composition import OPTIMAL_RULE
+from exactdp.mechanisms.accounting.composition import OPTIMAL_RULE
 from exactdp.numeric.exact import format_exact, from_float, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
 
@@ -319,7 +319,7 @@ class BudgetLedger:
 
     def approx_dp_of_rho(self, delta, method: str = "cks"):
         """The ``(epsilon, delta)`` guarantee implied by the zCDP account's total ``rho``
-        spent so far: :func:`exactdp.mechanisms.zcdp.epsilon_of_rho` (a Calibration whose
+        spent so far: :func:`exactdp.mechanisms.accounting.zcdp.epsilon_of_rho` (a Calibration whose
         ``safe_float`` epsilon is rounded up). Adding it to :meth:`spent` ``epsilon`` and
         ``delta`` (sequential composition) bounds both accounts together.
 
@@ -332,7 +332,7 @@ class BudgetLedger:
             raise InvalidArgument("this ledger has no rho account; create it with rho=...")
         if self._spent["rho"] == 0:
             raise InvalidArgument("nothing has been spent in the rho account; it implies (0, 0)-DP")
-        from exactdp.mechanisms.zcdp import epsilon_of_rho  # lazy: loads SymPy, which this module does not import at load
+        from exactdp.mechanisms.accounting.zcdp import epsilon_of_rho  # lazy: loads SymPy, which this module does not import at load
 
         return epsilon_of_rho(self._spent["rho"], delta, method=method)
 

@@ -18,7 +18,7 @@ Each pair's privacy profile ``H(a) = sup_S P(S) - a Q(S) = P[L > log a] - a Q[L 
 monotone in the Gaussian output). This module encloses ``H`` with ball arithmetic (Arb, via
 python-flint) on the grid ``a_n = e^(n h)``, ``h = 2**-m``, and builds two discrete pairs
 whose losses lie on the lattice ``n h`` (so that ``k`` steps compose by exact integer
-convolution in :mod:`exactdp.mechanisms.accountant`):
+convolution in :mod:`exactdp.mechanisms.accounting.accountant`):
 
 * an **upper pair** whose profile is the piecewise-linear interpolation, through ``(0, 1)``,
   of upper bounds of ``H(a_n)`` at a subset of the grid points (kept only where convexity is
@@ -40,7 +40,7 @@ dominated by) it in the Blackwell order, and composition preserves that order. S
 pair from below, at every ``eps``. The proof, step by step, is
 ``proofs/accountant-poisson-gaussian.md``; the same construction serves any pair whose profile
 a model encloses (``point``, ``loss_range``: the Laplace mechanism, subsampled randomized
-response and discrete Laplace in :mod:`exactdp.mechanisms.profiles`,
+response and discrete Laplace in :mod:`exactdp.mechanisms.accounting.profiles`,
 ``proofs/accountant-profile.md``).
 
 Every probability here is an Arb ball; masses are handed on as ``[lo, hi]`` dyadic
@@ -139,7 +139,7 @@ class _Profile:
 
     def point(self, n: int):
         """``(a, H(a), Q[L > log a])`` at ``a = e^(n h)`` (balls; other models than the Gaussian
-        give their own, :mod:`exactdp.mechanisms.profiles`)."""
+        give their own, :mod:`exactdp.mechanisms.accounting.profiles`)."""
         arb = self.arb
         with arb_precision(self.prec):
             if not isinstance(self.model, PoissonGaussian):

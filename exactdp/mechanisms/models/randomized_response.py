@@ -81,8 +81,8 @@ def _rr(**params) -> RandomizedResponse:
 
 
 # The other models live in their own modules; importing them registers their names.
-from exactdp.mechanisms import (  # noqa: F401
-    models_noise,
-    models_samplers,
-    models_selection,
+from exactdp.mechanisms.models import (  # noqa: F401
+    noise,
+    samplers,
+    selection,
 )

@@ -24,7 +24,7 @@ utilities ``(u(x, 0), ..., u(x, m-1))`` (``input_kind = "vector"``).
   polynomials, budgeted by ``max_candidates``.
 
 All probabilities are ratios of exponential polynomials with rational exponents
-(:mod:`exactdp.mechanisms._exppoly`), so epsilon and ``delta(ε)`` at a rational ε are
+(:mod:`exactdp.mechanisms.models._exppoly`), so epsilon and ``delta(ε)`` at a rational ε are
 decided exactly, ties included.
 
 >>> em = make_mechanism("exponential", epsilon=1, sensitivity=1)
@@ -46,7 +46,7 @@ import sympy
 
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._exppoly import ExpPoly, ExpPolyMechanism, log_ratio
+from exactdp.mechanisms.models._exppoly import ExpPoly, ExpPolyMechanism, log_ratio
 from exactdp.mechanisms._params import positive, shown
 from exactdp.mechanisms.distribution import Divergence
 from exactdp.mechanisms.mechanism import make_mechanism, register  # noqa: F401 (doctests)

@@ -3,7 +3,7 @@ distribution of each step, computed from the steps below it down to uniform rand
 
 ``make_laplace`` / ``make_gaussian`` add ``sample_discrete_laplace(s)`` /
 ``sample_discrete_gaussian(s)`` to an integer (on floats: to the input rounded to the
-``2**k`` lattice, ``s = scale * 2**-k`` exactly; :mod:`~exactdp.mechanisms.models_opendp`
+``2**k`` lattice, ``s = scale * 2**-k`` exactly; :mod:`~exactdp.mechanisms.models.opendp`
 models the rounding and the float release). This module follows those samplers step by step
 and shows, by exact computation, that what the code draws *is* the ideal discrete Laplace /
 Gaussian: no float, no truncation and no bias enters. A step that computed a different
@@ -93,7 +93,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.errors import InexactInput, InvalidArgument
-from exactdp.mechanisms._exppoly import ExpPoly
+from exactdp.mechanisms.models._exppoly import ExpPoly
 from exactdp._budget import refuse_above
 
 __all__ = [
@@ -384,7 +384,7 @@ def _sum_exp(first: Fraction, step: Fraction, count: int) -> tuple[ExpPoly, ExpP
 @dataclass(frozen=True)
 class GeometricFastLaw:
     """``sample_geometric_exp_fast(x)`` for a rational ``x > 0`` (``n/d`` reduced): each
-    output's probability as a ratio of :class:`~exactdp.mechanisms._exppoly.ExpPoly`."""
+    output's probability as a ratio of :class:`~exactdp.mechanisms.models._exppoly.ExpPoly`."""
 
     x: Fraction
     steps: int = EXP1_STEPS

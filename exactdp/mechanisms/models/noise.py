@@ -28,7 +28,7 @@ discrete Gaussian, and the continuous Laplace and Gaussian.
   |a-b|/b`` (witness ``max(a, b)``: every output beyond it attains it) and
   ``delta(eps) = max(0, 1 - exp((eps - |a-b|/b)/2))`` exactly.
 * ``gaussian`` with ``sigma``: epsilon infinite (witness ``None``, as the discrete one),
-  ``delta_enclosure`` from :func:`exactdp.mechanisms.gaussian.delta_of_sigma`'s
+  ``delta_enclosure`` from :func:`exactdp.mechanisms.calibration.gaussian.delta_of_sigma`'s
   characterisation (Balle & Wang 2018), ``delta`` raises ``Undecided``.
 
 >>> dl = make_mechanism("discrete-laplace", scale=1)
@@ -49,9 +49,9 @@ import sympy
 
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms._exppoly import ExpPoly, ExpPolyMechanism
+from exactdp.mechanisms.models._exppoly import ExpPoly, ExpPolyMechanism
 from exactdp.mechanisms._params import positive
-from exactdp.mechanisms.discrete import discrete_gaussian_delta
+from exactdp.mechanisms.calibration.discrete import discrete_gaussian_delta
 from exactdp.mechanisms.distribution import INFINITY, Divergence
 from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number, register  # noqa: F401 (doctests)
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy

@@ -36,7 +36,7 @@ import mpmath
 import sympy
 
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms._calibration import Calibration
+from exactdp.mechanisms.calibration._calibration import Calibration
 from exactdp.mechanisms._params import open_probability as probability
 from exactdp.mechanisms._params import positive, stored_positive
 from exactdp.numeric.intervals import (
