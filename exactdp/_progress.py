@@ -1,9 +1,36 @@
-"""Progress lines on stderr for long enumerations (only when stderr is a terminal)."""
+"""Progress lines on stderr for long work, shown on a terminal and in a Jupyter kernel.
+
+Shown by default when stderr is a terminal or the code runs in a Jupyter (IPython) kernel,
+whose front ends render the rewritten line in place; never on stdout, so ``--json`` and
+reports stay clean. ``progress=False`` (``--quiet`` on the command line) turns it off, and
+``EXACTDP_PROGRESS=0`` / ``1`` overrides the default for a whole process (CI logs)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+
+
+def shown_by_default() -> bool:
+    """Whether progress is shown when a caller does not say: ``EXACTDP_PROGRESS`` if set
+    (``0`` or ``1``), else when stderr is a terminal or this is a Jupyter kernel."""
+    forced = os.environ.get("EXACTDP_PROGRESS", "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    if bool(getattr(sys.stderr, "isatty", lambda: False)()):
+        return True
+    return in_jupyter_kernel()
+
+
+def in_jupyter_kernel() -> bool:
+    """True inside a running IPython kernel (Jupyter, VS Code notebooks), without importing
+    IPython when it is not already loaded."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None or "ipykernel" not in sys.modules:
+        return False
+    shell = getattr(ipython, "get_ipython", lambda: None)()
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 class Progress:
@@ -11,7 +38,7 @@ class Progress:
 
     def __init__(self, label: str, total: int, enabled: bool | None = None, interval: float = 0.5):
         if enabled is None:
-            enabled = bool(getattr(sys.stderr, "isatty", lambda: False)())
+            enabled = shown_by_default()
         self.enabled = enabled
         self.label = label
         self.total = max(total, 1)
