@@ -115,3 +115,9 @@ def cli_run(capsys):
         return code, out, err
 
     return run
+
+
+# Projects copied into temporary folders by their tests, not tests of this suite: the sample
+# project (run as a user's project by tests/test_pytestplugin.py and tests/test_cli_check.py)
+# and the audit plug-in fixtures.
+collect_ignore = ["sample_project"]

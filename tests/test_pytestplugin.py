@@ -27,7 +27,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def sample(pytester: pytest.Pytester) -> pytest.Pytester:
-    """A copy of the sample project (without the conftest that hides it from this suite)."""
+    """A copy of the sample project, as a user would copy it."""
     for name in ("heights", "tests", "pyproject.toml", "claims.toml"):
         src = SAMPLE / name
         if src.is_dir():
@@ -37,7 +37,27 @@ def sample(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+PLANTED = '''"""A wrong claim planted beside the sample project's own tests."""
+
+from exactdp import Multisets
+from tests.test_heights_claims import HEIGHTS, TOTAL
+
+
+def test_clipped_total_add_remove_planted_wrong(exactdp_claim):
+    # planted wrong: with L > 0, adding one person moves the total by up to U = 200, not U - L
+    exactdp_claim("U - L", TOTAL, Multisets(HEIGHTS, sizes=(0, 2)),
+                  id="total-add-remove-wrong")
+'''
+
+
+def test_sample_project_passes_as_copied(sample: pytest.Pytester):
+    result = sample.runpytest_subprocess(*PLUGIN)
+    result.assert_outcomes(passed=3)
+
+
 def test_sample_project_planted_wrong_claim_fails_with_witness(sample: pytest.Pytester):
+    (sample.path / "tests" / "__init__.py").write_text("")
+    (sample.path / "tests" / "test_planted.py").write_text(PLANTED)
     report = sample.path / "exactdp-report.json"
     result = sample.runpytest_subprocess(*PLUGIN, "--exactdp-report", str(report))
     result.assert_outcomes(passed=3, failed=1)
@@ -51,7 +71,7 @@ def test_sample_project_planted_wrong_claim_fails_with_witness(sample: pytest.Py
     ):
         assert line in out.splitlines(), line
     # the short summary line carries the message too when the terminal is wide enough (CI's is)
-    result.stdout.fnmatch_lines(["FAILED tests/test_heights_claims.py::test_clipped_total_add_remove_planted_wrong*"])
+    result.stdout.fnmatch_lines(["FAILED tests/test_planted.py::test_clipped_total_add_remove_planted_wrong*"])
     result.stdout.fnmatch_lines(["*- exactdp -*"])  # the report section
     assert "AssertionError" not in result.stdout.str()
 
