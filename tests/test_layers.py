@@ -9,6 +9,11 @@ module of the package exactly (lazy-export tables, lists of suites loaded by nam
 naming a *package* counts only in an import call: ``"exactdp"`` or ``"exactdp.audits"``
 elsewhere is a label (a program name, an entry-point group). A module that does not exist
 counts as its nearest existing package (importing it would run that package first).
+
+A ``"module:attribute"`` string (a reference resolved when it is chosen, as the mechanism
+specs in ``exactdp/mechanisms/specs.py`` hold) is an edge for the layer rule but not for the
+circle rule: nothing is imported when the module loads, and a table that names the code of
+each mechanism is read by that same code.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class Import:
     source: str  # module name
     target: str  # module name
     line: int
+    reference: bool = False  # a "module:attribute" string, resolved when chosen
 
 
 def read_layers(design_text: str) -> dict[str, Layer]:
@@ -115,10 +121,10 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import
     here = module.split(".") if is_package else module.split(".")[:-1]
     found = []
 
-    def add(name: str, line: int) -> None:
+    def add(name: str, line: int, reference: bool = False) -> None:
         target = _resolve(name, modules)
-        if target is not None and target != module and Import(module, target, line) not in found:
-            found.append(Import(module, target, line))
+        if target is not None and target != module and Import(module, target, line, reference) not in found:
+            found.append(Import(module, target, line, reference))
 
     text = path.read_text(encoding="utf-8")
     tree = ast.parse(text, filename=str(path))
@@ -148,6 +154,10 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import
         elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
               and node.value in modules and modules[node.value].name != "__init__.py"):
             add(node.value, node.lineno)  # names a module (a package's name may be a label)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and re.fullmatch(rf"{top}(\.\w+)+:\w+", node.value)
+              and node.value.partition(":")[0] in modules):
+            add(node.value.partition(":")[0], node.lineno, reference=True)  # "module:attribute"
     return found
 
 
@@ -241,7 +251,8 @@ def upward_imports(graph: Graph, package: Path) -> list[str]:
 def circle_problems(graph: Graph, package: Path, pending: frozenset[frozenset[str]]) -> list[str]:
     edges: dict[str, set[str]] = {name: set() for name in graph.modules}
     for found in graph.imports:
-        edges[found.source].add(found.target)
+        if not found.reference:
+            edges[found.source].add(found.target)
     found_circles = circles(edges)
     problems = []
     for component in found_circles:
@@ -342,6 +353,7 @@ def sample(tmp_path):
     ("import importlib\n\ndef f():\n    return importlib.import_module('pkg.high')\n", 4),
     ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high import X\n", 3),
     ("SUITES = {'x': 'pkg.high'}\n", 1),
+    ("SPECS = ('x', 'pkg.high:build')\n", 1),
     ("try:\n    pass\nexcept ImportError:\n    import pkg.high\n", 4),
     ("class C:\n    def f(self):\n        with open('x'):\n            from pkg import high\n", 4),
 ])
@@ -377,6 +389,14 @@ def test_a_circle_inside_one_layer_is_found_and_a_pending_entry_excuses_only_its
     graph = build("")
     assert circle_problems(graph, package, frozenset({frozenset({"pkg.low", "pkg.base.a"})})) == [
         "PENDING_ENGINE_CYCLES lists ['pkg.base.a', 'pkg.low'], which no longer holds a circle: remove the entry"]
+
+
+def test_a_module_attribute_reference_is_no_circle(sample):
+    package, build = sample  # a table naming the code that reads it: resolved when chosen
+    graph = build("def f():\n    import pkg.base.a\n", base_source="BUILD = 'pkg.low:f'\n")
+    assert [(i.source, i.target, i.reference) for i in graph.imports if i.source == "pkg.base.a"] == [
+        ("pkg.base.a", "pkg.low", True)]
+    assert circle_problems(graph, package, frozenset()) == []
 
 
 def test_design_block_is_read_once_and_checked():

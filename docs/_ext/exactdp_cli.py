@@ -1,10 +1,12 @@
-"""The ``exactdp-help`` directive: a command's ``--help`` text, as the installed parser prints
-it, so the command-line reference cannot drift from the code.
+"""Directives that print what the code holds, so the reference cannot drift from it:
+
+* ``exactdp-help``: a command's ``--help`` text, as the installed parser prints it (no
+  argument: the top-level ``exactdp --help``);
+* ``exactdp-mechanisms``: the table of mechanisms (:mod:`exactdp.mechanisms.specs`): each
+  name, its parameters, and which operations it has.
 
     ```{exactdp-help} account
     ```
-
-An empty argument gives the top-level ``exactdp --help``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,39 @@ class ExactdpHelp(SphinxDirective):
         return [nodes.literal_block(text, text, language="text")]
 
 
+def mechanism_rows() -> list[tuple[str, str, str]]:
+    """``(name, parameters, operations)`` for every mechanism spec, in table order."""
+    from exactdp.mechanisms import specs  # lazy: Sphinx imports this extension before exactdp is needed
+
+    words = {"model": "exact model (privacy)", "account": "accountant (account)", "rdp": "Renyi DP (--rdp)"}
+    return [(s.name, s.help, ", ".join(words[op] for op in s.operations())) for s in specs.SPECS]
+
+
+class ExactdpMechanisms(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        table = nodes.table()
+        group = nodes.tgroup(cols=3)
+        table += group
+        for width in (20, 50, 30):
+            group += nodes.colspec(colwidth=width)
+        head, body = nodes.thead(), nodes.tbody()
+        group += head
+        group += body
+        for cells, part in ((("mechanism", "parameters", "operations"), head), *((r, body) for r in mechanism_rows())):
+            row = nodes.row()
+            for i, text in enumerate(cells):
+                entry = nodes.entry()
+                para = nodes.paragraph()
+                para += nodes.literal(text, text) if i == 0 and part is body else nodes.Text(text)
+                entry += para
+                row += entry
+            part += row
+        return [table]
+
+
 def setup(app):
     app.add_directive("exactdp-help", ExactdpHelp)
+    app.add_directive("exactdp-mechanisms", ExactdpMechanisms)
     return {"parallel_read_safe": True, "version": "1"}

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 from exactdp._budget import read_budget
 from exactdp._floats_option import add_floats_option, print_report, with_floats
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accounting.accountant import (
     SUBSAMPLED_MAX_SLOTS, SUBSAMPLED_WIDTH,
     DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
 )
 from exactdp.mechanisms.accounting.rdp import DEFAULT_MAX_ORDER, rdp
-from exactdp.mechanisms.mechanism import parse_params
+from exactdp.mechanisms._params import parse_params
 
 __all__ = ["register", "run", "VALUE_OPTIONS"]
 
@@ -32,12 +34,7 @@ enclosure's relative width is at most --width.
 
 Mechanisms (--mechanism NAME, then its --param KEY=VALUE; repeat --mechanism for a list,
 each --param applying to the --mechanism before it):
-  discrete-laplace     scale=T (P(z) proportional to exp(-|z|/T)), sensitivity=1
-  randomized-response  p=P (truth probability) or epsilon=E, k_values=2
-  gaussian             sigma=S, sensitivity=1; DP-SGD: sampling=poisson rate=Q (each record
-                       in a batch with probability Q; add/remove neighbours, both directions)
-  laplace              scale=B, sensitivity=1 (the continuous Laplace mechanism)
-  discrete-gaussian    sigma=S or sigma_squared=S2, sensitivity=1
+{mechanisms}
 Every mechanism also takes times=T (default 1): its own count in each round, the list being
 composed --k times; every mechanism but the selection ones also takes sampling=poisson
 rate=Q (add/remove neighbours) or sampling=without-replacement batch=M population=N
@@ -78,6 +75,18 @@ exit 1 without a --check: nothing was certified (epsilon in [0, inf] or delta in
 e.g. a delta below what the working precision resolves for a discrete Gaussian."""
 
 
+def mechanism_lines(width: int = 90) -> str:
+    """One entry per mechanism the accountant composes (:mod:`exactdp.mechanisms.specs`): its
+    name and its parameters, wrapped under the name."""
+    lines = []
+    for name in specs.names("account"):
+        text = specs.spec(name).help_for("account")
+        wrapped = textwrap.wrap(text, width - 23) or [""]
+        lines.append(f"  {name:<20} {wrapped[0]}")
+        lines += [f"  {'':<20} {more}" for more in wrapped[1:]]
+    return "\n".join(lines)
+
+
 class _MechanismAction(argparse.Action):
     """``--mechanism NAME`` starts a new entry; ``--param KEY=VALUE`` adds to the last one."""
 
@@ -96,7 +105,8 @@ def register(subparsers) -> None:
     """Add the ``account`` sub-command to the ``exactdp`` parser."""
     p = subparsers.add_parser(
         "account", help="certified epsilon(delta) or delta(epsilon) of k composed mechanisms",
-        description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=_DESCRIPTION.format(mechanisms=mechanism_lines()), epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mechanism", action=_MechanismAction, metavar="NAME", dest="mechanisms",
                    help=f"one of {', '.join(MECHANISMS)} (repeat for a list)")
     p.add_argument("--param", action=_MechanismAction, metavar="KEY=VALUE", dest="mechanisms",

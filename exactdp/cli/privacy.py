@@ -11,7 +11,8 @@ from exactdp.checkers.privacy import MAX_VALUE_PAIRS, check_mechanism
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument
-from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names, parse_params
+from exactdp.mechanisms._params import parse_params
+from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names
 from exactdp.numeric.exact import clip_text, refuse_non_finite, to_exact
 from exactdp.spaces.metrics import parse_metric
 

@@ -18,7 +18,7 @@ from typing import Any
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 
-__all__ = ["shown", "positive", "nonnegative", "probability", "open_probability",
+__all__ = ["parse_params", "shown", "positive", "nonnegative", "probability", "open_probability",
            "stored_positive", "whole", "check_parameter_names"]
 
 _LONG = 24
@@ -116,3 +116,18 @@ def check_parameter_names(mechanism: str, given, accepted, required=(), help_tex
         plural = "parameters" if len(missing) > 1 else "parameter"
         described = f": {help_text}" if help_text else f"; its parameters are {', '.join(accepted)}"
         raise InvalidArgument(f"{mechanism} needs the {plural} {', '.join(missing)}{described}")
+
+
+def parse_params(items: list[str] | None) -> dict[str, str]:
+    """``['p=3/4', 'k_values=3']`` -> ``{'p': '3/4', 'k_values': '3'}`` (values stay text,
+    read exactly by each model)."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise InvalidArgument(f"--param {item!r} is not KEY=VALUE; write e.g. --param p=3/4")
+        if key in out:
+            raise InvalidArgument(f"--param {key} given twice")
+        out[key] = value.strip()
+    return out

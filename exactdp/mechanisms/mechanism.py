@@ -1,4 +1,4 @@
-"""The mechanism interface the privacy checker uses, and the registry of mechanism names.
+"""The mechanism interface the privacy checker uses, and the mechanisms built by name.
 
 A :class:`Mechanism` turns a query value (a number, or a tuple for a vector query such as
 the utilities of the exponential mechanism's candidates) into an exact output
@@ -11,14 +11,11 @@ distribution. Its privacy on a pair of query values ``(a, b)`` is:
 A mechanism with an infinite output set (discrete Laplace, the continuous Laplace and
 Gaussian) overrides both with closed forms instead of :meth:`distribution`.
 
-Every model registers a constructor under its CLI name (``randomized-response``,
-``exponential``, ...) with :func:`register`, where the model is defined;
-:func:`make_mechanism` builds one from ``name`` and exact keyword parameters (strings such
-as ``"3/4"`` are read exactly, floats refused).
-
-This module imports no model (they import it): the package :mod:`exactdp.mechanisms`
-imports every model module, and Python runs the package before any of its modules, so
-the registry is full whenever :func:`make_mechanism` can be called.
+:func:`make_mechanism` builds one from its CLI name (``randomized-response``,
+``exponential``, ...) and exact keyword parameters (strings such as ``"3/4"`` are read
+exactly, floats refused): the name's record in :mod:`exactdp.mechanisms.specs` names the
+model's constructor, imported when it is chosen. This module imports no model (they
+import it).
 """
 
 from __future__ import annotations
@@ -26,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable
 
 from exactdp.errors import ExactDPError, InvalidArgument
+from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import check_parameter_names
 from exactdp.mechanisms.distribution import (
     Distribution, Divergence, hockey_stick, pure_epsilon,
@@ -34,9 +32,7 @@ from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import show_exact
 from exactdp.numeric.exact import to_exact
 
-__all__ = ["Mechanism", "register", "make_mechanism", "mechanism_names", "parse_params"]
-
-_REGISTRY: dict[str, tuple[Callable[..., "Mechanism"], str]] = {}
+__all__ = ["Mechanism", "make_mechanism", "mechanism_names"]
 
 
 class Mechanism:
@@ -125,28 +121,17 @@ def _param_text(v) -> str:
     return str(v)
 
 
-def register(name: str, help_text: str) -> Callable:
-    """Decorator: register a constructor ``(**params) -> Mechanism`` under ``name``."""
-
-    def deco(factory):
-        _REGISTRY[name] = (factory, help_text)
-        return factory
-
-    return deco
-
-
 def mechanism_names() -> dict[str, str]:
-    """Every registered name with its one-line description of parameters."""
-    return {k: v[1] for k, v in sorted(_REGISTRY.items())}
+    """Every mechanism with an exact model, with its one-line description of parameters."""
+    return {s.name: s.help_for("model") for s in sorted(specs.SPECS, key=lambda s: s.name)
+            if s.model is not None}
 
 
 def make_mechanism(name: str, **params: Any) -> Mechanism:
-    """Build the mechanism registered as ``name`` with exact keyword parameters."""
-    if name not in _REGISTRY:
-        raise InvalidArgument(
-            f"mechanism={name!r} is not known; use one of {', '.join(sorted(_REGISTRY))}"
-        )
-    factory, help_text = _REGISTRY[name]
+    """Build the mechanism named ``name`` (see :mod:`exactdp.mechanisms.specs`) with exact
+    keyword parameters."""
+    record = specs.spec(name, "model")
+    factory, help_text = specs.resolve(record.model), record.help_for("model")
     signature = _parameters(factory)
     if signature is None:  # a constructor taking any keyword: let it judge
         try:
@@ -191,21 +176,6 @@ def _parameters(factory: Callable) -> tuple[list[str], list[str]] | None:
     if isinstance(returned, type) and issubclass(returned, Mechanism):
         return named(returned)
     return None
-
-
-def parse_params(items: list[str] | None) -> dict[str, str]:
-    """``['p=3/4', 'k_values=3']`` -> ``{'p': '3/4', 'k_values': '3'}`` (values stay text,
-    read exactly by each model)."""
-    out: dict[str, str] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise InvalidArgument(f"--param {item!r} is not KEY=VALUE; write e.g. --param p=3/4")
-        if key in out:
-            raise InvalidArgument(f"--param {key} given twice")
-        out[key] = value.strip()
-    return out
 
 
 Output = Hashable

@@ -19,7 +19,8 @@ from exactdp.mechanisms.distribution import (
     INFINITY, Distribution, hockey_stick, max_log_ratio, pure_epsilon, renyi, shown,
     total_variation,
 )
-from exactdp.mechanisms.mechanism import make_mechanism, parse_params
+from exactdp.mechanisms._params import parse_params
+from exactdp.mechanisms.mechanism import make_mechanism
 
 
 def rr(**params):

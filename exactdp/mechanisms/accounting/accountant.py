@@ -71,6 +71,7 @@ from typing import Any, Callable
 from exactdp._budget import refuse_above
 from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import check_parameter_names, nonnegative, positive, probability, shown
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
@@ -83,9 +84,8 @@ __all__ = [
     "AccountResult", "AccountCheck", "account",
 ]
 
-MECHANISMS = ("discrete-laplace", "randomized-response", "gaussian", "discrete-gaussian", "laplace",
-              "exponential", "permute-and-flip", "report-noisy-max")
-"""The names :func:`account` composes (the same names and parameters as ``exactdp privacy``)."""
+MECHANISMS = specs.names("account")
+"""The names :func:`account` composes (read from :mod:`exactdp.mechanisms.specs`)."""
 
 DEFAULT_WIDTH = Fraction(1, 10**9)
 """Default target relative width of the enclosure: ``upper - lower <= width * upper``."""
@@ -477,16 +477,9 @@ def _selection(name: str):
     return build
 
 
-_BUILDERS = {
-    "discrete-laplace": _discrete_laplace,
-    "randomized-response": _randomized_response,
-    "gaussian": _gaussian,
-    "discrete-gaussian": _discrete_gaussian,
-    "laplace": _laplace,
-    "exponential": _selection("exponential"),
-    "permute-and-flip": _selection("permute-and-flip"),
-    "report-noisy-max": _selection("report-noisy-max"),
-}
+_exponential = _selection("exponential")
+_permute_and_flip = _selection("permute-and-flip")
+_report_noisy_max = _selection("report-noisy-max")
 
 
 def _component(item) -> _Component:
@@ -502,13 +495,12 @@ def _component(item) -> _Component:
         raise InvalidArgument(
             f"mechanism={item!r} is not a name, a (name, params) pair or a mechanism; pass e.g. "
             f"('discrete-laplace', {{'scale': 10}})")
-    if name not in _BUILDERS:
-        raise InvalidArgument(f"mechanism={name!r} is not one the accountant composes; use one of "
-                              f"{', '.join(MECHANISMS)}")
+    build = specs.resolve(specs.spec(name, "account").account)
     params = dict(params)
     times = _integer_param(params.pop("times"), "times", 1) if "times" in params else 1
     wor = _without_replacement(params, name)
-    comp = _BUILDERS[name](params)
+    comp = build(params)
+    comp.name = name  # the spec's name: a builder may serve several mechanisms
     if wor is not None:
         comp = _wor_component(comp, *wor)
     if times != 1:

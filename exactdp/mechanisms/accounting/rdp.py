@@ -55,6 +55,7 @@ from fractions import Fraction
 
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import open_probability, shown
 from exactdp.mechanisms.accounting.accountant import DEFAULT_MAX_K, _check_k, _component
 from exactdp.numeric.exact import show_exact, to_exact
@@ -77,9 +78,6 @@ MAX_ORDERS = 1_000
 
 CONVERSIONS = ("cks", "mironov")
 """The RDP -> (epsilon, delta) conversions of :meth:`RdpResult.epsilon`."""
-
-_SELECTION = ("exponential", "permute-and-flip", "report-noisy-max")
-"""Composed by ``account`` as randomized response with their worst-case pure epsilon."""
 
 _START_PREC = 128
 _MAX_PREC = 4096
@@ -351,18 +349,13 @@ def _raw_items(mechanisms, params) -> list:
 
 
 def _part(comp, raw: dict) -> _Part:
+    """The RDP part of one component: zero for a null one; refused for a mechanism that lives on
+    the certified grid only (or is subsampled, other than the Gaussian); otherwise the
+    function its spec names (:mod:`exactdp.mechanisms.specs`)."""
     name, shown_params, times = comp.name, comp.params, comp.times
     if comp.kind == "null":
         return _Part(name, shown_params, times, _exact_at(Fraction(0)), rho=Fraction(0))
-    if name == "gaussian" and comp.kind == "gaussian":
-        rho = comp.mu2 / 2
-        return _Part(name, shown_params, times, _exact_at(rho), rho=rho)
-    if name == "gaussian" and comp.kind == "subsampled":
-        m = comp.model
-        return _Part(name, shown_params, times, _subsampled_at(m.q, m.mu * m.mu),
-                     integer_only="the Poisson-subsampled Gaussian's RDP is computed at integer orders "
-                                  "only (the exact binomial formula of Mironov, Talwar and Zhang 2019)")
-    if comp.kind == "subsampled":  # a subsampled (or grid-only) mechanism other than the Gaussian
+    if comp.kind == "subsampled" and name != "gaussian":  # a subsampled (or grid-only) mechanism
         if raw.get("sampling") is None:  # no sampling given: the mechanism itself lives on the grid only
             raise InvalidArgument(f"mechanism={name!r} has no Renyi DP computation yet (it is composed on the "
                                   f"certified loss grid only); use the certified (epsilon, delta) accountant "
@@ -370,34 +363,61 @@ def _part(comp, raw: dict) -> _Part:
         raise InvalidArgument(f"mechanism={name!r} with sampling={raw['sampling']!r} has no Renyi DP computation "
                               f"yet (the RDP view subsamples only the gaussian); drop sampling, or use the "
                               f"certified (epsilon, delta) accountant without --rdp")
-    if name == "discrete-gaussian":
-        d = int(to_exact(raw.get("sensitivity", 1), "sensitivity"))
-        s2 = (to_exact(raw["sigma"], "sigma") ** 2 if "sigma" in raw
-              else to_exact(raw["sigma_squared"], "sigma_squared"))
-        rho = Fraction(d * d) / (2 * s2)
-        return _Part(name, shown_params, times, _exact_at(rho), rho=rho,
-                     integer_only="the discrete Gaussian's RDP is exact (alpha sensitivity^2/(2 sigma^2)) "
-                                  "at integer orders, which is where it is computed")
-    if name == "discrete-laplace":
-        t = to_exact(raw["scale"], "scale")
-        d = int(to_exact(raw.get("sensitivity", 1), "sensitivity"))
-        return _Part(name, shown_params, times, _discrete_laplace_at(t, d))
-    if name == "randomized-response":
-        k = int(to_exact(raw.get("k_values", 2), "k_values"))
-        if "p" in raw:
-            return _Part(name, shown_params, times, _randomized_response_at("p", to_exact(raw["p"], "p"), k))
-        return _Part(name, shown_params, times,
-                     _randomized_response_at("epsilon", to_exact(raw["epsilon"], "epsilon"), k))
-    if name in _SELECTION and comp.unit is not None and not comp.unit.is_log:
-        # a selection mechanism composed as randomized response with its worst-case epsilon
-        eps = comp.unit.value
-        return _Part(name, shown_params, times, _randomized_response_at("epsilon", eps, 2), upper_only=True,
-                     note=f"{name}: the RDP of randomized response with its worst-case pure epsilon "
-                          f"{show_exact(eps)}, the tight RDP bound of every eps-DP mechanism (Bun & Steinke "
-                          f"2016, Prop. 3.3): sound, not tight")
-    raise InvalidArgument(f"mechanism={name!r} has no Renyi DP computation yet; the RDP view covers gaussian "
-                          f"(plain or sampling=poisson), discrete-gaussian, discrete-laplace, "
-                          f"randomized-response, exponential, permute-and-flip and report-noisy-max")
+    reference = specs.spec(name).rdp
+    part = None if reference is None else specs.resolve(reference)(comp, raw)
+    if part is None:
+        raise InvalidArgument(f"mechanism={name!r} has no Renyi DP computation yet; the RDP view covers "
+                              f"{', '.join(specs.names('rdp'))} (the gaussian plain or sampling=poisson)")
+    return part
+
+
+def _gaussian_part(comp, raw: dict) -> _Part | None:
+    """The Gaussian: rho = mu^2/2 exactly; Poisson-subsampled, the exact binomial formula."""
+    name, shown_params, times = comp.name, comp.params, comp.times
+    if comp.kind == "gaussian":
+        rho = comp.mu2 / 2
+        return _Part(name, shown_params, times, _exact_at(rho), rho=rho)
+    if comp.kind == "subsampled":
+        m = comp.model
+        return _Part(name, shown_params, times, _subsampled_at(m.q, m.mu * m.mu),
+                     integer_only="the Poisson-subsampled Gaussian's RDP is computed at integer orders "
+                                  "only (the exact binomial formula of Mironov, Talwar and Zhang 2019)")
+    return None
+
+
+def _discrete_gaussian_part(comp, raw: dict) -> _Part:
+    d = int(to_exact(raw.get("sensitivity", 1), "sensitivity"))
+    s2 = (to_exact(raw["sigma"], "sigma") ** 2 if "sigma" in raw
+          else to_exact(raw["sigma_squared"], "sigma_squared"))
+    rho = Fraction(d * d) / (2 * s2)
+    return _Part(comp.name, comp.params, comp.times, _exact_at(rho), rho=rho,
+                 integer_only="the discrete Gaussian's RDP is exact (alpha sensitivity^2/(2 sigma^2)) "
+                              "at integer orders, which is where it is computed")
+
+
+def _discrete_laplace_part(comp, raw: dict) -> _Part:
+    t = to_exact(raw["scale"], "scale")
+    d = int(to_exact(raw.get("sensitivity", 1), "sensitivity"))
+    return _Part(comp.name, comp.params, comp.times, _discrete_laplace_at(t, d))
+
+
+def _randomized_response_part(comp, raw: dict) -> _Part:
+    k = int(to_exact(raw.get("k_values", 2), "k_values"))
+    if "p" in raw:
+        return _Part(comp.name, comp.params, comp.times, _randomized_response_at("p", to_exact(raw["p"], "p"), k))
+    return _Part(comp.name, comp.params, comp.times,
+                 _randomized_response_at("epsilon", to_exact(raw["epsilon"], "epsilon"), k))
+
+
+def _selection_part(comp, raw: dict) -> _Part | None:
+    """A selection mechanism, composed as randomized response with its worst-case epsilon."""
+    if comp.unit is None or comp.unit.is_log:
+        return None
+    eps = comp.unit.value
+    return _Part(comp.name, comp.params, comp.times, _randomized_response_at("epsilon", eps, 2), upper_only=True,
+                 note=f"{comp.name}: the RDP of randomized response with its worst-case pure epsilon "
+                      f"{show_exact(eps)}, the tight RDP bound of every eps-DP mechanism (Bun & Steinke "
+                      f"2016, Prop. 3.3): sound, not tight")
 
 
 # --- results --------------------------------------------------------------------------------

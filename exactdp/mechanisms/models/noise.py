@@ -53,7 +53,7 @@ from exactdp.mechanisms.models._exppoly import ExpPoly, ExpPolyMechanism
 from exactdp.mechanisms._params import positive
 from exactdp.mechanisms.calibration.discrete import discrete_gaussian_delta
 from exactdp.mechanisms.distribution import INFINITY, Divergence
-from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number, register  # noqa: F401 (doctests)
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number  # noqa: F401 (doctests)
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
@@ -358,26 +358,3 @@ class Gaussian(_EnclosedDelta):
             if hi - lo <= hi / 2**60 or prec >= 1024:
                 return lo, min(hi, Fraction(1))
             prec *= 2
-
-
-@register("discrete-laplace", "scale=T (P(z) ∝ exp(-|z|/T)); variant=none|clamped|truncated "
-                              "with lower=L upper=U; integer query values")
-def _discrete_laplace(**params) -> DiscreteLaplace:
-    return DiscreteLaplace(**params)
-
-
-@register("discrete-gaussian", "sigma_squared=S2 or sigma=S; integer query values (delta is an "
-                               "enclosure)")
-def _discrete_gaussian(**params) -> DiscreteGaussian:
-    return DiscreteGaussian(**params)
-
-
-@register("laplace", "scale=B (continuous Laplace noise)")
-def _laplace(**params) -> Laplace:
-    return Laplace(**params)
-
-
-@register("gaussian", "sigma=S (continuous Gaussian noise; delta is an enclosure)")
-def _gaussian(**params) -> Gaussian:
-    return Gaussian(**params)
-

@@ -20,7 +20,7 @@ from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive, whole
 from exactdp.mechanisms.distribution import Distribution
-from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number, register
+from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number
 from exactdp.numeric.exact import show_exact, to_exact
 
 __all__ = ["RandomizedResponse", "make_mechanism"]
@@ -73,16 +73,3 @@ class RandomizedResponse(Mechanism):
             return Distribution({o: (self.p if o == v else other) for o in range(self.k)})
         probs = {o: (self.p if o == v else self._other) for o in range(self.k)}
         return Distribution(probs, _normalised=True)
-
-
-@register("randomized-response", "p=P (truth probability) or epsilon=E; k_values=K (default 2)")
-def _rr(**params) -> RandomizedResponse:
-    return RandomizedResponse(**params)
-
-
-# The other models live in their own modules; importing them registers their names.
-from exactdp.mechanisms.models import (  # noqa: F401
-    noise,
-    samplers,
-    selection,
-)

@@ -49,7 +49,7 @@ from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive
 from exactdp.mechanisms.distribution import Distribution
-from exactdp.mechanisms.mechanism import Mechanism, one_number, register
+from exactdp.mechanisms.mechanism import Mechanism, one_number
 from exactdp.numeric.exact import from_float, show_exact, to_exact
 from exactdp.numeric.floatformat import FloatFormat
 from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions
@@ -328,21 +328,3 @@ class FloatLaplace(Mechanism):
             self._noise = float_laplace_noise(self.fmt, self.scale, self.grid_bits)
         return float_laplace_distribution(self.check_value(value), self.fmt, self.scale,
                                           noise=self._noise)
-
-
-@register("float-randomized-response", "p=P (stored as the nearest float) or epsilon=E "
-                                       "(p = exp(E)/(1+exp(E)) in float64); u < p on the 2^-53 grid")
-def _float_rr(**params) -> FloatRandomizedResponse:
-    return FloatRandomizedResponse(**params)
-
-
-@register("exponential-float-sampler", "epsilon=E sensitivity=DELTA (default 1): seed 002's "
-                                       "argmax(cdf >= u) over float64 probabilities")
-def _float_em(**params) -> FloatExponentialSampler:
-    return FloatExponentialSampler(**params)
-
-
-@register("float-laplace", "scale=B precision=P emin=A emax=B grid_bits=G: inverse-CDF Laplace "
-                           "in a toy float format, enumerated over 2^G uniform grid points")
-def _float_laplace(**params) -> FloatLaplace:
-    return FloatLaplace(**params)

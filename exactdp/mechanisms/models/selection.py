@@ -49,7 +49,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.models._exppoly import ExpPoly, ExpPolyMechanism, log_ratio
 from exactdp.mechanisms._params import positive, shown
 from exactdp.mechanisms.distribution import Divergence
-from exactdp.mechanisms.mechanism import make_mechanism, register  # noqa: F401 (doctests)
+from exactdp.mechanisms.mechanism import make_mechanism  # noqa: F401 (doctests)
 from exactdp.numeric.exact import to_exact
 
 __all__ = ["DEFAULT_MAX_CANDIDATES", "ExponentialMechanism", "PermuteAndFlip"]
@@ -177,15 +177,8 @@ class _NoisyMaxGumbel(ExponentialMechanism):
     name = "report-noisy-max"
 
 
-@register("exponential", "epsilon=E sensitivity=DELTA (default 1) form=2delta|monotone "
-                         "(default 2delta); query value: the tuple of candidate utilities")
-def _exponential(**params) -> ExponentialMechanism:
-    return ExponentialMechanism(**params)
 
-
-@register("report-noisy-max", "noise=gumbel|exponential epsilon=E sensitivity=DELTA (default 1); "
-                              "gumbel is the exponential mechanism, exponential is permute-and-flip")
-def _report_noisy_max(*, noise, epsilon, sensitivity=1, max_candidates=DEFAULT_MAX_CANDIDATES):
+def report_noisy_max(*, noise, epsilon, sensitivity=1, max_candidates=DEFAULT_MAX_CANDIDATES):
     if noise == "gumbel":
         m = _NoisyMaxGumbel(epsilon=epsilon, sensitivity=sensitivity, max_candidates=max_candidates)
     elif noise == "exponential":
@@ -195,9 +188,3 @@ def _report_noisy_max(*, noise, epsilon, sensitivity=1, max_candidates=DEFAULT_M
                               f"(Laplace noise is not modelled)")
     m.params = {"noise": noise, **m.params}
     return m
-
-
-@register("permute-and-flip", "epsilon=E sensitivity=DELTA (default 1); query value: the tuple "
-                              "of candidate utilities")
-def _permute_and_flip(**params) -> PermuteAndFlip:
-    return PermuteAndFlip(**params)
