@@ -2,8 +2,10 @@
 
 Registered under the ``pytest11`` entry point (load it by hand with
 ``-p exactdp._pytestplugin``). It loads in every pytest run of every project that has
-exactdp installed, so at import it imports only ``pytest``; exactdp itself (SymPy,
-mpmath) is imported by the fixture and by hooks that meet an exactdp object.
+exactdp installed, so at import it imports only ``pytest`` and exactdp's modules that load
+no SymPy or mpmath (errors, budgets, the claims-file reader its options need in every
+session, the checker's front door: about 60 modules); SymPy is loaded when a claim is
+checked.
 
 In a test::
 
@@ -46,6 +48,13 @@ import warnings
 
 import pytest
 
+from exactdp._budget import budget_argument
+from exactdp.checkers.results import Verdict, evidence_note, format_value
+from exactdp.checkers.sensitivity import sensitivity, verify_claim
+from exactdp.claimsfile import DEFAULT_TIME_LIMIT, TimeLimitExceeded, read_time_limit, within_time_limit
+from exactdp.errors import ClaimViolated, ExactDPError, InvalidArgument
+from exactdp.queries import Query, user_query
+
 __all__ = ["MARKER", "OPTIONS"]
 
 MARKER = "exactdp_claim"
@@ -61,8 +70,6 @@ def _time_limit_argument(text: str) -> float:
     """An argparse ``type`` for ``--exactdp-time-limit`` (pytest names the option)."""
     import argparse
 
-    from exactdp.claimsfile import read_time_limit  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-    from exactdp.errors import InvalidArgument  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     try:
         return read_time_limit(text, "--exactdp-time-limit")
@@ -71,9 +78,6 @@ def _time_limit_argument(text: str) -> float:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    from exactdp._budget import budget_argument  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-    from exactdp.claimsfile import DEFAULT_TIME_LIMIT  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-
     group = parser.getgroup("exactdp", "exactdp: exact checks of sensitivity claims")
     group.addoption("--exactdp-time-limit", type=_time_limit_argument, default=None, metavar="SECONDS",
                     help=f"fail a claim's test when checking it takes more than SECONDS (default: the "
@@ -111,9 +115,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _configured_time_limit(config: pytest.Config) -> float:
-    from exactdp.claimsfile import DEFAULT_TIME_LIMIT, read_time_limit  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-    from exactdp.errors import InvalidArgument  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-
     given = config.getoption("exactdp_time_limit", None)
     if given is not None:
         return given
@@ -179,8 +180,6 @@ def _relation(result) -> tuple[str, str]:
     ``holds-*`` words of weaker evidence (compared exactly; ``">="`` if that cannot be
     decided), whose value is only the "computed maximum"; ``"vs"`` for ``undecided`` and
     ``vacuous`` (nothing was compared)."""
-    from exactdp.checkers.results import Verdict  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-    from exactdp.errors import ExactDPError  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     verdict = result.verdict
     exact = "exact sensitivity"
@@ -191,9 +190,10 @@ def _relation(result) -> tuple[str, str]:
     if verdict is Verdict.HOLDS:
         return ">", exact
     if verdict.holding:  # holds-on-grid, holds-ideal-noise, holds-statistically, holds-empirical-model
-        from exactdp.numeric.decide import compare  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
         try:
+            from exactdp.numeric.decide import compare  # lazy: loads SymPy, needed only for a verdict of weaker evidence
+
             sign = compare(result.claim, result.sensitivity.value)
         except (ExactDPError, TypeError, ValueError):
             sign = None
@@ -205,7 +205,6 @@ def describe(result, expect: str = "holds") -> str:
     """The failure text: verdict (with its evidence when not bit-exact), claim against the
     value computed, witness and scope. Every verdict word has its own relation
     (:func:`_relation`)."""
-    from exactdp.checkers.results import evidence_note, format_value  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     s = result.sensitivity
     note = evidence_note(getattr(result, "evidence", "bit-exact"))
@@ -242,8 +241,6 @@ VERDICT_HELP = {
 
 
 def _passes(result, expect: str) -> bool:
-    from exactdp.checkers.results import Verdict  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-
     if expect == "violated":
         return result.verdict is Verdict.VIOLATED
     return result.ok
@@ -304,7 +301,6 @@ _CALL = ("(claim, query, space, metric='add-remove', d_in=1, *, id=None, expect=
 def _accepted_options() -> tuple[str, ...]:
     """The options ``verify_claim`` passes on: the keyword-only parameters of
     :func:`exactdp.sensitivity` (``max_pairs``, ``scope``, ``undefined``...)."""
-    from exactdp.checkers.sensitivity import sensitivity  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     return tuple(name for name, p in inspect.signature(sensitivity).parameters.items()
                  if p.kind is p.KEYWORD_ONLY)
@@ -313,7 +309,6 @@ def _accepted_options() -> tuple[str, ...]:
 def _bind(where: str, args: tuple, kwargs: dict) -> dict:
     """The call's arguments by name, or :class:`~exactdp.errors.InvalidArgument` naming what
     is wrong (a missing or repeated argument, an unknown keyword) and how the call reads."""
-    from exactdp.errors import InvalidArgument  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     def call(claim, query, space, metric="add-remove", d_in=1, *, id=None, expect="holds", **options):
         pass
@@ -346,7 +341,6 @@ def _check(config, nodeid: str, where: str, args: tuple, kwargs: dict):
     (a claim that could not be checked too, with its error) and fail unless its verdict is
     what ``expect`` says."""
     __tracebackhide__ = True
-    from exactdp.errors import ClaimViolated  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     claim_id = kwargs.get("id")
     expect = kwargs.get("expect", "holds")
@@ -368,14 +362,10 @@ def _check(config, nodeid: str, where: str, args: tuple, kwargs: dict):
 
 def _verify(config, nodeid: str, claim, query, space, metric, d_in, id, expect, options):
     __tracebackhide__ = True
-    from exactdp.checkers import verify_claim  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-    from exactdp.errors import InvalidArgument  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
-    from exactdp.queries import Query, user_query  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     if expect not in _EXPECT:
         raise InvalidArgument(f"expect={expect!r} is not one of {_EXPECT}; use 'violated' for a "
                               f"known-wrong claim kept as a regression")
-    from exactdp.claimsfile import DEFAULT_TIME_LIMIT, TimeLimitExceeded, within_time_limit  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
     if callable(query) and not isinstance(query, (Query, str)):
         query = user_query(query)
@@ -416,7 +406,6 @@ def pytest_runtest_call(item: pytest.Item):
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if call.excinfo is not None and "exactdp" in sys.modules:
-        from exactdp.errors import ClaimViolated  # lazy: the pytest plugin imports only pytest when pytest loads it, in every project's test session
 
         exc = call.excinfo.value
         result = getattr(exc, "result", None)

@@ -53,6 +53,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from exactdp import _optional
 from exactdp._alarm import MAX_SECONDS, alarm_after, read_seconds
 from exactdp._usercode import Captured, Contained, Stopped, contained, printable
 from exactdp.errors import (
@@ -69,7 +70,7 @@ from exactdp.numeric import to_exact
 from exactdp.queries import clipped, parse_query, user_query
 from exactdp.spaces import ExactSet, Multisets, SubMultisets
 from exactdp.spaces.metrics import parse_metric
-from exactdp.spaces.universe import parse_universe
+from exactdp.spaces.universe import parse_universe, parse_values
 
 __all__ = ["FIELDS", "DEFAULT_TIME_LIMIT", "CheckedClaim", "ClaimSpec", "ClaimsFileError", "TimeLimitExceeded",
            "check_claims", "load_claims", "printable", "read_time_limit", "within_time_limit"]
@@ -218,10 +219,7 @@ def _toml():
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            raise InvalidArgument("reading a claims file on Python 3.10 needs tomli: pip install tomli") from None
+        tomllib = _optional.require("tomli", library="tomli", note="reading a claims file on Python 3.10")
     return tomllib
 
 
@@ -525,7 +523,6 @@ def _one(c: dict, cid: str, index: int, fail, lines: _Lines, in_grid: bool,
         if space_field == "universe":
             universe = ExactSet(values) if isinstance(spec, list) else parse_universe(spec, "universe")
         elif not isinstance(spec, list):
-            from exactdp.spaces.universe import parse_values  # lazy: inside a try that handles its failure
             values = parse_values(spec, "pool")
     except InvalidArgument as e:
         if isinstance(e, ClaimsFileError):

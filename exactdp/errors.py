@@ -67,12 +67,13 @@ class ClaimViolated(ExactDPError, AssertionError):
 
 
 class MissingDependency(ExactDPError, ImportError):
-    """An optional library is not installed; the message names the extra that installs it."""
+    """An optional library is not installed; the message names the extra that installs it (or
+    the library's own install line when no extra does). Raised by :func:`exactdp._optional.require`."""
 
-    def __init__(self, library: str, extra: str, detail: str = ""):
+    def __init__(self, library: str, extra: str | None, detail: str = ""):
         why = f" ({detail})" if detail else ""
-        super().__init__(f"{library} is not installed{why}: install it with "
-                         f"pip install 'exactdp[{extra}]'")
+        line = f"pip install 'exactdp[{extra}]'" if extra else f"pip install {library}"
+        super().__init__(f"{library} is not installed{why}: install it with {line}")
         self.library = library
         self.extra = extra
 

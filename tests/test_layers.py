@@ -406,3 +406,54 @@ def test_design_block_is_read_once_and_checked():
         read_layers("```layers\n1 a x.py\n2 b x.py\n```\n")
     with pytest.raises(AssertionError, match="numbered"):
         read_layers("```layers\n2 a x.py\n```\n")
+
+
+# Imports stand at the top of a module. One inside a function (of an exactdp module) says why on
+# its line: "# lazy: <reason>", the reason naming a heavy dependency it spares the module's load or
+# an optional one; and there are few of them (issue 26: at most 40).
+
+LAZY_REASONS = ("SymPy", "NumPy", "mpmath", "Dask", "Hypothesis", "matplotlib", "FLINT", "optional",
+                "the audited library")
+MOST_LAZY_IMPORTS = 40
+
+
+def function_level_imports(package: Path) -> list[tuple[str, int, str]]:
+    """``(file, line, text)`` of every import of a module of the package inside a function."""
+    top = package.name
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    ours = any(a.name.split(".")[0] == top for a in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    ours = node.level > 0 or (node.module or "").split(".")[0] == top
+                else:
+                    continue
+                if ours:
+                    found.append((path.relative_to(package.parent).as_posix(), node.lineno,
+                                  lines[node.end_lineno - 1]))
+    return sorted(set(found))
+
+
+def test_every_function_level_import_says_why_and_they_are_few():
+    found = function_level_imports(PACKAGE)
+    unexplained = [f"{where}:{line}: {text.strip()}" for where, line, text in found
+                   if not re.search(r"# lazy: .*(" + "|".join(map(re.escape, LAZY_REASONS)) + ")", text)]
+    assert unexplained == [], ("a function-level import of an exactdp module without '# lazy: <reason>' naming "
+                               f"one of {LAZY_REASONS} (import it at the top instead):\n" + "\n".join(unexplained))
+    assert len(found) <= MOST_LAZY_IMPORTS, (
+        f"{len(found)} function-level imports of exactdp modules (at most {MOST_LAZY_IMPORTS}): hoist some")
+
+
+def test_the_lazy_import_rule_catches_a_bare_local_import(tmp_path):
+    package = tmp_path / "exactdp"
+    package.mkdir()
+    (package / "m.py").write_text("def f():\n    from exactdp import x\n\n"
+                                  "def g():\n    from exactdp import y  # lazy: loads SymPy\n")
+    found = function_level_imports(package)
+    assert [(line, "# lazy: loads SymPy" in text) for _, line, text in found] == [(2, False), (5, True)]

@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.glue import library_query  # noqa: F401 - re-exported: the suite reads it here
 from exactdp.numeric.exact import library_number
 from exactdp.audits.base import call_library
@@ -83,11 +84,7 @@ _GRID = 1 << GRID_BITS
 
 def require():
     """The ``diffprivlib`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import diffprivlib
-    except ImportError as err:
-        raise MissingDependency("diffprivlib", "diffprivlib", detail=str(err)) from err
-    return diffprivlib
+    return _optional.require("diffprivlib", library="diffprivlib", extra="diffprivlib")
 
 
 def exact(value: Any) -> Fraction:

@@ -43,7 +43,8 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import returned_float
 
 __all__ = [
@@ -70,13 +71,9 @@ _PARAMS = {
 
 def require():
     """The ``dp_accounting`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import dp_accounting
-        import dp_accounting.pld  # noqa: F401 - the PLD accountant and distributions
-        import dp_accounting.rdp  # noqa: F401
-    except ImportError as err:
-        raise MissingDependency(DISTRIBUTION, EXTRA, detail=str(err)) from err
-    return dp_accounting
+    # the package, its PLD accountant and distributions, and its RDP accountant
+    return _optional.require("dp_accounting", "dp_accounting.pld", "dp_accounting.rdp",
+                             library=DISTRIBUTION, extra=EXTRA)
 
 
 def exact(value: Any) -> Fraction | float:

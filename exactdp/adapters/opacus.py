@@ -38,7 +38,8 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import returned_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "ACCOUNTANTS", "require", "exact", "rdp_epsilon", "prv_epsilon", "engine_noise",
@@ -56,11 +57,7 @@ _DETAIL = ("it needs torch; a CPU build keeps the install small, or use the envi
 
 def require():
     """The ``opacus.accountants`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import opacus.accountants as accountants
-    except ImportError as err:
-        raise MissingDependency(DISTRIBUTION, EXTRA, detail=f"{err}; {_DETAIL}") from err
-    return accountants
+    return _optional.require("opacus.accountants", library=DISTRIBUTION, extra=EXTRA, note=_DETAIL)
 
 
 def exact(value: Any) -> Fraction | float:

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import library_number
 from exactdp.audits.base import Replay, call_library
 from exactdp.numeric.exact import from_float
@@ -47,6 +48,7 @@ from exactdp.numeric.floatformat import FloatOverflow
 from exactdp.numeric.floatsum import float_sum_float
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance, lcs_length
+from exactdp.mechanisms.models.opendp import FloatDiscreteLaplace
 
 __all__ = [
     "DISTRIBUTION", "EXTRA", "load", "version", "features", "toggles_note", "exact",
@@ -64,20 +66,12 @@ EXTRA = "opendp"
 
 def load():
     """``opendp.prelude`` (``dp``), or :class:`MissingDependency` naming the extra."""
-    try:
-        import opendp.prelude as dp
-    except ImportError as e:
-        raise MissingDependency(DISTRIBUTION, EXTRA, str(e)) from None
-    return dp
+    return _optional.require("opendp.prelude", library=DISTRIBUTION, extra=EXTRA)
 
 
 def version() -> str:
     """The installed OpenDP version."""
-    from importlib import metadata
-    try:
-        return metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        raise MissingDependency(DISTRIBUTION, EXTRA) from None
+    return _optional.version(DISTRIBUTION, EXTRA)
 
 
 _KNOWN_FEATURES = ("contrib", "floating-point", "honest-but-curious")
@@ -527,7 +521,6 @@ def float_worst_pairs(k: int, d_ins) -> dict:
     most d_in away."""
     import sys
 
-    from exactdp.mechanisms.models.opendp import FloatDiscreteLaplace  # lazy: loads SymPy, which this module does not import at load
     big = Fraction(sys.float_info.max)
     model = FloatDiscreteLaplace(k, Fraction(1))
     xs = [(x, Fraction(x), model.round_input(x)) for x in float_inputs(k)]

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import library_number
 from exactdp.audits.base import call_library
 
@@ -43,11 +44,7 @@ __all__ = ["SpiedNoise", "SpiedMechanism", "SpiedSelection", "require", "exact",
 
 def require():
     """The ``pipeline_dp`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import pipeline_dp
-    except ImportError as err:
-        raise MissingDependency("pipeline-dp", "pipeline-dp", detail=str(err)) from err
-    return pipeline_dp
+    return _optional.require("pipeline_dp", library="pipeline-dp", extra="pipeline-dp")
 
 
 def exact(value: Any) -> Fraction:

@@ -35,7 +35,8 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import returned_float
 
 __all__ = ["DISTRIBUTION", "EXTRA", "KINDS", "require", "exact", "random_variable", "epsilon_bounds", "dpsgd_bounds",
@@ -52,11 +53,7 @@ _PARAMS = {"poisson-gaussian": ("q", "sigma"), "gaussian": ("sigma",), "pure-dp"
 
 def require():
     """The ``prv_accountant`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import prv_accountant
-    except ImportError as err:
-        raise MissingDependency(DISTRIBUTION, EXTRA, detail=str(err)) from err
-    return prv_accountant
+    return _optional.require("prv_accountant", library=DISTRIBUTION, extra=EXTRA)
 
 
 def exact(value: Any) -> Fraction | float:

@@ -32,7 +32,8 @@ import struct
 from fractions import Fraction
 from typing import Any, Sequence
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float, library_number
 from exactdp.audits.base import call_library
 
@@ -51,11 +52,7 @@ _KINDS = ("BoundedSum", "BoundedMean", "Count")
 
 def require():
     """The ``pydp`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import pydp
-    except ImportError as err:
-        raise MissingDependency("python-dp", "python-dp", detail=str(err)) from err
-    return pydp
+    return _optional.require("pydp", library="python-dp", extra="python-dp")
 
 
 def exact(value: Any) -> Fraction:

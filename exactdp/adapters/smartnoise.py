@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import library_number
 
 __all__ = [
@@ -61,21 +62,12 @@ ID = "pid"
 
 def require():
     """The ``snsql`` module, or :class:`MissingDependency` naming the extra."""
-    try:
-        import snsql
-    except ImportError as err:
-        raise MissingDependency(DISTRIBUTION, EXTRA, detail=f"{type(err).__name__}: {err}") from None
-    return snsql
+    return _optional.require("snsql", library=DISTRIBUTION, extra=EXTRA)
 
 
 def version() -> str:
     """The installed version of SmartNoise SQL."""
-    from importlib import metadata as md
-
-    try:
-        return md.version(DISTRIBUTION)
-    except md.PackageNotFoundError:
-        raise MissingDependency(DISTRIBUTION, EXTRA) from None
+    return _optional.version(DISTRIBUTION, EXTRA)
 
 
 def exact(value: Any) -> Fraction:

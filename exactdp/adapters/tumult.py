@@ -34,7 +34,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.floatsum import float_sum
 from exactdp.audits.base import call_library
@@ -59,21 +60,12 @@ _SESSION: list[Any] = []
 
 def require() -> None:
     """Import ``tmlt.core`` (and pyspark), or raise :class:`MissingDependency` naming the extra."""
-    try:
-        import pyspark  # noqa: F401
-        import tmlt.core  # noqa: F401
-    except ImportError as e:
-        raise MissingDependency(DISTRIBUTION, EXTRA, f"{type(e).__name__}: {e}") from None
+    _optional.require("pyspark", "tmlt.core", library=DISTRIBUTION, extra=EXTRA)
 
 
 def version() -> str:
     """The installed version of Tumult Core."""
-    from importlib import metadata
-
-    try:
-        return metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        raise MissingDependency(DISTRIBUTION, EXTRA) from None
+    return _optional.version(DISTRIBUTION, EXTRA)
 
 
 def exact(value: Any) -> Any:

@@ -21,13 +21,13 @@ line of :class:`~exactdp.errors.InvalidArgument` saying what is missing.
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
 from typing import Any
 
+from exactdp import _optional
 from exactdp._alarm import read_seconds
 from exactdp.audits import runner
 from exactdp.audits.base import Audit, AuditResult
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp.errors import InvalidArgument
 
 __all__ = ["READERS", "audit_object", "reader_of", "object_audit"]
 
@@ -83,10 +83,7 @@ def audit_object(obj: object, *, time_limit: float | None = runner.DEFAULT_TIME_
     naming the call. An object no reader takes is one line of :class:`InvalidArgument`."""
     reader = reader_of(obj)
     audit = reader.audit_of(obj, **options)
-    try:
-        version = metadata.version(reader.DISTRIBUTION)
-    except metadata.PackageNotFoundError:  # an object of a library pip does not know: say so
-        raise MissingDependency(reader.DISTRIBUTION, reader.EXTRA) from None
+    version = _optional.version(reader.DISTRIBUTION, reader.EXTRA)  # a library pip does not know: say so
     if time_limit is not None:
         time_limit = read_seconds(time_limit, "time_limit", runner.DEFAULT_TIME_LIMIT)
     return runner.run_one(audit, version, time_limit, depth=depth, strict=False)

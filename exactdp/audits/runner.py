@@ -27,13 +27,14 @@ from typing import Callable
 
 from dataclasses import replace
 
+from exactdp import _optional
 from exactdp._alarm import alarm_after, read_seconds
 from exactdp.audits.coverage import Coverage, map_coverage
 from exactdp.audits.plugins import LOAD_TIME_LIMIT, PluginBroken, PluginLibraryMissing, load, plugins
 from exactdp._usercode import Contained, Stopped, contained, printable
 from exactdp.audits.base import DEPTHS, Audit, AuditResult, Finding, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
 from exactdp.checkers.results import Verdict
-from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, MissingDependency, Undecided
+from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, Undecided
 
 __all__ = ["SUITES", "CHECKED", "DEFAULT_TIME_LIMIT", "DEPTHS", "check_depth", "installed_version", "suite", "suite_names",
            "plugin_suites", "suite_module", "coverage", "distribution", "checked_on", "supported", "version_note", "require_supported", "run_one", "run_audits", "call_library"]
@@ -103,11 +104,11 @@ def suite_module(library: str):
 def installed_version(library: str) -> str:
     """The installed version of ``library``, or :class:`MissingDependency` naming the extra."""
     module = suite_module(library)
+    if library in SUITES:
+        return _optional.version(module.DISTRIBUTION, module.EXTRA, getattr(module, "INSTALL_NOTE", ""))
     try:
         return metadata.version(module.DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        if library in SUITES:
-            raise MissingDependency(module.DISTRIBUTION, module.EXTRA, getattr(module, "INSTALL_NOTE", "")) from None
         install = getattr(module, "INSTALL", None) or f"pip install {module.DISTRIBUTION}"
         raise PluginLibraryMissing(module.DISTRIBUTION, install) from None
 

@@ -38,6 +38,8 @@ from exactdp.audits.suite_python_dp import judge_keep_probabilities
 from exactdp.checkers.float_witness import search_float_witness
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.rounding import float_at_least
+from exactdp.mechanisms.accounting.accountant import account
+from exactdp.mechanisms.accounting.composition import optimal_delta_of_copies
 
 __all__ = ["DISTRIBUTION", "EXTRA", "CHECKED_ON", "SUPPORTED", "NOT_AUDITED", "audits", "primitives"]
 
@@ -419,7 +421,6 @@ _NAIVE_GRID = (
 def _compose(rows: list[dict]):
     """The certified composition of what an accountant gave out: the exact sum of the epsilons
     (each times its count) and the optimal composition's delta ``1 - prod(1 - delta_i)``."""
-    from exactdp.mechanisms.accounting.composition import optimal_delta_of_copies  # lazy: loads SymPy, which this module does not import at load
 
     eps = sum((from_float(r["epsilon"]) * r["count"] for r in rows), Fraction(0))
     dlt = optimal_delta_of_copies([(from_float(r["delta"]), r["count"]) for r in rows if r["delta"]])
@@ -515,7 +516,6 @@ def _check_pld() -> Finding:
     into the pydp mechanism's parameter at sensitivity 1), composed by exactdp's certified
     accountant (the ideal Laplace and Gaussian at those parameters), against its totals:
     delta(total_epsilon) <= total_delta, or at total_delta = 0 the sum of the pure epsilons."""
-    from exactdp.mechanisms.accounting.accountant import account  # lazy: loads SymPy, which this module does not import at load
 
     A = _A()
     table, bad, undecided = [], None, 0

@@ -24,6 +24,7 @@ from pathlib import Path
 from fractions import Fraction
 from typing import Any
 
+from exactdp import _optional
 from exactdp._budget import refuse_above
 from exactdp.checkers.results import SensitivityResult, Witness, format_value
 from exactdp.checkers.sensitivity import _query, bind_claim, claim_parameters, sensitivity
@@ -285,13 +286,10 @@ def search_claim(
             f"allow larger datasets"
         )
     searched = space.with_sizes(lo, space.max_size)
-    try:  # built before any work: refuses a space with no pairs
-        from exactdp.spaces.pairs import index_pairs  # lazy: inside a try that handles its failure
-    except ImportError:  # pragma: no cover - hypothesis is installed with the test extra
-        raise InvalidArgument(
-            "search_claim needs Hypothesis; install it with pip install 'exactdp[hypothesis]'"
-        ) from None
-    strategy = index_pairs(searched, metric, d_in, exact_k)
+    _optional.require("hypothesis", library="hypothesis", extra="hypothesis", note="search_claim draws pairs with it")
+    from exactdp.spaces.pairs import index_pairs  # lazy: Hypothesis, an optional dependency (the hypothesis extra)
+
+    strategy = index_pairs(searched, metric, d_in, exact_k)  # built before any work: refuses a space with no pairs
 
     scope = (f"searched {metric.describe(d_in, exact_k)} pairs of {searched.describe()}"
              + (f" (datasets under {query.min_size} records left out)" if lo > space.min_size else "")

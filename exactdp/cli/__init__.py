@@ -21,6 +21,7 @@ import sys
 from typing import NamedTuple, Sequence
 
 from exactdp._usercode import exit_past_threads
+from exactdp._version import __version__
 from exactdp.cli._status import BAD_INPUT, EXIT_CODES, INTERRUPTED
 from exactdp.errors import ExactDPError
 
@@ -57,10 +58,6 @@ COMMANDS: dict[str, Command] = {
 
 
 def _version() -> str:
-    try:
-        from exactdp import __version__  # lazy: inside a try that handles its failure
-    except ImportError:  # a stripped-down import of the package (the tests' child processes)
-        return "unknown"
     return __version__
 
 

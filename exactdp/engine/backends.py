@@ -44,7 +44,7 @@ from exactdp.engine import scan as _scan
 from exactdp.engine import tables as _tables
 from exactdp.engine import wide as _wide
 from exactdp.errors import InvalidArgument
-from exactdp.engine.cluster import distributed_module
+from exactdp.engine.cluster import check_picklable, distributed_module
 
 __all__ = ["InlineExecutor", "run", "SERIAL_BELOW", "WIDE_SERIAL_BELOW", "COUNTS_SERIAL_BELOW",
            "PARTS_PER_WORKER", "POOL_RETRIES", "SEND_WITH_TASKS"]
@@ -301,7 +301,6 @@ def _partitioned(plan, d_in: int, progress, workers: int, client, per_worker):
 
     try:
         if client is not None:
-            from exactdp.engine.cluster import check_picklable  # lazy: inside a try that handles its failure
 
             spec_f = _for_tasks(client, spec, check_picklable(spec))
             results = _client_map(client, _parts.scan_partition,
@@ -368,7 +367,6 @@ def _wide_partitioned(plan, d_in: int, progress, workers: int, client):
 
     try:
         if client is not None:
-            from exactdp.engine.cluster import check_picklable  # lazy: inside a try that handles its failure
 
             table_f = _for_tasks(client, table,
                                  check_picklable({"query": plan.query, "table": table}))

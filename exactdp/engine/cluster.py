@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager, suppress
 
+from exactdp import _optional
 from exactdp.errors import InvalidArgument
 
 __all__ = ["CONNECT_TIMEOUT", "open_client", "check_address", "worker_count", "check_picklable",
@@ -20,16 +21,12 @@ CONNECT_TIMEOUT = 3
 """Seconds to wait for a scheduler to answer (``cluster="tcp://host:8786"``)."""
 
 
-MISSING = ("the Dask engine needs dask.distributed, which is not installed; install the dask "
-           "extra: pip install 'exactdp[dask]'")
+MISSING = "the Dask engine needs dask.distributed"
 
 
 def distributed_module():
-    try:
-        import distributed
-    except ImportError:
-        raise InvalidArgument(MISSING) from None
-    return distributed
+    """``dask.distributed``, or :class:`~exactdp.errors.MissingDependency` naming the dask extra."""
+    return _optional.require("distributed", library="dask[distributed]", extra="dask", note=MISSING)
 
 
 ACCEPTED = "tcp://HOST:PORT or HOST:PORT, such as tcp://127.0.0.1:8786"

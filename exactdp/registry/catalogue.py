@@ -3,8 +3,8 @@ in :data:`exactdp.symbolic.catalogue.ENTRY_MODULES`."""
 
 from __future__ import annotations
 
+from exactdp.symbolic.catalogue import catalogue
+
 
 def claims(all_k: bool = False) -> list:
-    from exactdp.symbolic.catalogue import catalogue  # lazy: loads SymPy, which this module does not import at load
-
     return catalogue()

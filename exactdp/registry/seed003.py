@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from exactdp.checkers.builtin import seed003_claims
+
 
 def claims(all_k: bool = False) -> list:
-    from exactdp.checkers.builtin import seed003_claims  # lazy: loads SymPy, which this module does not import at load
-
     return seed003_claims(None if all_k else (1, 2))

@@ -23,6 +23,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 from exactdp.queries import mean, sum_, user_query, variance
 from exactdp.spaces import ExactSet, IntegerRange, Multisets
+from exactdp.checkers.relation_mismatch import compare_relations, seed004_typical_relations
+from exactdp.symbolic.constructors import make_mean, make_sum
+from exactdp.symbolic.entries_seed002 import variance_unbounded
+from exactdp.symbolic.symbols import L, U, d_in
+from exactdp.symbolic.unbounded import B, check_unbounded
 
 __all__ = ["StatementClaim", "claims"]
 
@@ -59,8 +64,6 @@ def _square():
 
 
 def _x_squared():
-    from exactdp.symbolic.unbounded import check_unbounded  # lazy: loads SymPy, which this module does not import at load
-
     # x is written as x copies of one record (as for seed 000's f(x) = 5x in the
     # catalogue): the absolute distance is the symmetric distance; x in 0..B
     return check_unbounded(_square(), lambda b: Multisets(ExactSet([1]), sizes=(0, b)),
@@ -69,11 +72,6 @@ def _x_squared():
 
 
 def _table_formula(stat: str):
-    from exactdp.symbolic.constructors import make_mean, make_sum  # lazy: loads SymPy, which this module does not import at load
-    from exactdp.symbolic.entries_seed002 import variance_unbounded  # lazy: loads SymPy, which this module does not import at load
-    from exactdp.symbolic.symbols import L, U, d_in  # lazy: loads SymPy, which this module does not import at load
-    from exactdp.symbolic.unbounded import B  # lazy: loads SymPy, which this module does not import at load
-
     derived = {"sum": lambda: make_sum().map(), "mean": lambda: make_mean(min_size=1).map(),
                "variance": variance_unbounded}[stat]()
     return derived.subs({L: -B, U: B, d_in: 1}).simplify()
@@ -81,8 +79,6 @@ def _table_formula(stat: str):
 
 def _symmetric(stat: str, claim=None):
     def run():
-        from exactdp.symbolic.unbounded import check_unbounded  # lazy: loads SymPy, which this module does not import at load
-
         query, sizes, family, at = {
             "sum": (sum_, (0, 2), ([], ["B"]), (1, 2, 4, 8)),
             "mean": (mean, (1, 2), (["-B"], ["-B", "B"]), (1, 2, 4, 8)),
@@ -95,8 +91,6 @@ def _symmetric(stat: str, claim=None):
 
 
 def _heights():
-    from exactdp.symbolic.unbounded import check_unbounded  # lazy: loads SymPy, which this module does not import at load
-
     # one record, f its height (its sum); add/remove, the relation the seed states
     return check_unbounded(sum_, lambda b: Multisets(IntegerRange(0, b), sizes=(0, 1)),
                            ([], ["B"]), at=(1, 10, 100, 300), formula="B")
@@ -105,14 +99,10 @@ def _heights():
 # -- relation mismatch -----------------------------------------------------------------
 
 def _typical_relations():
-    from exactdp.checkers.relation_mismatch import seed004_typical_relations  # lazy: loads SymPy, which this module does not import at load
-
     return seed004_typical_relations()
 
 
 def _global_relations():
-    from exactdp.checkers.relation_mismatch import compare_relations  # lazy: loads SymPy, which this module does not import at load
-
     heights = IntegerRange(0, 300)
     return compare_relations(sum_, (Multisets(heights, sizes=(0, 1)), "add-remove"),
                              (Multisets(heights, size=1), "substitute"),

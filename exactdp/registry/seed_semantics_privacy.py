@@ -8,7 +8,10 @@ calibrated to them (:mod:`exactdp.checkers.data_dependent`). Proof:
 """
 
 from __future__ import annotations
+
 from exactdp.spaces import IntegerRange, Multisets
+from exactdp.checkers.data_dependent import DataDependentSum, check_data_dependent
+from exactdp.checkers.privacy_claims import PrivacyClaim
 
 __all__ = ["claims"]
 
@@ -18,8 +21,6 @@ SOURCE = ("seed 000 (Near & Abuah, Sensitivity), Clipping: 'If we pick our clipp
 
 def _run(rule: str):
     def run():
-        from exactdp.checkers.data_dependent import DataDependentSum, check_data_dependent  # lazy: loads SymPy, which this module does not import at load
-
         return check_data_dependent(DataDependentSum(rule, epsilon=1),
                                     Multisets(IntegerRange(0, 4), sizes=(1, 3)), "add-remove", 1,
                                     epsilon=1)
@@ -28,8 +29,6 @@ def _run(rule: str):
 
 
 def claims(all_k: bool = False) -> list:
-    from exactdp.checkers.privacy_claims import PrivacyClaim  # lazy: loads SymPy, which this module does not import at load
-
     return [
         PrivacyClaim(
             "s000/data-dependent-bounds/min-max", SOURCE,

@@ -73,6 +73,11 @@ from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import check_parameter_names, nonnegative, positive, probability, shown
+from exactdp.mechanisms.accounting.profiles import (
+    PoissonDiscreteGaussian, PoissonFinite, PoissonLaplace, WithoutReplacement,
+)
+from exactdp.mechanisms.accounting.subsampling import PoissonGaussian, grid_points, lattice_pairs
+from exactdp.mechanisms.calibration.discrete import _tail_bound, _truncation_point
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
     _exp_of_negative, enclose, erf, erfcx, exact_interval, interval_to_fractions, normal_cdf,
@@ -244,7 +249,6 @@ def _without_replacement(params: dict, name: str) -> tuple[int, int] | None:
 def _wor_component(comp: _Component, m: int, n: int) -> _Component:
     """The Poisson component at ``m/n`` turned into the same mechanism on a batch of ``m`` of ``n``
     drawn without replacement, substitute neighbours (``m = n``: the mechanism itself)."""
-    from exactdp.mechanisms.accounting.profiles import WithoutReplacement  # lazy: loads SymPy, which this module does not import at load
 
     shown_params = {k: v for k, v in comp.params.items() if k not in ("sampling", "rate")}
     if m == n:
@@ -268,8 +272,6 @@ def _check_relations(components: list) -> None:
 
 
 def _finite_model(q: Fraction, base: str, args: tuple):
-    from exactdp.mechanisms.accounting.profiles import PoissonFinite  # lazy: loads SymPy, which this module does not import at load
-
     return PoissonFinite(q, base, args)
 
 
@@ -363,9 +365,6 @@ def _sigma_squared(params: dict, name: str) -> tuple[Fraction, dict]:
 
 
 def _discrete_gaussian(params: dict) -> _Component:
-    from exactdp.mechanisms.calibration.discrete import _tail_bound, _truncation_point  # lazy: loads SymPy, which this module does not import at load
-
-    from exactdp.mechanisms.accounting.profiles import PoissonDiscreteGaussian  # lazy: loads SymPy, which this module does not import at load
 
     check_parameter_names("discrete-gaussian", params, ("sigma", "sigma_squared", "sensitivity", "sampling", "rate"))
     s2, shown_params = _sigma_squared(params, "discrete-gaussian")
@@ -403,7 +402,6 @@ def _discrete_gaussian(params: dict) -> _Component:
 def _plain_gaussian(shown_params: dict, mu: Fraction) -> _Component:
     """The Gaussian: composed exactly with other Gaussians (Balle-Wang), and as the rate-1
     :class:`~exactdp.mechanisms.accounting.subsampling.PoissonGaussian` beside subsampled ones."""
-    from exactdp.mechanisms.accounting.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
 
     return _Component("gaussian", shown_params, "gaussian", mu2=mu * mu, model=PoissonGaussian(Fraction(1), mu))
 
@@ -416,7 +414,6 @@ def _gaussian(params: dict) -> _Component:
     q = _rate(params, "Gaussian (DP-SGD)")
     if q is None or q == 1:  # no sampling, or every record in every batch: the plain Gaussian
         return _plain_gaussian(shown_params, d / s)
-    from exactdp.mechanisms.accounting.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
 
     shown_params.update(sampling="poisson", rate=show_exact(q))
     return _Component("gaussian", shown_params, "subsampled", model=PoissonGaussian(q, d / s))
@@ -425,7 +422,6 @@ def _gaussian(params: dict) -> _Component:
 def _laplace(params: dict) -> _Component:
     """The continuous Laplace mechanism (scale ``b``, sensitivity ``Delta``), alone or
     Poisson-subsampled: always on the certified grid (its loss takes a continuum of values)."""
-    from exactdp.mechanisms.accounting.profiles import PoissonLaplace  # lazy: loads SymPy, which this module does not import at load
 
     check_parameter_names("laplace", params, ("scale", "sensitivity", "sampling", "rate"), ("scale",))
     b = positive(params["scale"], "scale")
@@ -1354,7 +1350,6 @@ def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int)
     times)`` pairs), estimated before any work: the full support, or a window of
     ``sqrt(2 * variance * (bits + 40) * ln 2)`` either side (a loss's variance is at most
     ``q**2 (e^(mu**2) - 1) / (1 - q)`` and at most ``mu**2 (1 + mu**2 / 4)``)."""
-    from exactdp.mechanisms.accounting.subsampling import grid_points  # lazy: loads SymPy, which this module does not import at load
 
     h = Fraction(1, 2**m)
     one = span = var = 0
@@ -1402,7 +1397,6 @@ def _tv_zero(parts: list, k: int, delta: Fraction) -> bool:
     Gaussian of ``mu_total**2 = k sum(times mu**2)``, whose ``delta(0) = erf(mu_total / (2 sqrt 2))
     <= mu_total / sqrt(2 pi)``. With ``1 / sqrt(2 pi) < 2/5``, either ``(2/5) S <= delta`` or
     ``(4/25) mu_total**2 <= delta**2`` proves the claim, in exact rationals."""
-    from exactdp.mechanisms.accounting.subsampling import PoissonGaussian  # lazy: loads SymPy, which this module does not import at load
 
     if not all(type(model) is PoissonGaussian for model, _ in parts):
         return False
@@ -1420,7 +1414,6 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
     says which). Each grid's enclosure is intersected with the coarser ones' (all are certified),
     so refining never loosens the answer. ``cache`` keeps the profiles' points and each grid's
     composed pairs (with their precision)."""
-    from exactdp.mechanisms.accounting.subsampling import lattice_pairs  # lazy: loads SymPy, which this module does not import at load
 
     parts = [(c.model, c.times) for c in components]
     if quantity == "epsilon" and _tv_zero(parts, k, given):

@@ -54,7 +54,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 from exactdp._budget import refuse_above
-from exactdp.errors import InvalidArgument, MissingDependency
+from exactdp import _optional
+from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import open_probability, shown
 from exactdp.mechanisms.accounting.accountant import DEFAULT_MAX_K, _check_k, _component
@@ -86,11 +87,7 @@ _KEEP_BITS = 96  # the bounds are shortened outward to this many significant bit
 
 
 def _flint():
-    try:
-        import flint
-    except ImportError:  # pragma: no cover - a dependency of exactdp
-        raise MissingDependency("python-flint", None) from None
-    return flint
+    return _optional.require("flint", library="python-flint")
 
 
 # --- orders ---------------------------------------------------------------------------------

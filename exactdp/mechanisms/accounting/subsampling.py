@@ -55,18 +55,15 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdp.errors import InvalidArgument, MissingDependency, Undecided
+from exactdp import _optional
+from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.intervals import arb_precision
 
 __all__ = ["PoissonGaussian", "LatticePair", "lattice_pairs", "grid_points"]
 
 
 def _flint():
-    try:
-        import flint
-    except ImportError:  # pragma: no cover - a dependency of exactdp
-        raise MissingDependency("python-flint", None) from None
-    return flint
+    return _optional.require("flint", library="python-flint")  # pragma: no cover - a dependency of exactdp
 
 
 @dataclass(frozen=True)
