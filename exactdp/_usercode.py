@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-__all__ = ["Captured", "Contained", "Stopped", "contained", "printable", "exit_past_threads"]
+__all__ = ["Captured", "Contained", "Stopped", "contained", "printable", "first_line", "exit_past_threads"]
 
 _SHOWN_ESCAPED = frozenset(("Cc", "Cf", "Cs", "Co", "Zl", "Zp"))
 
@@ -137,6 +137,13 @@ class Contained:
         if self.moved is not None:
             out.append(f"changed the working directory to {self.moved!r} (exactdp put it back)")
         return out
+
+
+def first_line(e: BaseException) -> str:
+    """The first line of an exception's message, printable and at most 300 characters
+    (``"(no message)"`` for an empty one): how a report names what user or library code raised."""
+    lines = str(e).strip().splitlines()
+    return printable(lines[0][:300]) if lines else "(no message)"
 
 
 def _cwd() -> str | None:

@@ -43,7 +43,7 @@ from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.glue import library_query  # noqa: F401 - re-exported: the suite reads it here
 from exactdp.numeric.exact import library_number
-from exactdp.audits.base import call_library
+from exactdp.adapters._calls import call_library
 from exactdp.numeric.floatsum import float_sum_float
 
 __all__ = [

@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import library_number
-from exactdp.audits.base import Replay, call_library
+from exactdp.adapters._calls import Replay, call_library
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.fixedwidth import b_ary_tree
 from exactdp.numeric.floatformat import FloatOverflow

@@ -35,7 +35,7 @@ from typing import Any
 from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import library_number
-from exactdp.audits.base import call_library
+from exactdp.adapters._calls import call_library
 
 __all__ = ["SpiedNoise", "SpiedMechanism", "SpiedSelection", "require", "exact", "spy", "aggregate", "naive_budgets",
            "spy_mechanisms", "keep_every_partition", "run_metric", "select_partitions", "accountant_specs",

@@ -35,7 +35,7 @@ from typing import Any, Sequence
 from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float, library_number
-from exactdp.audits.base import call_library
+from exactdp.adapters._calls import call_library
 
 __all__ = ["DTYPES", "HUGE_EPSILON", "require", "exact", "make", "state", "released",
            "decode_summary", "laplace_diversity", "gaussian_std", "gaussian_granularity", "STRATEGIES",

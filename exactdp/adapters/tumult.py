@@ -38,7 +38,7 @@ from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import from_float
 from exactdp.numeric.floatsum import float_sum
-from exactdp.audits.base import call_library
+from exactdp.adapters._calls import call_library
 from exactdp.checkers.sensitivity import sensitivity
 from exactdp.queries.base import Query
 from exactdp.spaces.datasets import Multisets

@@ -32,20 +32,20 @@ three rules are enforced here, not left to each audit:
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, ClassVar
 
+from exactdp.adapters._calls import Replay
 from exactdp._usercode import printable
 from exactdp.checkers.results import Evidence, Verdict, qualify
-from exactdp.errors import InvalidArgument, LibraryCallFailed
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import float_at_most
 
 __all__ = ["Replay", "Settings", "Finding", "Severity", "Audit", "AuditResult", "EVIDENCE_TEXT", "weakest", "version_applies",
-           "DEPTHS", "call_library", "refuse_unknown_options"]
+           "DEPTHS", "refuse_unknown_options"]
 
 DEPTHS = ("quick", "full")
 """How deep ``exactdp audit --depth`` goes: ``quick`` (the default, for CI) runs each audit's
@@ -79,21 +79,6 @@ def weakest(*evidence: Evidence | str) -> Evidence:
     if not evidence:
         raise InvalidArgument("weakest() of no evidence: pass at least one Evidence")
     return max((Evidence(e) for e in evidence), key=_STRENGTH.index)
-
-
-class Replay(str, enum.Enum):
-    """What feeding a witness back through the library showed."""
-
-    CONFIRMED = "confirmed"  # the library's own output moves by more than it claims
-    MODEL_MISMATCH = "model-mismatch"  # it does not: exactdp's model of the library is wrong
-
-    def __str__(self) -> str:
-        return self.value
-
-    @classmethod
-    def of(cls, reproduced: bool) -> "Replay":
-        """``CONFIRMED`` when the library, run again on the witness, reproduced it."""
-        return cls.CONFIRMED if reproduced else cls.MODEL_MISMATCH
 
 
 @dataclass(frozen=True)
@@ -581,23 +566,3 @@ def refuse_unknown_options(options: dict, accepted: tuple[str, ...], reader: str
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise InvalidArgument(f"option {unknown[0]!r} is not one {reader} takes; it takes {', '.join(accepted)}")
-
-
-def call_library(what: str, fn: Callable, *args, **kwargs):
-    """Call the audited library; anything it raises becomes :class:`LibraryCallFailed`.
-
-    The audit then reports an error that names the call, never a verdict. (Here, beside the
-    types the suites and adapters build on, so they need not import the runner that loads
-    them; :mod:`exactdp.audits.runner` re-exports it.)
-    """
-    try:
-        return fn(*args, **kwargs)
-    except Exception as e:  # the library's own exception: keep it as the cause
-        variant = getattr(e, "variant", None)
-        kind = f"{type(e).__name__}{f' ({variant})' if variant else ''}"
-        raise LibraryCallFailed(f"{what} raised {kind}: {_first_line(e)}") from e
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0][:300] if text else ""

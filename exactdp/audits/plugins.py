@@ -31,7 +31,7 @@ from importlib import metadata
 from types import ModuleType
 
 from exactdp._alarm import alarm_after
-from exactdp._usercode import Contained, Stopped, contained, printable
+from exactdp._usercode import Contained, Stopped, contained, first_line
 from exactdp.errors import InvalidArgument, MissingDependency
 
 __all__ = ["GROUP", "Plugin", "PluginBroken", "PluginLibraryMissing", "plugins", "load"]
@@ -133,7 +133,7 @@ def load(plugin: Plugin) -> ModuleType:
     except Stopped as e:  # sys.exit, os._exit in the plug-in's module
         raise PluginBroken(f"{head} {e.describe()} on import{box.printed.said()}: {fix}") from None
     except Exception as e:  # the plug-in's own error: one line, never a traceback
-        raise PluginBroken(f"{head} raised {type(e).__name__} on import: {_first_line(e)}: {fix}") from e
+        raise PluginBroken(f"{head} raised {type(e).__name__} on import: {first_line(e)}: {fix}") from e
     trouble = box.problems() + ([f"printed to stdout{box.printed.said()}"] if box.printed.total else [])
     if trouble:
         raise PluginBroken(f"{head}: importing it {'; '.join(trouble)}: {fix}")
@@ -146,6 +146,3 @@ def load(plugin: Plugin) -> ModuleType:
     return module
 
 
-def _first_line(e: BaseException) -> str:
-    lines = str(e).strip().splitlines()
-    return printable(lines[0][:300]) if lines else "(no message)"

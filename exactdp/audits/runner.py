@@ -31,8 +31,9 @@ from exactdp import _optional
 from exactdp._alarm import alarm_after, read_seconds
 from exactdp.audits.coverage import Coverage, map_coverage
 from exactdp.audits.plugins import LOAD_TIME_LIMIT, PluginBroken, PluginLibraryMissing, load, plugins
-from exactdp._usercode import Contained, Stopped, contained, printable
-from exactdp.audits.base import DEPTHS, Audit, AuditResult, Finding, Severity, call_library, version_applies  # noqa: F401 - call_library re-exported
+from exactdp._usercode import Contained, Stopped, contained, first_line, printable
+from exactdp.adapters._calls import call_library  # noqa: F401 - re-exported for plug-ins (README)
+from exactdp.audits.base import DEPTHS, Audit, AuditResult, Finding, Severity, version_applies
 from exactdp.checkers.results import Verdict
 from exactdp.errors import ExactDPError, InvalidArgument, LibraryCallFailed, Undecided
 
@@ -221,7 +222,7 @@ def _plugin_audits(library: str, module) -> list[Audit]:
     except Stopped as e:
         raise _suite_error(library, f"audits() {e.describe()}{box.printed.said()}") from None
     except Exception as e:  # noqa: BLE001 - the plug-in's own error
-        raise _suite_error(library, f"audits() raised {type(e).__name__}: {_first_line(e)}") from None
+        raise _suite_error(library, f"audits() raised {type(e).__name__}: {first_line(e)}") from None
     trouble = box.problems() + ([f"printed to stdout{box.printed.said()}"] if box.printed.total else [])
     if trouble:
         raise _suite_error(library, f"audits() {'; '.join(trouble)}")
@@ -249,10 +250,6 @@ def _kind(value: object) -> str:
     text = text if len(text) <= 60 else text[:57] + "..."
     return f"{printable(text)} ({type(value).__name__})"
 
-
-def _first_line(e: BaseException) -> str:
-    lines = str(e).strip().splitlines()
-    return printable(lines[0][:300]) if lines else "(no message)"
 
 
 def coverage(library: str) -> Coverage:
@@ -324,7 +321,7 @@ def run_one(audit: Audit, version: str, time_limit: float | None = DEFAULT_TIME_
         return _error(audit, version, f"its check() {e.describe()}{box.printed.said()}",
                       time.perf_counter() - start)
     except Exception as e:  # noqa: BLE001 - the suite's own code raised (a library call is LibraryCallFailed)
-        return _error(audit, version, f"its check() raised {type(e).__name__}: {_first_line(e)}",
+        return _error(audit, version, f"its check() raised {type(e).__name__}: {first_line(e)}",
                       time.perf_counter() - start)
     trouble, kept = _misbehaved(box, strict)
     if trouble:
@@ -373,7 +370,7 @@ def _run_severity(audit: Audit, time_limit: float | None, strict: bool = True) -
         return Severity.failed("", f"the severity step {e.describe()}{box.printed.said()}",
                                time.perf_counter() - start)
     except Exception as e:  # noqa: BLE001 - the suite's own code raised
-        return Severity.failed("", f"the severity step raised {type(e).__name__}: {_first_line(e)}",
+        return Severity.failed("", f"the severity step raised {type(e).__name__}: {first_line(e)}",
                                time.perf_counter() - start)
     return replace(found, seconds=time.perf_counter() - start)
 

@@ -51,7 +51,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from exactdp.audits.base import Audit, Finding, Replay, Severity, call_library
+from exactdp.adapters._calls import call_library
+from exactdp.audits.base import Audit, Finding, Replay, Severity
 from exactdp.audits.suite_dp_accounting import (
     DP_SGD, SUBSAMPLED_WIDTH, Point, certified, grid_finding, grid_scope,
 )

@@ -21,7 +21,8 @@ from typing import Any
 
 from exactdp.adapters import opendp as od
 from exactdp.audits import objects_opendp
-from exactdp.audits.base import Audit, Finding, call_library
+from exactdp.adapters._calls import call_library
+from exactdp.audits.base import Audit, Finding
 
 __all__ = ["CASES", "Case", "audits"]
 

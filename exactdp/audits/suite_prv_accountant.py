@@ -27,7 +27,8 @@ import importlib
 from collections.abc import Callable
 from fractions import Fraction
 
-from exactdp.audits.base import Audit, Finding, Severity, call_library
+from exactdp.adapters._calls import call_library
+from exactdp.audits.base import Audit, Finding, Severity
 from exactdp.audits.coverage import public_callables
 from exactdp.audits.suite_dp_accounting import (
     DISCRETE_LAPLACE, DP_SGD, GAUSSIAN, SUBSAMPLED_WIDTH, Point, grid_finding, grid_scope,

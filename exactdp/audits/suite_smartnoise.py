@@ -54,7 +54,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from exactdp.adapters import smartnoise
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity, call_library
+from exactdp.adapters._calls import call_library
+from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
 from exactdp.audits.coverage import public_callables
 from exactdp.checkers.graph import graph_sensitivity, make_query
 from exactdp.checkers.results import Evidence, Verdict

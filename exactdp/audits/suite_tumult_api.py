@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from exactdp.audits.base import Audit, Finding, call_library
+from exactdp.adapters._calls import call_library
+from exactdp.audits.base import Audit, Finding
 from exactdp.audits import objects_tumult
 from exactdp.adapters import tumult
 
