@@ -39,13 +39,13 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
+from exactdp.adapters._calls import call_library
 from exactdp.audits.base import (
     Audit,
     Finding,
     Replay,
     Settings,
     Severity,
-    call_library,
     weakest,
 )
 from exactdp.audits.objects_diffprivlib import judge

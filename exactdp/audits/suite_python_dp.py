@@ -575,7 +575,7 @@ _ML_SRC = "https://github.com/OpenMined/PyDP/blob/dev/src/pydp/ml/mechanisms"
 def _ml_mechanism(cls_name: str, epsilon: float, delta: float = 0.0, sensitivity=None, bounds=None,
                   probability=None):
     """``pydp.ml.mechanisms.<cls_name>()`` configured through its own setters (each call through
-    :func:`~exactdp.audits.base.call_library`)."""
+    :func:`~exactdp.adapters._calls.call_library`)."""
 
     _A()
     import pydp.ml.mechanisms.geometric as geo

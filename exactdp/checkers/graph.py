@@ -47,13 +47,13 @@ from exactdp.checkers.results import (
 )
 from exactdp.checkers.judging import bind_claim, judge
 from exactdp.engine.edits import CAP, best_pair, edit_bound, neighbour_pairs
+from exactdp.engine.plan import as_query
 from exactdp.errors import ClaimViolated, InvalidArgument, SpaceMismatch, UndefinedQuery
 from exactdp.numeric.exact import to_exact
 from exactdp.queries.base import UNDEFINED, Query, check_result, sqrt_value
 from exactdp.spaces.metrics import check_d_in, check_flag
 from exactdp.spaces.sequences import HammingDistance, InsertDeleteDistance, SequenceMetric, Sequences
 from exactdp.spaces.units import AddRemoveID, Units
-from exactdp.queries.builtin import parse_query
 
 __all__ = [
     "GraphQuery", "make_query", "graph_sensitivity", "verify_graph_claim", "assert_graph_claim",
@@ -114,11 +114,11 @@ def make_query(name: str, fn: Callable[[tuple], Any], *, output: str = "scalar",
     return GraphQuery(name, fn, output, norm, bounds)
 
 
-def _as_query(query: object, space: Any) -> tuple[GraphQuery, Callable[[Any], Any]]:
-    """The query and a function ``key -> raw result`` (``UNDEFINED`` allowed)."""
+def _evaluator(query: object, space: Any) -> tuple[GraphQuery, Callable[[Any], Any]]:
+    """The query and a function ``key -> raw result`` (``UNDEFINED`` allowed); a query name
+    is read by the one parser, :func:`exactdp.engine.plan.as_query`."""
     if isinstance(query, str):
-
-        query = parse_query(query)
+        query = as_query(query)
     if isinstance(query, Query):
         if query.output == "sqrt":
             raise InvalidArgument(
@@ -296,7 +296,7 @@ def _build(query, space, relation, d_in, exact_k, undefined, max_datasets, max_p
         raise InvalidArgument("d_in=0 with exact_k=True has no pairs; use d_in >= 1")
     max_datasets = check_budget(max_datasets, "max_datasets")
     max_pairs = check_budget(max_pairs, "max_pairs")
-    q, run = _as_query(query, space)
+    q, run = _evaluator(query, space)
     if undefined not in ("error", "exclude"):
         undefined = to_exact(undefined, "undefined")
         if q.output == "vector":
@@ -399,7 +399,7 @@ def verify_graph_claim(claim: object, query: object, space: Any, relation: objec
                        d_in: int = 1, **options: Any) -> ClaimResult:
     """Compare a claimed sensitivity (a number or a formula in ``L``, ``U``, ``N``,
     ``R``, ``G``, ``d_in``, ``k``) with the exact one; never raises on a violation."""
-    q, _ = _as_query(query, space)
+    q, _ = _evaluator(query, space)
     params = graph_claim_parameters(q, space, check_d_in(d_in))
     text, value = bind_claim(claim, params)  # a bad claim is refused before enumerating
     result = graph_sensitivity(query, space, relation, d_in, **options)

@@ -31,24 +31,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import islice
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 
-from exactdp._budget import (
-    DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, check_budget, refuse_above, show_count,
-)
-from exactdp._progress import Progress
-from exactdp.checkers.judging import CLAIM_PARAMETERS, bind_claim, judge
+from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, refuse_above
+from exactdp.checkers.judging import bind_claim, judge
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Witness, format_value
 from exactdp.engine import plan as _plan
 from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.numeric.exact import format_dataset
 from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace, as_space
-from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
-from exactdp.spaces.sequences import Sequences
-from exactdp.spaces.units import Units
-from exactdp.checkers.graph import graph_claim_parameters, graph_sensitivity, verify_graph_claim
+from exactdp.spaces.metrics import Metric, check_d_in
+from exactdp.checkers.graph import graph_claim_parameters, graph_sensitivity, is_graph_space, verify_graph_claim
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
@@ -60,8 +55,6 @@ __all__ = [
 
 SCOPES = _plan.SCOPES
 
-_query = _plan.as_query  # kept for the checkers that import it from here
-_setup = _plan.make_plan
 
 
 def _result(plan: _plan.Plan, d_in: int, answer: _plan.Answer) -> SensitivityResult:
@@ -118,14 +111,9 @@ def sensitivity(
                                  undefined=undefined, max_pairs=max_pairs,
                                  max_datasets=max_datasets, progress=progress, workers=workers,
                                  cluster=cluster).results[0]
-    if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
-
-        return graph_sensitivity(query, space, metric, d_in, exact_k=exact_k, scope=scope,
-                                 undefined=undefined, max_pairs=max_pairs,
-                                 max_datasets=max_datasets, progress=progress)
-    plan = _plan.make_plan(query, space, metric, [d_in], scope, undefined, max_datasets,
-                           max_pairs, exact_k, progress, build=False)
-    return _compute(plan, d_in, progress, workers=workers)
+    return _door(space).sensitivity(query, space, metric, d_in, exact_k=exact_k, scope=scope,
+                                    undefined=undefined, max_pairs=max_pairs,
+                                    max_datasets=max_datasets, progress=progress, workers=workers)
 
 
 _LISTED_DATASET = 1000
@@ -285,35 +273,18 @@ def sensitivity_curve(
                  hint="ask for fewer distances")
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
-    if cluster is not None:  # the pair scan on Dask workers (the dask extra)
-        if isinstance(space, (Sequences, Units)):
-            raise InvalidArgument(
-                "the Dask engine enumerates multisets; sequences and privacy units use the "
-                "edit-graph engine, which runs in one process (drop --dask/--scheduler, or "
-                "cluster= in Python)"
-            )
-        plan, answers = _plan.curve_on_cluster(
-            query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
-            max_pairs=max_pairs, max_datasets=max_datasets, progress=progress,
-            workers=workers, cluster=cluster)
-        return SensitivityCurve(tuple(_result(plan, d, a) for d, a in zip(d_list, answers)))
-    if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
-
-        return SensitivityCurve(tuple(
-            graph_sensitivity(query, space, metric, d, exact_k=exact_k, scope=scope,
-                              undefined=undefined, max_pairs=max_pairs,
-                              max_datasets=max_datasets, progress=progress)
-            for d in d_list))
-    plan = _plan.make_plan(query, space, metric, d_list, scope, undefined, max_datasets,
-                           max_pairs, exact_k, progress, build=False)
-    return SensitivityCurve(tuple(_compute(plan, d, progress, workers=workers) for d in d_list))
+    return SensitivityCurve(_door(space).curve(
+        query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
+        max_pairs=max_pairs, max_datasets=max_datasets, progress=progress, workers=workers,
+        cluster=cluster))
 
 
 def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
     """The values of ``L``, ``U``, ``N``, ``d_in`` and ``k`` for a claim on this space."""
-    if isinstance(space, (Sequences, Units)):  # also R and G (rows, groups per id) for units
+    return _door(space).claim_parameters(query, space, d_in)
 
-        return graph_claim_parameters(query, space, d_in)
+
+def _multiset_claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
     lo, hi = query.clip if query.clip is not None else (space.universe.lower, space.universe.upper)
     params = {"L": lo, "U": hi, "d_in": Fraction(d_in), "k": Fraction(d_in)}
     if space.fixed_size is not None:
@@ -335,10 +306,11 @@ def verify_claim(
     safely, or a SymPy expression) in ``L``, ``U``, ``N``, ``d_in`` and ``k``; see
     :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
     """
-    if isinstance(space, (Sequences, Units)):  # ordered or id datasets: the edit-graph engine
+    return _door(space).verify(claim, query, space, metric, d_in, **options)
 
-        options.pop("workers", None)  # one process: the graph engine has no pool yet
-        return verify_graph_claim(claim, query, space, metric, d_in, **options)
+
+def _multiset_verify(claim: object, query: Query | str, space: DatasetSpace, metric, d_in: int,
+                     **options: Any) -> ClaimResult:
     query = _plan.as_query(query)
     params = claim_parameters(query, as_space(space), check_d_in(d_in))
     text, value = bind_claim(claim, params)  # a bad claim is refused before any enumeration
@@ -352,3 +324,67 @@ def assert_claim(claim: object, query, space, metric=None, d_in: int = 1, **opti
     if not result.ok:
         raise ClaimViolated(str(result), result)
     return result
+
+
+# -- the engine, chosen once from the space's kind ------------------------------------------
+
+def _multiset_sensitivity(query, space, metric, d_in, *, exact_k, scope, undefined, max_pairs,
+                          max_datasets, progress, workers) -> SensitivityResult:
+    plan = _plan.make_plan(query, space, metric, [d_in], scope, undefined, max_datasets,
+                           max_pairs, exact_k, progress, build=False)
+    return _compute(plan, d_in, progress, workers=workers)
+
+
+def _multiset_curve(query, space, metric, d_list, *, exact_k, scope, undefined, max_pairs,
+                    max_datasets, progress, workers, cluster) -> tuple[SensitivityResult, ...]:
+    if cluster is not None:  # the pair scan on Dask workers (the dask extra)
+        plan, answers = _plan.curve_on_cluster(
+            query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
+            max_pairs=max_pairs, max_datasets=max_datasets, progress=progress,
+            workers=workers, cluster=cluster)
+        return tuple(_result(plan, d, a) for d, a in zip(d_list, answers))
+    plan = _plan.make_plan(query, space, metric, d_list, scope, undefined, max_datasets,
+                           max_pairs, exact_k, progress, build=False)
+    return tuple(_compute(plan, d, progress, workers=workers) for d in d_list)
+
+
+def _graph_sensitivity(query, space, metric, d_in, *, workers, **options) -> SensitivityResult:
+    return graph_sensitivity(query, space, metric, d_in, **options)  # one process: no pool yet
+
+
+def _graph_curve(query, space, metric, d_list, *, workers, cluster, **options) -> tuple[SensitivityResult, ...]:
+    if cluster is not None:
+        raise InvalidArgument(
+            "the Dask engine enumerates multisets; sequences and privacy units use the "
+            "edit-graph engine, which runs in one process (drop --dask/--scheduler, or "
+            "cluster= in Python)"
+        )
+    return tuple(graph_sensitivity(query, space, metric, d, **options) for d in d_list)
+
+
+def _graph_verify(claim, query, space, metric, d_in, **options) -> ClaimResult:
+    options.pop("workers", None)  # one process: the graph engine has no pool yet
+    return verify_graph_claim(claim, query, space, metric, d_in, **options)
+
+
+@dataclass(frozen=True)
+class _Door:
+    """How one engine answers the front doors (same arguments as theirs)."""
+
+    sensitivity: Callable[..., SensitivityResult]
+    curve: Callable[..., tuple[SensitivityResult, ...]]
+    claim_parameters: Callable[..., dict[str, Fraction]]
+    verify: Callable[..., ClaimResult]
+
+
+_MULTISET = _Door(_multiset_sensitivity, _multiset_curve, _multiset_claim_parameters, _multiset_verify)
+"""Multisets (count vectors): :mod:`exactdp.engine.plan` and its backends."""
+
+_GRAPH = _Door(_graph_sensitivity, _graph_curve, graph_claim_parameters, _graph_verify)
+"""Ordered and id datasets (sequences, privacy units): the edit-graph engine,
+:mod:`exactdp.checkers.graph` over :mod:`exactdp.engine.edits`."""
+
+
+def _door(space: object) -> _Door:
+    """The engine for ``space``, chosen here once from its kind."""
+    return _GRAPH if is_graph_space(space) else _MULTISET

@@ -15,7 +15,7 @@ from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import nonnegative
 from exactdp.mechanisms.accounting.accountant import (
     SUBSAMPLED_MAX_SLOTS, SUBSAMPLED_WIDTH,
-    DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, MECHANISMS, account,
+    DEFAULT_MAX_K, DEFAULT_MAX_SLOTS, DEFAULT_WIDTH, account,
 )
 from exactdp.mechanisms.accounting.rdp import DEFAULT_MAX_ORDER, rdp
 from exactdp.mechanisms._params import parse_params
@@ -108,7 +108,7 @@ def register(subparsers) -> None:
         description=_DESCRIPTION.format(mechanisms=mechanism_lines()), epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mechanism", action=_MechanismAction, metavar="NAME", dest="mechanisms",
-                   help=f"one of {', '.join(MECHANISMS)} (repeat for a list)")
+                   help=f"one of {', '.join(specs.names('account'))} (repeat for a list)")
     p.add_argument("--param", action=_MechanismAction, metavar="KEY=VALUE", dest="mechanisms",
                    help="a parameter of the --mechanism before it (repeat)")
     p.add_argument("--k", default="1", metavar="K", help="number of compositions (default 1)")

@@ -1,7 +1,7 @@
 """audits/base.py imports neither the runner nor the registry (issue 19: it imported
 ``registry/audits.py``, which imports the audits back). The runner tells each audit it loads
 how to read its library's installed version; the suites and adapters call the library through
-``base.call_library``."""
+``adapters._calls.call_library`` (below the adapters, so no adapter imports the audits)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from importlib import metadata
 
 import pytest
 
+from exactdp.adapters import _calls
 from exactdp.audits import base, runner
 from exactdp.audits.base import Audit, Finding
 from exactdp.checkers.results import Verdict
@@ -47,7 +48,7 @@ def test_an_audit_built_by_hand_needs_a_result_that_carries_the_version():
     assert PINNED.meets_expectation(runner.run_one(PINNED, "0.9")) is True
 
 
-def test_call_library_lives_beside_the_types_and_the_runner_re_exports_it():
-    assert runner.call_library is base.call_library
+def test_call_library_lives_below_the_adapters_and_the_runner_re_exports_it():
+    assert runner.call_library is _calls.call_library and base.Replay is _calls.Replay
     with pytest.raises(LibraryCallFailed, match=r"^fake\.tool\(0\) raised ZeroDivisionError: division by zero$"):
-        base.call_library("fake.tool(0)", lambda: 1 / 0)
+        _calls.call_library("fake.tool(0)", lambda: 1 / 0)

@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from exactdp.errors import MissingDependency
+
 distributed = pytest.importorskip("distributed")
 
 from hypothesis import HealthCheck, given, settings
@@ -315,5 +317,5 @@ def test_missing_distributed_names_the_extra(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
-    with pytest.raises(InvalidArgument, match=r"pip install 'exactdp\[dask\]'"):
+    with pytest.raises(MissingDependency, match=r"pip install 'exactdp\[dask\]'"):
         sensitivity("sum", Multisets(IntegerRange(0, 3), sizes=(0, 2)), cluster="local")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -16,7 +17,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import specs
 from exactdp.mechanisms.accounting import rdp as rdp_module
 from exactdp.mechanisms.accounting.accountant import MECHANISMS, account
-from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names
+from exactdp.mechanisms.mechanism import _parameters, make_mechanism, mechanism_names
 from exactdp.mechanisms.models.randomized_response import RandomizedResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +30,13 @@ def _help(command: str) -> str:
     with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
         main([command, "--help"])
     return out.getvalue()
+
+
+def _option_names(account_help: str) -> tuple[str, ...]:
+    """The names the ``--mechanism NAME`` option's help lists (argparse may wrap at hyphens)."""
+    text = re.sub(r"-\s+", "-", " ".join(account_help.split()))
+    text = text.split("--mechanism NAME one of ")[1].split(" (repeat for a list)")[0]
+    return tuple(text.split(", "))
 
 
 def test_every_reference_resolves_and_every_proof_exists():
@@ -49,10 +57,34 @@ def test_each_reader_lists_exactly_the_table():
     listed = [line.split()[0] for line in account_help.split("each --param applying to the --mechanism before it):\n")[1]
               .split("\nEvery mechanism also takes")[0].splitlines() if line.startswith("  ") and line[2] != " "]
     assert tuple(listed) == specs.names("account")
+    assert _option_names(account_help) == specs.names("account")
     privacy_help = _help("privacy")
     for name in specs.names("model"):
         assert f"\n  {name} " in privacy_help, name
     assert [row[0] for row in exactdp_cli.mechanism_rows()] == list(specs.names())
+
+
+def test_help_lines_name_only_parameters_the_code_accepts():
+    # the model's accepted and required names come from its constructor's signature; the help
+    # line in the record names no parameter the model refuses and every one it requires
+    said = {s.name: set(re.findall(r"\b([a-z_]+)=", s.help)) for s in specs.SPECS}
+    for s in specs.SPECS:
+        if s.model is None:
+            continue
+        accepted, required = _parameters(specs.resolve(s.model))
+        assert said[s.name] <= set(accepted), (s.name, said[s.name] - set(accepted))
+        assert set(required) <= said[s.name], (s.name, set(required) - said[s.name])
+    assert _parameters(specs.resolve(specs.spec("report-noisy-max").model)) == (
+        ["noise", "epsilon", "sensitivity", "max_candidates"], ["noise", "epsilon"])
+    # the accountant's builder names what it takes when refusing an unknown one
+    for name in specs.names("account"):
+        with pytest.raises(InvalidArgument, match=rf"^{name} has no parameter zzz; its parameters are ") as e:
+            specs.resolve(specs.spec(name).account)({"zzz": "1"})
+        accepted = set(str(e.value).split("its parameters are ")[1].split(", "))
+        mentioned = set(re.findall(r"\b([a-z_]+)=", specs.spec(name).help_for("account")))
+        assert mentioned <= accepted, (name, mentioned - accepted)
+    assert set(re.findall(r"\b([a-z_]+)=", specs.spec("gaussian").help_for("account"))) == {"sigma", "sensitivity",
+                                                                                             "sampling", "rate"}
 
 
 def test_operations_each_mechanism_has():
@@ -97,6 +129,7 @@ def test_a_new_record_reaches_every_reader(monkeypatch):
     # delta(0) of two RR(3/4) steps is their total variation: (9 - 1)/16 on outcome (0, 0) = 1/2
     assert r.delta_lower <= Fraction(1, 2) <= r.delta_upper and r.delta_upper - r.delta_lower < Fraction(1, 10**9)
     assert "  coin-flip            p=P, composed as randomized response" in _help("account")
+    assert _option_names(_help("account"))[-2:] == ("report-noisy-max", "coin-flip")
     assert "\n  coin-flip " in _help("privacy")
     assert ("coin-flip", "p=P (probability of the truth)", "exact model (privacy), accountant (account), "
             "Renyi DP (--rdp)") in exactdp_cli.mechanism_rows()
