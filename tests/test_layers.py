@@ -8,7 +8,9 @@ level or inside a function or class (``TYPE_CHECKING`` blocks too); any string p
 module of the package exactly (lazy-export tables, lists of suites loaded by name). A string
 naming a *package* counts only in an import call: ``"exactdp"`` or ``"exactdp.audits"``
 elsewhere is a label (a program name, an entry-point group). A module that does not exist
-counts as its nearest existing package (importing it would run that package first).
+counts as its nearest existing package (importing it would run that package first). A lazy
+package's ``__init__.pyi`` (the table of its names, read by the loader) counts as part of its
+``__init__.py``.
 
 A ``"module:attribute"`` string (a reference resolved when it is chosen, as the mechanism
 specs in ``exactdp/mechanisms/specs.py`` hold) is an edge for the layer rule but not for the
@@ -128,6 +130,9 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import
 
     text = path.read_text(encoding="utf-8")
     tree = ast.parse(text, filename=str(path))
+    stub = path.with_suffix(".pyi")
+    if is_package and stub.exists():  # a lazy package's names: the stub the loader reads
+        tree.body.extend(ast.parse(stub.read_text(encoding="utf-8"), filename=str(stub)).body)
     for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:

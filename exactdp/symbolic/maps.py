@@ -414,7 +414,7 @@ class _Map:
             raise InvalidArgument(f"d_in={d_in!r} is negative; pass a distance >= 0")
         return v
 
-    def map(self, d_in=D_IN):
+    def map(self, d_in: object = D_IN) -> Fraction | sympy.Expr:
         """The output distance bound at ``d_in``: an exact number (``Fraction``, or an
         exact SymPy expression when irrational) once every parameter is bound, else an
         expression."""
@@ -424,7 +424,7 @@ class _Map:
             return expr
         return _to_result(expr.doit())
 
-    def check(self, d_in, d_out) -> bool:
+    def check(self, d_in: object, d_out: object) -> bool:
         """``d_out >= map(d_in)``, decided exactly; raises :class:`Undecided` when two
         irrational numbers cannot be told apart, and :class:`InvalidArgument` while
         parameters are unbound."""
