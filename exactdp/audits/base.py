@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, ClassVar
 
+from exactdp._display import card
 from exactdp.adapters._calls import Replay
 from exactdp._usercode import printable
 from exactdp.checkers.results import Evidence, Verdict, qualify
@@ -513,6 +514,11 @@ class AuditResult:
         witnesses cannot clear the screen or forge a line)."""
         head, *rest = (printable(line) for line in self.describe())
         return "\n".join([head] + [f"  {line}" for line in rest])
+
+    def _repr_html_(self) -> str:
+        head, *rest = (printable(line) for line in self.describe())
+        rows = [tuple(line.split(": ", 1)) if ": " in line else ("", line) for line in rest]
+        return card(f"{self.library} {self.version}: {self.id}", self.verdict, rows)
 
 
 _HOLDING_WORDS = frozenset(v.value for v in Verdict if v.holding)

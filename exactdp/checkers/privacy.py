@@ -28,6 +28,7 @@ from typing import Any
 
 import sympy
 
+from exactdp._display import card
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budget, refuse_above
 from exactdp._progress import Progress
 from exactdp.checkers.results import Evidence, Scope, Verdict, evidence_note, format_value, qualify
@@ -145,6 +146,12 @@ class PrivacyResult:
 
     def __str__(self) -> str:
         return f"{self.summary()}\n  scope: {self.scope_text}"
+
+    def _repr_html_(self) -> str:
+        verdict = None if self.verdict is None else self.verdict.value
+        return card(self.mechanism.describe(), verdict,
+                    [("summary", self.summary()), ("witness", self.witness), ("scope", self.scope_text),
+                     ("evidence", self.evidence.value), ("notes", "\n".join(map(str, self.notes)))])
 
     def to_dict(self) -> dict:
         return {

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from exactdp._display import card
 from exactdp.errors import ExactDPError
 from exactdp.numeric.exact import format_dataset, format_exact, to_exact
 from exactdp.queries.base import Query
@@ -289,6 +290,13 @@ class SensitivityResult:
     def _repr_latex_(self) -> str:
         return rf"$\displaystyle \Delta_{{\mathrm{{{self.query.name}}}}} = {_latex(self.value)}$"
 
+    def _repr_html_(self) -> str:
+        kind = "local sensitivity" if self.scope.local_at is not None else "sensitivity"
+        return card(f"{self.query.name}: {kind} {format_value(self.value)}",
+                    "vacuous" if self.scope.pairs == 0 else None,
+                    [("witness", self.witness), ("scope", self.scope.describe()),
+                     ("evidence", self.evidence.value)])
+
 
 @dataclass(frozen=True)
 class ClaimResult:
@@ -367,3 +375,10 @@ class ClaimResult:
             self.verdict, r"\geq" if self.verdict.holding else "?")
         return (rf"$\displaystyle \text{{claim }} {_latex(self.claim)} {rel} "
                 rf"{_latex(self.sensitivity.value)} \quad (\text{{{self.verdict.value}}})$")
+
+    def _repr_html_(self) -> str:
+        s = self.sensitivity
+        return card(f"{s.query.name}: claim {self.claim_shown}", self.verdict.value,
+                    [("exact", format_value(s.value)), ("witness", s.witness),
+                     ("scope", s.scope.describe()), ("evidence", self.evidence.value),
+                     ("summary", self.summary())])

@@ -34,6 +34,7 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Sequence
 
 
+from exactdp._display import card
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, refuse_above
 from exactdp.checkers.judging import bind_claim, judge
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Witness, format_value
@@ -176,6 +177,14 @@ class SensitivityCurve:
 
     def __str__(self) -> str:
         return self.table()
+
+    def _repr_html_(self) -> str:
+        head = self.results[0]
+        rows = [(r.scope.d_in, format_value(r.value), f"{r.scope.pairs:,}",
+                 r.witness if r.witness is not None else "(no pair: nothing checked)") for r in self.results]
+        return card(f"{head.query.name}: sensitivity against d_in", None,
+                    [("space", head.scope.space.describe())],
+                    table=(("d_in", "sensitivity", "pairs", "witness"), rows))
 
     def to_dict(self) -> list[dict]:
         return [r.to_dict() for r in self.results]

@@ -68,6 +68,7 @@ from decimal import Context, Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
+from exactdp._display import card
 from exactdp._budget import refuse_above
 from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
@@ -926,6 +927,13 @@ class AccountResult:
         if not self.width_met and self.stopped:
             lines.append(f"  stopped: {self.stopped}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        title, *rest = str(self).splitlines()
+        lo, hi = self.decimal_bounds()
+        verdict = "certified" if self.width_met and not self.vacuous else "not within width"
+        rows = [(f"{self.quantity}", f"[{lo}, {hi}]")] + [("", line.strip()) for line in rest[1:]]
+        return card(title, verdict, rows)
 
 
 def _is_short(x: Fraction) -> bool:

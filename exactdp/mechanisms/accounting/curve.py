@@ -19,6 +19,7 @@ enclosure (lower rounded down, upper rounded up), as from ``account``.
 from __future__ import annotations
 
 
+from exactdp._display import card
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accounting.accountant import (
     DEFAULT_MAX_K, AccountResult, _check_k, _check_width, _component, account,
@@ -123,3 +124,18 @@ class PrivacyCurve:
     def __repr__(self) -> str:
         return f"PrivacyCurve({self.mechanisms!r}, k={self.k}, queries={self.queries})"
 
+    def _repr_html_(self) -> str:
+        items = self.mechanisms if isinstance(self.mechanisms, list) else [
+            (self.mechanisms, self.params) if isinstance(self.mechanisms, str) else self.mechanisms]
+        what = " + ".join(_shown(item) for item in items)
+        return card(f"PrivacyCurve: {what}, k={self.k:,}", None,
+                    [("queries", f"{self.queries} answered (certified: ask .epsilon(delta) or .delta(epsilon))")])
+
+
+def _shown(item) -> str:
+    """``name(k=v, ...)`` for a mechanism given as a name with params, a pair or an object."""
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict):
+        name, params = item
+    else:
+        name, params = getattr(item, "name", str(item)), getattr(item, "params", {})
+    return f"{name}(" + ", ".join(f"{k}={v}" for k, v in (params or {}).items()) + ")"

@@ -1,0 +1,67 @@
+"""Every result type a user gets back renders in Jupyter as an HTML card that says what its
+text says: the verdict (as a coloured badge), the values, the witness and the scope."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from exactdp import IntegerRange, Multisets, check_mechanism, make_mechanism, sensitivity, sensitivity_curve, verify_claim
+from exactdp._display import badge_class, card
+from exactdp.audits.base import AuditResult
+from exactdp.mechanisms import PrivacyCurve, account
+
+SPACE = Multisets(IntegerRange(2, 5), sizes=(0, 3))
+
+
+def _text(markup: str) -> str:
+    """The visible text of a card, tags dropped, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", markup))
+
+
+def test_a_violated_claim_shows_its_verdict_value_witness_and_scope():
+    r = verify_claim("U - L", "sum", SPACE)
+    markup = r._repr_html_()
+    assert 'class="exactdp-verdict"' in markup and "#f6d2d2" in markup  # violated: red
+    text = _text(markup)
+    assert "sum: claim U - L = 3" in text and "violated" in text
+    assert "x=[], x'=[5]: f(x)=0, f(x')=5" in text
+    assert "all 35 multisets of size 0..3 over {2..5}; SymmetricDistance <= 1" in text and "bit-exact" in text
+
+
+def test_a_sensitivity_and_a_curve():
+    r = sensitivity("sum", SPACE)
+    assert "sum: sensitivity 5" in _text(r._repr_html_())
+    curve = sensitivity_curve("sum", SPACE, d_ins=(1, 2))
+    text = _text(curve._repr_html_())
+    assert "d_in" in text and re.search(r"\b2\s+10\b", text)  # d_in 2: sensitivity 10
+
+
+def test_a_privacy_result():
+    m = make_mechanism("randomized-response", p="3/4")
+    r = check_mechanism(m, "count", Multisets(IntegerRange(0, 1), sizes=(0, 1)), epsilon="1")
+    text = _text(r._repr_html_())
+    assert "randomized-response(p=3/4, k_values=2)" in text and r.verdict.value in text
+
+
+def test_an_accountant_result_and_a_curve():
+    r = account("discrete-laplace", 10, delta="1e-6", params={"scale": 10})
+    lo, hi = r.decimal_bounds()
+    text = _text(r._repr_html_())
+    assert f"[{lo}, {hi}]" in text and "certified" in text and "k=10 times" in text
+    curve = PrivacyCurve("gaussian", 10, params={"sigma": 2})
+    assert "PrivacyCurve: gaussian(sigma=2), k=10" in _text(curve._repr_html_())
+
+
+def test_an_audit_result_escapes_what_a_suite_wrote():
+    r = AuditResult(id="x/<script>", library="lib", version="1.0", component="c", claim="U - L",
+                    truth="U", verdict="violated", witness={"x": "[]"}, replay="confirmed")
+    markup = r._repr_html_()
+    assert "<script>" not in markup and "&lt;script&gt;" in markup
+    assert "lib 1.0: x/<script>" in _text(markup)
+
+
+def test_badges():
+    assert [badge_class(v) for v in ("holds-tight", "holds-on-grid", "violated", "vacuous", "undecided")] == [
+        "pass", "pass", "fail", "none", "undecided"]
+    assert "&amp;" in card("a & b", rows=[("k", "v")])
