@@ -14,7 +14,7 @@ from exactdp.checkers.privacy_claims import StatementResult
 from exactdp.registry.privacy import privacy_claims
 from exactdp.checkers.results import Evidence, Verdict, evidence_note, verdict_counts
 from exactdp.mechanisms.mechanism import make_mechanism
-from exactdp.mechanisms.typical import true_epsilon
+from exactdp.mechanisms.calibration.typical import true_epsilon
 from exactdp.queries import clipped, sum_
 from exactdp.symbolic.constructors import make_sum
 from exactdp.symbolic.verify import verify
@@ -95,9 +95,9 @@ def test_statement_results_and_true_epsilon_state_bit_exact():
     weak = StatementResult(Verdict.HOLDS_TIGHT, "a statement", "scope", {}, "empirical-model")
     assert weak.verdict is Verdict.HOLDS_EMPIRICAL_MODEL and weak.ok
     assert weak.summary() == "HOLDS-EMPIRICAL-MODEL (evidence: empirical-model): a statement"
-    t = true_epsilon("47.38", "1/2")
+    t = true_epsilon("47.38", "1/2", (0, 300))
     assert t.verdict == "violated" and t.to_dict()["evidence"] == "bit-exact"
-    assert true_epsilon(300, 1).to_dict()["verdict"] == "holds-tight"
+    assert true_epsilon(300, 1, (0, 300)).to_dict()["verdict"] == "holds-tight"
 
 
 def test_the_built_in_privacy_claim_carries_evidence_in_its_registry_json():

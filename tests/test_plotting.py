@@ -19,6 +19,7 @@ from exactdp.plotting import (
     PlotData, composition, plot_error_vs_epsilon, plot_privacy_profile, plot_sensitivity_curves,
     privacy_profile,
 )
+from exactdp.registry.seed004 import typical_sensitivities
 
 PNG = b"\x89PNG\r\n\x1a\n"
 SPACE = Multisets(IntegerRange(0, 4), sizes=(1, 3))
@@ -114,9 +115,9 @@ def test_function_sources_and_log_axis(tmp_path):
 
 def test_error_vs_epsilon_is_error_table(tmp_path):
     out = tmp_path / "error.png"
-    data = plot_error_vs_epsilon(str(out), ["1/10", 1, 10], n=50)
+    data = plot_error_vs_epsilon(str(out), ["1/10", 1, 10], typical_sensitivities(), n=50)
     assert is_png(out)
-    table = error_table(["1/10", 1, 10], n=50)
+    table = error_table(["1/10", 1, 10], typical_sensitivities(), n=50)
     assert data.labels() == list(table.sensitivities)
     for s in data.series:
         rows = [r for r in table.rows if r[0] == s.label]

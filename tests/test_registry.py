@@ -14,8 +14,9 @@ import pytest
 
 from exactdp import registry
 from exactdp.audits import Audit, AuditResult, Finding, runner
-from exactdp.checkers.builtin import builtin_claims, seed003_tables
+from exactdp.registry import seed000, seed003
 from exactdp.registry.privacy import privacy_claims
+from exactdp.registry.seed003 import seed003_tables
 from exactdp.checkers.results import Verdict
 from exactdp.cli import COMMANDS, main
 from exactdp.cli._status import BAD_INPUT, CLAIM_FAILED, INTERRUPTED, OK
@@ -88,7 +89,7 @@ def test_lookup_by_prefix_and_by_id():
 
 def test_a_duplicate_id_is_refused(monkeypatch):
     twice = types.ModuleType("exactdp_registry_twice")
-    twice.claims = lambda all_k: builtin_claims()[:1]
+    twice.claims = lambda all_k: seed000.claims()[:1]
     monkeypatch.setitem(sys.modules, "exactdp_registry_twice", twice)
     monkeypatch.setattr(registry, "SOURCES", (*registry.SOURCES, ("exactdp_registry_twice", "sensitivity")))
     with pytest.raises(InvalidArgument, match=r"claim id='s000/count/add-remove/sizes=0\.\.4' is "
@@ -150,9 +151,9 @@ def test_an_audit_is_a_claim_whose_expectation_depends_on_the_version(fake_suite
 
 def test_the_python_views_are_the_registry_filtered():
     # the first sources come first in registry order (later sources follow them)
-    first = ids(builtin_claims())
+    first = ids(seed000.claims() + seed003.claims())
     assert first == ids(registry.claims("sensitivity"))[:len(first)]
-    every = ids(builtin_claims(all_k=True))
+    every = ids(seed000.claims() + seed003.claims(all_k=True))
     assert every == ids(registry.claims("sensitivity", all_k=True))[:len(every)]
     private = ids(privacy_claims())
     assert private == ids(registry.claims("privacy"))[:len(private)]

@@ -12,7 +12,7 @@ from exactdp import registry
 from exactdp.checkers.results import Verdict
 from exactdp.cli import main
 from exactdp.errors import InvalidArgument
-from exactdp.mechanisms.typical import (
+from exactdp.mechanisms.calibration.typical import (
     SAMPLER_LIBRARIES,
     GaussianMixture,
     exceedance_probability,
@@ -21,6 +21,9 @@ from exactdp.mechanisms.typical import (
     sensitivity_sampler_plan,
 )
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
+from exactdp.registry.seed004 import height_mixture
+
+HEIGHTS = height_mixture()
 
 
 def _privacy(id_):
@@ -85,18 +88,18 @@ def test_the_seed_claim_models_shfl_and_diffpriv_has_its_own():
 
 
 def test_the_largest_sample_is_f_to_the_m():
-    out = sampler_output(1325)
+    out = sampler_output(1325, mixture=HEIGHTS)
     lo, hi = out.cdf("47.38")
-    f = 1 - exceedance_probability("47.38")
+    f = 1 - exceedance_probability("47.38", HEIGHTS)
     exact = (f ** 1325).evalf(30)
     assert abs(Fraction(str(exact)) - lo) < Fraction(1, 10**25) and hi - lo < Fraction(1, 10**30)
     assert str(decimal_at_most(lo, 4)) == "0.7128"
-    assert str(decimal_at_most(sampler_output(1305).cdf("47.38")[0], 4)) == "0.7164"
+    assert str(decimal_at_most(sampler_output(1305, mixture=HEIGHTS).cdf("47.38")[0], 4)) == "0.7164"
 
 
 def test_an_order_statistic_is_a_binomial_tail():
     mix = GaussianMixture.of([(1, 0, 1)])  # |h - h'| with h - h' ~ N(0, 2): F(t) = erf(t/2)
-    out = sampler_output(3, 2, mix)
+    out = sampler_output(3, 2, mixture=mix)
     lo, hi = out.cdf(1)
     f = sympy.erf(sympy.Rational(1, 2))
     exact = (3 * f**2 * (1 - f) + f**3).evalf(30)
@@ -105,11 +108,11 @@ def test_an_order_statistic_is_a_binomial_tail():
 
 
 def test_the_printed_values_are_judged_plausible():
-    judged = sampler_output(1325).judge("47.38")
+    judged = sampler_output(1325, mixture=HEIGHTS).judge("47.38")
     assert judged.verdict == "plausible"
     a, b = judged.rounds_to  # P(X in [47.375, 47.385))
     assert Fraction("0.000897") < a <= b < Fraction("0.000898")
-    mean = sampler_mean(1325)
+    mean = sampler_mean(1325, mixture=HEIGHTS)
     lo, hi = mean.cdf("11.89")
     assert Fraction("0.2199") < lo < Fraction("0.2201") and Fraction("0.4430") < hi < Fraction("0.4432")
     assert mean.judge("11.89").verdict == "plausible"
@@ -120,7 +123,7 @@ def test_the_printed_values_are_judged_plausible():
     m = mean.moments()
     assert m["mean"][0] < Fraction("11.9939205884") and m["mean"][1] > Fraction("11.9939205883")
     assert Fraction("75.3958") < m["variance"][0]
-    assert sampler_output(1325).judge("60").verdict == "implausible"
+    assert sampler_output(1325, mixture=HEIGHTS).judge("60").verdict == "implausible"
 
 
 def test_the_printed_value_claims():
@@ -134,11 +137,12 @@ def test_the_printed_value_claims():
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda: sampler_output(0), "below 1"),
-    (lambda: sampler_output(10, 11), "above m=10"),
-    (lambda: sampler_output(10**7), "samples in the output distribution"),
-    (lambda: sampler_output(10).judge("5", level=1), "strictly between"),
-    (lambda: sampler_mean(5).cdf(0.5), "float"),
+    (lambda: sampler_output(0, mixture=HEIGHTS), "below 1"),
+    (lambda: sampler_output(10, 11, mixture=HEIGHTS), "above m=10"),
+    (lambda: sampler_output(10**7, mixture=HEIGHTS), "samples in the output distribution"),
+    (lambda: sampler_output(10, mixture=HEIGHTS).judge("5", level=1), "strictly between"),
+    (lambda: sampler_mean(5, mixture=HEIGHTS).cdf(0.5), "float"),
+    (lambda: sampler_mean(5, mixture=[(1, 0, 1)]), "not a GaussianMixture"),
 ])
 def test_bad_arguments_of_the_output_distribution(call, words):
     with pytest.raises(Exception) as info:

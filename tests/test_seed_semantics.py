@@ -12,7 +12,7 @@ from exactdp import registry
 from exactdp.checkers.data_dependent import (
     DataDependentSum, check_data_dependent, tail_log_ratio, tail_witness,
 )
-from exactdp.checkers.relation_mismatch import compare_relations, seed004_typical_relations
+from exactdp.checkers.relation_mismatch import compare_relations
 from exactdp.checkers.results import Verdict, verdict_counts
 from exactdp.cli import main
 from exactdp.cli._status import OK
@@ -20,6 +20,7 @@ from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.mechanisms.distribution import INFINITY
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.queries import clipped, count, mean, sum_, user_query, variance
+from exactdp.registry.seed004 import seed004_typical_relations
 from exactdp.spaces import ExactSet, IntegerRange, Multisets
 from exactdp.symbolic.unbounded import B, check_unbounded, witness_family
 

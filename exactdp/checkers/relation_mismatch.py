@@ -5,24 +5,15 @@ relation is: add/remove (symmetric distance, "unbounded DP") or substitute (one 
 replaced, "bounded DP"). A document that defines ``Delta f`` over one and then computes
 it over the other gives a number for a different quantity. exactdp used to take the
 relation the computation used, silently. Here both are computed and set side by side:
-
-* :func:`compare_relations`: the exact global sensitivity of one query under the relation
-  stated and under the relation used (the engine enumerates both spaces);
-* :func:`seed004_typical_relations`: seed 004 defines ``Delta f = max_{||x - y||_1 = 1}
-  |f(x) - f(y)|`` over histograms, where ``||x - y||_1 = 1`` is one record added or
-  removed, but computes its "typical" sensitivity ``E|h - h'|`` by drawing two heights: a
-  record *replaced* (``||x - y||_1 = 2``). Over the relation it states, with its database
-  of one record and ``f`` its sum, the neighbour of ``(h)`` is ``()`` and
-  ``E|f(x) - f(y)| = E|h|``, about 170 cm, not 11.99 cm.
+:func:`compare_relations` gives the exact global sensitivity of one query under the
+relation stated and under the relation used (the engine enumerates both spaces); a
+:class:`RelationMismatchResult` may also hold two closed forms (seed 004's typical
+sensitivity, ``E|h|`` stated against ``E|h - h'|`` used:
+:func:`exactdp.registry.seed004.seed004_typical_relations`).
 
 The verdict judges the value *used* as a claim about the quantity *stated*: ``holds-tight``
 when they are equal (the mismatch is harmless there), ``holds`` when the value used is
 larger (conservative), ``violated`` when it is smaller, with both values and the factor.
-Proof: ``proofs/s004-relation-mismatch.md``.
-
->>> r = seed004_typical_relations()
->>> r.verdict.value, r.stated.relation, r.used.relation
-('violated', 'add-remove', 'substitute')
 """
 
 from __future__ import annotations
@@ -39,10 +30,8 @@ from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.spaces.metrics import as_metric
-from exactdp.mechanisms.typical import GaussianMixture, expected_abs_normal, expected_sensitivity, height_mixture
 
-__all__ = ["RelationValue", "RelationMismatchResult", "compare_relations",
-           "seed004_typical_relations", "RELATION_WORDS"]
+__all__ = ["RelationValue", "RelationMismatchResult", "compare_relations", "RELATION_WORDS"]
 
 RELATION_WORDS = {
     "add-remove": "add/remove (one record added or removed)",
@@ -188,35 +177,3 @@ def compare_relations(query, stated: tuple, used: tuple, *, d_in: int = 1,
         _from_result("used", u), verdict,
         f"stated: {s.scope.describe()} | used: {u.scope.describe()}")
 
-
-def _expected_abs(mixture) -> sympy.Expr:
-    """``E|h|`` for ``h`` from the mixture, exact: ``sum_i w_i E|N(mu_i, sigma_i^2)|``."""
-    mu, s, e = expected_abs_normal()
-    total = sympy.Integer(0)
-    for w, m, sg in zip(mixture.weights, mixture.means, mixture.sigmas):
-        total += to_sympy(w) * e.subs({mu: to_sympy(m), s: to_sympy(sg)}, simultaneous=True)
-    return total
-
-
-def seed004_typical_relations(mixture=None) -> RelationMismatchResult:
-    """Seed 004's typical sensitivity under the relation it states (add/remove: ``E|h|``)
-    and the one it uses (replacement: ``E|h - h'|``), exact, for the seed's heights (or
-    ``mixture``, a :class:`~exactdp.mechanisms.typical.GaussianMixture`)."""
-    if mixture is None:
-        mixture = height_mixture()
-    elif not isinstance(mixture, GaussianMixture):
-        raise InvalidArgument(f"mixture={mixture!r} is not a GaussianMixture; build one with "
-                              f"GaussianMixture.of([(weight, mean, sigma), ...])")
-    stated = RelationValue(
-        "add-remove", "stated", _expected_abs(mixture),
-        "E|f(x) - f(y)| with x = (h), y = () (one record removed), h drawn from the heights: E|h|",
-        "every pair ((h), ()) counts |h|")
-    used = RelationValue(
-        "substitute", "used", expected_sensitivity(mixture),
-        "E|f(x) - f(y)| with x = (h), y = (h'), both drawn: E|h - h'|",
-        "the seed's closed form, 11.99 cm at its parameters")
-    return RelationMismatchResult(
-        "seed 004's typical sensitivity E[Delta f] of the height query (one record, f = its sum)",
-        stated, used, _judge(used.value, stated.value),
-        f"h, h' independent from {mixture}; Delta f defined over ||x - y||_1 = 1 (add/remove), "
-        f"E|h - h'| is over ||x - y||_1 = 2 (one record replaced)")

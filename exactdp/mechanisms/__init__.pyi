@@ -76,10 +76,9 @@ from exactdp.mechanisms.calibration.noise_choice import (
     compare_noise as compare_noise,
     laplace_better_below as laplace_better_below,
 )
-from exactdp.mechanisms.typical import (
+from exactdp.mechanisms.calibration.typical import (
     GaussianMixture as GaussianMixture,
     expected_sensitivity as expected_sensitivity,
-    height_mixture as height_mixture,
     sensitivity_sampler_guarantee as sensitivity_sampler_guarantee,
     sensitivity_sampler_plan as sensitivity_sampler_plan,
     true_epsilon as true_epsilon,
@@ -103,4 +102,4 @@ from exactdp.mechanisms.accounting.zcdp import (
     rho_of_sigma as rho_of_sigma,
 )
 
-__all__ = ['Calibration', 'AccountCheck', 'AccountResult', 'account', 'PrivacyCurve', 'AdvancedComposition', 'advanced_composition', 'compose_sequential', 'compose_zcdp', 'DiscreteGaussianDelta', 'discrete_gaussian_delta', 'discrete_gaussian_rho', 'discrete_gaussian_sigma_squared', 'discrete_laplace_epsilon', 'discrete_laplace_pmf', 'discrete_laplace_scale', 'discrete_laplace_tail', 'analytic_sigma', 'check_sigma', 'classic_sigma', 'delta_of_sigma', 'epsilon_of_sigma', 'Distribution', 'Divergence', 'hockey_stick', 'pure_epsilon', 'renyi', 'total_variation', 'laplace_epsilon', 'laplace_scale', 'Mechanism', 'make_mechanism', 'mechanism_names', 'RandomizedResponse', 'DiscreteGaussian', 'DiscreteLaplace', 'Gaussian', 'Laplace', 'float_exponential_sampler_distribution', 'float_laplace_distribution', 'float_threshold_rr_distribution', 'grid_sampler_counts', 'grid_sampler_distribution', 'ExponentialMechanism', 'PermuteAndFlip', 'compare_noise', 'laplace_better_below', 'GaussianMixture', 'expected_sensitivity', 'height_mixture', 'sensitivity_sampler_guarantee', 'sensitivity_sampler_plan', 'true_epsilon', 'discrete_gaussian_error', 'discrete_laplace_error', 'error_table', 'gaussian_error', 'laplace_error', 'noisy_mean_error', 'BudgetExceeded', 'BudgetLedger', 'Spend', 'epsilon_of_rho', 'rho_of_epsilon', 'rho_of_sigma']
+__all__ = ['Calibration', 'AccountCheck', 'AccountResult', 'account', 'PrivacyCurve', 'AdvancedComposition', 'advanced_composition', 'compose_sequential', 'compose_zcdp', 'DiscreteGaussianDelta', 'discrete_gaussian_delta', 'discrete_gaussian_rho', 'discrete_gaussian_sigma_squared', 'discrete_laplace_epsilon', 'discrete_laplace_pmf', 'discrete_laplace_scale', 'discrete_laplace_tail', 'analytic_sigma', 'check_sigma', 'classic_sigma', 'delta_of_sigma', 'epsilon_of_sigma', 'Distribution', 'Divergence', 'hockey_stick', 'pure_epsilon', 'renyi', 'total_variation', 'laplace_epsilon', 'laplace_scale', 'Mechanism', 'make_mechanism', 'mechanism_names', 'RandomizedResponse', 'DiscreteGaussian', 'DiscreteLaplace', 'Gaussian', 'Laplace', 'float_exponential_sampler_distribution', 'float_laplace_distribution', 'float_threshold_rr_distribution', 'grid_sampler_counts', 'grid_sampler_distribution', 'ExponentialMechanism', 'PermuteAndFlip', 'compare_noise', 'laplace_better_below', 'GaussianMixture', 'expected_sensitivity', 'sensitivity_sampler_guarantee', 'sensitivity_sampler_plan', 'true_epsilon', 'discrete_gaussian_error', 'discrete_laplace_error', 'error_table', 'gaussian_error', 'laplace_error', 'noisy_mean_error', 'BudgetExceeded', 'BudgetLedger', 'Spend', 'epsilon_of_rho', 'rho_of_epsilon', 'rho_of_sigma']

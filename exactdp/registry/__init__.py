@@ -9,7 +9,8 @@ every built-in claim, and ``holds`` / ``holds-tight`` appear only with it) and
 ``meets_expectation(result)``. The kinds:
 
 * ``"sensitivity"``: a published sensitivity on one space
-  (:class:`~exactdp.checkers.builtin.BuiltinClaim`; seed 000's rules, seed 003's tables);
+  (:class:`~exactdp.checkers.builtin.BuiltinClaim`; seed 000's rules, seed 003's tables:
+  :mod:`exactdp.registry.seed000`, :mod:`exactdp.registry.seed003`);
 * ``"privacy"``: a published statement about a mechanism
   (:class:`~exactdp.checkers.privacy_claims.PrivacyClaim`);
 * ``"formula"``: a catalogue formula over a grid of bindings

@@ -42,7 +42,8 @@ from exactdp.numeric.exact import from_float
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.mechanisms.distribution import shown
 from exactdp.mechanisms.calibration.noise_choice import compare_noise, laplace_better_below
-from exactdp.mechanisms.typical import check_seed_closed_form, expected_sensitivity, sensitivity_sampler_plan
+from exactdp.mechanisms.calibration.typical import expected_sensitivity, sensitivity_sampler_plan
+from exactdp.registry.seed004 import check_seed_closed_form, height_mixture
 from exactdp.spaces import ExactSet, IntegerRange, Multisets
 from exactdp.symbolic.constructors import make_quantile_score
 
@@ -96,7 +97,7 @@ def _exponential_median(form: str) -> Callable[[], PrivacyResult]:
 def _seed004(typical: str) -> Callable[[], PrivacyResult]:
     def run():
         if typical == "expected":  # irrational: a few heights, the domain's ends included
-            scale, heights = expected_sensitivity(), ExactSet([0, 75, 150, 225, 300])
+            scale, heights = expected_sensitivity(height_mixture()), ExactSet([0, 75, 150, 225, 300])
         else:
             scale, heights = typical, IntegerRange(0, 300)
         m = make_mechanism("laplace", scale=scale)  # b = typical / epsilon with epsilon = 1
@@ -122,7 +123,7 @@ def _closed_form_claim() -> StatementResult:
     verdict = Verdict.HOLDS_TIGHT if diff == 0 else Verdict.VIOLATED
     return StatementResult(
         verdict, f"E|h - h'| derived in SymPy minus the seed's closed form simplifies to {diff}; "
-                 f"at the seed's parameters E[Delta f] = {shown(expected_sensitivity(), 8)} cm",
+                 f"at the seed's parameters E[Delta f] = {shown(expected_sensitivity(height_mixture()), 8)} cm",
         "E|h - h'| for h, h' independent from 1/2 N(mu_M, sigma_M^2) + 1/2 N(mu_F, sigma_F^2), "
         "all four parameters symbolic (proof: proofs/s004-expected-sensitivity.md)",
         {"difference": str(diff)},

@@ -33,12 +33,19 @@ from exactdp.checkers.results import Verdict
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
-from exactdp.checkers.builtin import seed003_tables
 from exactdp.mechanisms.accounting.composition import compose_sequential
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.mechanisms.calibration.noise_choice import laplace_better_below
-from exactdp.mechanisms.typical import sampler_mean, sampler_output, sensitivity_sampler_plan, true_epsilon, typical_sensitivities
+from exactdp.mechanisms.calibration.typical import sampler_mean, sampler_output, sensitivity_sampler_plan, true_epsilon
 from exactdp.queries.builtin import median
+from exactdp.registry.seed003 import seed003_tables
+from exactdp.registry.seed004 import (
+    SEED004_PRINTED_MEAN,
+    SEED004_PRINTED_SENSITIVITY,
+    SEED_DOMAIN,
+    height_mixture,
+    typical_sensitivities,
+)
 from exactdp.relational.entries import id_count_truth
 from exactdp.symbolic.constructors import make_quantile_score
 from exactdp.symbolic.entries_seed000 import average_epsilon
@@ -54,11 +61,6 @@ _S003 = "seed 003 (Global Sensitivity From Scratch), Note 1 (unbounded sensitivi
 _S004_TYP = "seed 004 (Sherpa.ai, The Laplace mechanism), section 4 (experiments with E[Delta f] + sigma, + 2 sigma)"
 _S004_SAMPLER = "seed 004 (Sherpa.ai, The Laplace mechanism), section 3 (the sensitivity sampler, gamma = 0.05)"
 
-SEED004_PRINTED_MEAN = "11.89"
-"""The seed's "Mean sensitivity from sampling" (``round(mean, 2)``)."""
-
-SEED004_PRINTED_SENSITIVITY = "47.38"
-"""The seed's "Sensitivity from sampling" (``round(sensitivity, 2)``)."""
 
 
 def _d(x, digits: int = 6) -> str:
@@ -231,7 +233,7 @@ def _add_only() -> StatementResult:
 
 def _typical_true_epsilon(label: str) -> StatementResult:
     typ = typical_sensitivities()[label]
-    r = true_epsilon(typ, 1)
+    r = true_epsilon(typ, 1, SEED_DOMAIN)
     verdict = Verdict.VIOLATED if r.verdict == "violated" else Verdict(r.verdict)
     return StatementResult(
         verdict,
@@ -258,17 +260,17 @@ def _diffpriv_sampler() -> StatementResult:
 def _printed(which: str) -> StatementResult:
     plan = sensitivity_sampler_plan("0.05", library="shfl")  # the seed's run
     if which == "output":
-        judged = sampler_output(plan.m, plan.k).judge(SEED004_PRINTED_SENSITIVITY)
+        judged = sampler_output(plan.m, plan.k, mixture=height_mixture()).judge(SEED004_PRINTED_SENSITIVITY)
         other = sensitivity_sampler_plan("0.05", library="diffpriv")
-        alt = sampler_output(other.m, other.k).cdf(SEED004_PRINTED_SENSITIVITY)
+        alt = sampler_output(other.m, other.k, mixture=height_mixture()).cdf(SEED004_PRINTED_SENSITIVITY)
         extra = (f"; with diffpriv's m = {other.m}: P(X <= {SEED004_PRINTED_SENSITIVITY}) in "
                  f"[{decimal_at_most(alt[0], 4)}, {decimal_at_least(alt[1], 4)}]")
         scope = ("X = the largest of shfl's m = k = 1325 independent |h - h'|, h, h' from 1/2 "
                  "N(178, 7^2) + 1/2 N(162, 6.5^2); exact erf form in Arb balls (proof: "
                  "proofs/s004-sampler-output.md)")
     else:
-        judged = sampler_mean(plan.m).judge(SEED004_PRINTED_MEAN)
-        mom = sampler_mean(plan.m).moments()
+        judged = sampler_mean(plan.m, mixture=height_mixture()).judge(SEED004_PRINTED_MEAN)
+        mom = sampler_mean(plan.m, mixture=height_mixture()).moments()
         lo, hi = mom["sd_of_mean"]
         extra = (f"; E X = E|h - h'| in [{decimal_at_most(mom['mean'][0], 6)}, "
                  f"{decimal_at_least(mom['mean'][1], 6)}], sd of X in [{decimal_at_most(lo, 4)}, "

@@ -47,16 +47,17 @@ from exactdp.errors import Undecided
 from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
-from exactdp.checkers.builtin import seed003_tables
 from exactdp.checkers.privacy import check_mechanism
 from exactdp.checkers.sensitivity import sensitivity
 from exactdp.mechanisms.mechanism import make_mechanism
-from exactdp.mechanisms.typical import true_epsilon, typical_sensitivities
+from exactdp.mechanisms.calibration.typical import true_epsilon
 from exactdp.numeric import intervals
 from exactdp.queries import count
 from exactdp.relational.tables import TableDomain
 from exactdp.relational.transforms import max_rows_per_id
 from exactdp.relational.worst import id_worst_case
+from exactdp.registry.seed003 import seed003_tables
+from exactdp.registry.seed004 import SEED_DOMAIN, typical_sensitivities
 from exactdp.spaces import IntegerRange, Multisets, SubMultisets
 from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
 
@@ -231,7 +232,7 @@ def _error_vs_epsilon() -> StatementResult:
     typ = typical_sensitivities()
     labels = ("E[Delta f]", "E[Delta f] + sigma", "E[Delta f] + 2 sigma")
     scale = {k: typ[k] for k in labels}
-    factors = {k: true_epsilon(typ[k], 1).factor for k in labels}
+    factors = {k: true_epsilon(typ[k], 1, SEED_DOMAIN).factor for k in labels}
     increasing = all(compare(scale[b], scale[a]) > 0 for a, b in zip(labels, labels[1:]))
     falling = all(compare(factors[a], factors[b]) > 0 for a, b in zip(labels, labels[1:]))
     ok = increasing and falling

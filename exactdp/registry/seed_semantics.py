@@ -9,7 +9,8 @@ relation a seed states set beside the one it computes with (issue 20).
   ``B`` a symbol, a family of neighbouring pairs whose distance tends to infinity;
   seed 000's "we could claim the sensitivity is 125" is judged as the finite claim it is
   (violated at ``B = 126``). Proof: ``proofs/unbounded-witness-family.md``.
-* **Relation mismatch** (:mod:`exactdp.checkers.relation_mismatch`): seed 004 defines
+* **Relation mismatch** (:mod:`exactdp.checkers.relation_mismatch`,
+  :func:`exactdp.registry.seed004.seed004_typical_relations`): seed 004 defines
   ``Delta f`` over add/remove (``||x - y||_1 = 1``) but computes its typical sensitivity
   over replacement. Proof: ``proofs/s004-relation-mismatch.md``.
 
@@ -23,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 from exactdp.queries import mean, sum_, user_query, variance
 from exactdp.spaces import ExactSet, IntegerRange, Multisets
-from exactdp.checkers.relation_mismatch import compare_relations, seed004_typical_relations
+from exactdp.checkers.relation_mismatch import compare_relations
+from exactdp.registry.seed004 import seed004_typical_relations
 from exactdp.symbolic.constructors import make_mean, make_sum
 from exactdp.symbolic.entries_seed002 import variance_unbounded
 from exactdp.symbolic.symbols import L, U, d_in

@@ -11,21 +11,26 @@ import pytest
 import sympy
 
 from exactdp.errors import InexactInput, InvalidArgument, TooLarge
-from exactdp.mechanisms.typical import (
-    SEED_SAMPLED_SENSITIVITY,
+from exactdp.mechanisms.calibration.typical import (
     GaussianMixture,
-    check_seed_closed_form,
     exceedance_probability,
     expected_abs_normal,
     expected_sensitivity,
-    height_mixture,
-    seed_closed_form,
     sensitivity_sampler_guarantee,
     sensitivity_sampler_plan,
     true_epsilon,
-    typical_sensitivities,
 )
 from exactdp.numeric.intervals import interval_of_sympy, interval_to_fractions
+from exactdp.registry.seed004 import (
+    SEED_DOMAIN,
+    SEED_SAMPLED_SENSITIVITY,
+    check_seed_closed_form,
+    height_mixture,
+    seed_closed_form,
+    typical_sensitivities,
+)
+
+HEIGHTS = height_mixture()
 
 MP = mpmath.mp.clone()
 MP.dps = 40
@@ -85,7 +90,7 @@ def test_derived_expected_sensitivity_equals_the_seeds_closed_form_symbolically(
 
 
 def test_seed_expected_sensitivity_is_11_99_and_matches_quadrature():
-    e = expected_sensitivity()
+    e = expected_sensitivity(HEIGHTS)
     lo, hi = enclosure(e)
     assert Fraction("11.99392058837") < lo <= hi < Fraction("11.99392058838")
     assert round(float(lo), 2) == 11.99  # the seed's printed value
@@ -108,14 +113,14 @@ def test_single_gaussian_expected_difference():
 
 def test_typical_sensitivities_add_one_and_two_sigma():
     t = typical_sensitivities()
-    e, sigma = expected_sensitivity(), sympy.sqrt(sympy.Rational(877, 8))
+    e, sigma = expected_sensitivity(HEIGHTS), sympy.sqrt(sympy.Rational(877, 8))
     assert sympy.simplify(t["E[Delta f] + sigma"] - e - sigma) == 0
     assert sympy.simplify(t["E[Delta f] + 2 sigma"] - e - 2 * sigma) == 0
     assert Fraction("22.4641") < enclosure(t["E[Delta f] + sigma"])[0] < Fraction("22.4642")
 
 
 def test_exceedance_probability_of_the_sampled_sensitivity_against_quadrature():
-    p = exceedance_probability(SEED_SAMPLED_SENSITIVITY)
+    p = exceedance_probability(SEED_SAMPLED_SENSITIVITY, HEIGHTS)
 
     def tail(t, d, v):
         sd = MP.sqrt(v)
@@ -125,15 +130,15 @@ def test_exceedance_probability_of_the_sampled_sensitivity_against_quadrature():
     ref = (tail(t, 0, 98) + tail(t, 0, MP.mpf(169) / 2)) / 4 + tail(t, 16, MP.mpf(365) / 4) / 2
     assert near(p, ref)
     assert Fraction(25, 10**5) < enclosure(p)[0] and enclosure(p)[1] < Fraction(26, 10**5)
-    assert exceedance_probability(0) == 1
+    assert exceedance_probability(0, HEIGHTS) == 1
 
 
 # --- the true epsilon ----------------------------------------------------------------------
 
 
 def test_true_epsilon_of_the_expected_sensitivity_is_300_epsilon_over_it():
-    e = expected_sensitivity()
-    r = true_epsilon(e, "1/10")
+    e = expected_sensitivity(HEIGHTS)
+    r = true_epsilon(e, "1/10", SEED_DOMAIN)
     assert sympy.simplify(r.exact - 30 / e) == 0
     assert sympy.simplify(r.factor - 300 / e) == 0
     assert r.verdict == "violated"
@@ -146,20 +151,20 @@ def test_true_epsilon_of_the_expected_sensitivity_is_300_epsilon_over_it():
 @pytest.mark.parametrize("label", ["E[Delta f] + sigma", "E[Delta f] + 2 sigma"])
 def test_true_epsilon_with_one_and_two_sigma_still_violated(label):
     s = typical_sensitivities()[label]
-    r = true_epsilon(s, 1)
+    r = true_epsilon(s, 1, SEED_DOMAIN)
     assert sympy.simplify(r.exact - 300 / s) == 0 and r.verdict == "violated"
 
 
 def test_true_epsilon_of_the_sampled_sensitivity_is_exactly_300_over_47_38():
-    r = true_epsilon(SEED_SAMPLED_SENSITIVITY, "1/2")
+    r = true_epsilon(SEED_SAMPLED_SENSITIVITY, "1/2", SEED_DOMAIN)
     assert r.exact == sympy.Rational(7500, 2369)
     assert r.factor == sympy.Rational(300 * 100, 4738)
     assert r.verdict == "violated"
 
 
 def test_true_epsilon_holds_when_the_sensitivity_covers_the_domain():
-    assert true_epsilon(300, 1).verdict == "holds-tight"
-    assert true_epsilon(400, 1).verdict == "holds"
+    assert true_epsilon(300, 1, SEED_DOMAIN).verdict == "holds-tight"
+    assert true_epsilon(400, 1, (0, 300)).verdict == "holds"
     assert true_epsilon(2, 1, domain=(0, 1)).exact == sympy.Rational(1, 2)
 
 
@@ -203,12 +208,14 @@ BAD = [
     (lambda: GaussianMixture.of([(Fraction(1, 2000), 0, 1)] * 2000), TooLarge, "mixture components"),
     (lambda: expected_sensitivity("heights"), InvalidArgument, "not a GaussianMixture"),
     (lambda: height_mixture(sigma_f=6.5), InexactInput, "float"),
-    (lambda: true_epsilon(11.99, 1), InexactInput, "float"),
-    (lambda: true_epsilon(-1, 1), InvalidArgument, "not positive"),
-    (lambda: true_epsilon(10, 0), InvalidArgument, "not positive"),
+    (lambda: true_epsilon(11.99, 1, SEED_DOMAIN), InexactInput, "float"),
+    (lambda: true_epsilon(-1, 1, SEED_DOMAIN), InvalidArgument, "not positive"),
+    (lambda: true_epsilon(10, 0, SEED_DOMAIN), InvalidArgument, "not positive"),
+    (lambda: true_epsilon(10, 1, 300), InvalidArgument, "not a pair (lower, upper)"),
     (lambda: true_epsilon(10, 1, domain=(300, 0)), InvalidArgument, "Cannot have domain upper"),
-    (lambda: true_epsilon(sympy.Float(1.5), 1), InvalidArgument, "float"),
-    (lambda: exceedance_probability(-1), InvalidArgument, "negative"),
+    (lambda: true_epsilon(sympy.Float(1.5), 1, SEED_DOMAIN), InvalidArgument, "float"),
+    (lambda: exceedance_probability(-1, HEIGHTS), InvalidArgument, "negative"),
+    (lambda: exceedance_probability(1, "heights"), InvalidArgument, "not a GaussianMixture"),
     (lambda: sensitivity_sampler_guarantee(0, 1), InvalidArgument, "below 1"),
     (lambda: sensitivity_sampler_guarantee(10, 11), InvalidArgument, "above m=10"),
     (lambda: sensitivity_sampler_guarantee(10, 5, rho=1), InvalidArgument, "strictly between"),

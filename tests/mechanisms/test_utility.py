@@ -27,6 +27,7 @@ from exactdp.numeric.intervals import (
     interval_of_sympy,
     interval_to_fractions,
 )
+from exactdp.registry.seed004 import typical_sensitivities
 
 MP = mpmath.mp.clone()
 MP.dps = 40
@@ -169,7 +170,7 @@ def test_noisy_mean_with_an_irrational_scale_stays_exact():
 
 
 def test_error_table_for_the_seed():
-    t = error_table(["1/10", 1], n=500)
+    t = error_table(["1/10", 1], typical_sensitivities(), n=500)
     assert len(t.rows) == 6
     label, eps, exact, lo, hi = t.rows[1]
     assert label == "E[Delta f]" and eps == 1 and lo <= hi
@@ -212,6 +213,7 @@ BAD = [
     (lambda: error_table("1"), InvalidArgument, "not a sequence"),
     (lambda: error_table(["1"] * 10_001), TooLarge, "epsilons"),
     (lambda: error_table(["1"], sensitivities={}), InvalidArgument, "non-empty dict"),
+    (lambda: error_table(["1"]), InvalidArgument, "sensitivities=None: pass a dict"),
 ]
 
 

@@ -24,9 +24,10 @@ Fraction(3, 2)
 Seed 004's experiment: 500 people each report their height with Laplace noise of scale
 ``b``; the error of the mean of the reports is the mean of the noise, whose expected
 absolute value is ``c_500 b / 500`` (about ``0.05045 b``) and whose variance is
-``2 b^2/500``. :func:`error_table` gives it against epsilon for the seed's three typical
-sensitivities; :func:`exactdp.plotting.plot_error_vs_epsilon` draws it (this module
-computes, it does not draw: plotting sits in a layer above the mechanisms).
+``2 b^2/500``. :func:`error_table` gives it against epsilon for the sensitivities it is
+given (the seed's three typical ones: :func:`exactdp.registry.seed004.typical_sensitivities`);
+:func:`exactdp.plotting.plot_error_vs_epsilon` draws it (this module computes, it does not
+draw: plotting sits in a layer above the mechanisms).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from exactdp.mechanisms.calibration.discrete import (
     _truncation_point,
     discrete_gaussian_tail_bound,
 )
-from exactdp.mechanisms.typical import _exact_or_sympy, typical_sensitivities
+from exactdp.mechanisms.calibration.typical import _exact_or_sympy
 from exactdp.numeric.decide import to_sympy
 from exactdp.numeric.exact import format_exact
 from exactdp.numeric.intervals import enclose, exact_interval, interval_to_fractions
@@ -352,18 +353,21 @@ def _epsilons(epsilons) -> list[Fraction]:
 
 def error_table(epsilons: Sequence = SEED_EPSILONS, sensitivities: dict | None = None,
                 n: int = SEED_REPORTS, *, max_n: int | None = DEFAULT_MAX_REPORTS) -> ErrorTable:
-    """The seed's experiment, exactly: for each sensitivity (default: ``E[Delta f]``,
-    ``+ sigma``, ``+ 2 sigma`` of the seed's heights) and each epsilon, the expected
+    """The seed's experiment, exactly: for each sensitivity (a dict ``label -> value``, such
+    as the seed's ``E[Delta f]``, ``+ sigma``, ``+ 2 sigma``:
+    :func:`exactdp.registry.seed004.typical_sensitivities`) and each epsilon, the expected
     absolute error ``c_n (sensitivity/epsilon)/n`` of the mean of ``n`` noisy reports.
 
-    >>> t = error_table(["1"], n=500)
+    >>> t = error_table(["1"], {"1 cm": 1, "12 cm": 12}, n=500)
     >>> [(label, decimal_at_least(hi, 4)) for label, _, _, _, hi in t.rows]
-    [('E[Delta f]', Decimal('0.6051')), ('E[Delta f] + sigma', Decimal('1.134')), ('E[Delta f] + 2 sigma', Decimal('1.662'))]
+    [('1 cm', Decimal('0.05046')), ('12 cm', Decimal('0.6055'))]
     """
     eps_list = _epsilons(epsilons)
     n = _count(n, "n", max_n)
     if sensitivities is None:
-        sensitivities = typical_sensitivities()
+        raise InvalidArgument("sensitivities=None: pass a dict label -> sensitivity, e.g. "
+                              "{'E[Delta f]': expected_sensitivity(mixture)} (seed 004's three: "
+                              "typical_sensitivities() of exactdp's registry.seed004)")
     if not isinstance(sensitivities, dict) or not sensitivities:
         raise InvalidArgument(f"sensitivities={sensitivities!r} is not a non-empty dict label -> value")
     sens = {str(k): _scale(v, f"sensitivities[{k!r}]") for k, v in sensitivities.items()}

@@ -1,41 +1,37 @@
-"""Seed 004: a "typical" sensitivity instead of the global one, and what it really costs.
+"""A "typical" sensitivity instead of the global one, and what it really costs.
 
-The seed releases one person's height with Laplace noise. Heights are unbounded, so the
-global sensitivity is infinite; the seed calibrates the noise to a *typical* sensitivity
-instead: the expected ``|h - h'|`` for two heights drawn from the population (one record
-per database, neighbours replace the record), or a sampled high quantile of it (the
-sensitivity sampler of Rubinstein and Aldà 2017). This module computes those numbers
-exactly and states what they guarantee.
+When a query's global sensitivity is infinite (an unbounded record, such as a height), a
+calibration may use a *typical* sensitivity instead: the expected ``|h - h'|`` for two
+records drawn from a population (neighbours replace the record), or a sampled high
+quantile of it (the sensitivity sampler of Rubinstein and Aldà 2017). This module computes
+those numbers exactly and states what they guarantee. Seed 004's own numbers (its heights,
+its closed form, its three typical sensitivities) are in :mod:`exactdp.registry.seed004`.
 
 **The population.** :class:`GaussianMixture` with exact weights, means and standard
-deviations; :func:`height_mixture` is the seed's ``1/2 N(178, 7^2) + 1/2 N(162, 6.5^2)``
-(``6.5`` is ``13/2``). Its mean and variance are exact Fractions:
+deviations; its mean and variance are exact Fractions:
 
->>> heights = height_mixture()
->>> heights.mean, heights.variance
-(Fraction(170, 1), Fraction(877, 8))
+>>> mixture = GaussianMixture.of([("1/2", -1, 1), ("1/2", 1, 1)])
+>>> mixture.mean, mixture.variance
+(Fraction(0, 1), Fraction(2, 1))
 
-**E[Delta f] = E|h - h'|** for ``h, h'`` iid from the mixture, as an exact SymPy real,
-derived (:func:`expected_abs_normal` is itself derived by SymPy integration) and checked
-against the seed's closed form (:func:`check_seed_closed_form`, which simplifies their
-difference to 0 with the parameters as symbols):
+**E[Delta f] = E|h - h'|** for ``h, h'`` iid from the mixture (:func:`expected_sensitivity`),
+as an exact SymPy real, derived (:func:`expected_abs_normal` is itself derived by SymPy
+integration); :func:`exceedance_probability` is ``P(|h - h'| > t)``:
 
->>> from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
->>> e = expected_sensitivity(heights)
->>> decimal_at_most(e, 12), decimal_at_least(e, 12)
-(Decimal('11.9939205883'), Decimal('11.9939205884'))
+>>> expected_sensitivity(GaussianMixture.of([(1, 0, 1)]))
+2/sqrt(pi)
 
-**The true epsilon.** On heights bounded to ``[0, 300]`` the global sensitivity is 300, so
-Laplace noise of scale ``b = Delta_typ/epsilon`` is ``300 epsilon/Delta_typ``-DP and no
-better (the pair of databases ``(0,)`` and ``(300,)``, any output at or above 300):
+**The true epsilon.** When one record ranges over a bounded ``domain``, Laplace noise of
+scale ``b = Delta_typ/epsilon`` is ``(domain width) epsilon/Delta_typ``-DP and no better (the
+pair of databases at the domain's ends, any output at or above the upper end):
 
->>> r = true_epsilon(e, "1")
->>> r.verdict, decimal_at_most(r.factor, 6), decimal_at_least(r.factor, 6)
-('violated', Decimal('25.0126'), Decimal('25.0127'))
+>>> r = true_epsilon(2, 1, (0, 10))
+>>> r.verdict, r.exact
+('violated', 5)
 
 **The sensitivity sampler** gives random differential privacy, not differential privacy:
 see :func:`sensitivity_sampler_guarantee`. Its configuration for a target ``gamma`` is the
-library's (:func:`sensitivity_sampler_plan`, ``library="shfl"`` for the seed's run,
+library's (:func:`sensitivity_sampler_plan`, ``library="shfl"`` for Sherpa.ai's,
 ``"diffpriv"`` for the R package), with the Lambert W branch each library takes enclosed
 in Arb balls:
 
@@ -43,14 +39,9 @@ in Arb balls:
 >>> (shfl.m, shfl.k), (diffpriv.m, diffpriv.k)
 ((1325, 1325), (1305, 1305))
 
-**What the sampler printed** (47.38 and 11.89) is judged by the distribution of its
-output: the ``k``-th smallest of ``m`` sampled ``|h - h'|``, enclosed exactly
-(:func:`sampler_output`), and the mean of the ``m`` samples, enclosed by the Berry-Esseen
-theorem (:func:`sampler_mean`):
-
->>> lo, hi = sampler_output(1325, 1325).cdf("47.38")
->>> decimal_at_most(lo, 4), decimal_at_least(hi, 4)
-(Decimal('0.7128'), Decimal('0.7129'))
+**What a sampler printed** is judged by the distribution of its output: the ``k``-th
+smallest of ``m`` sampled ``|h - h'|``, enclosed exactly (:func:`sampler_output`), and the
+mean of the ``m`` samples, enclosed by the Berry-Esseen theorem (:func:`sampler_mean`).
 """
 
 from __future__ import annotations
@@ -74,8 +65,6 @@ from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 __all__ = [
     "MAX_COMPONENTS",
     "MAX_SAMPLE_SIZE",
-    "SEED_DOMAIN",
-    "SEED_SAMPLED_SENSITIVITY",
     "GaussianMixture",
     "BERRY_ESSEEN_C",
     "SAMPLER_LIBRARIES",
@@ -84,25 +73,15 @@ __all__ = [
     "SampleMean",
     "SamplerOutput",
     "TrueEpsilon",
-    "check_seed_closed_form",
     "exceedance_probability",
     "expected_abs_normal",
     "expected_sensitivity",
-    "height_mixture",
     "sampler_mean",
     "sampler_output",
-    "seed_closed_form",
     "sensitivity_sampler_guarantee",
     "sensitivity_sampler_plan",
     "true_epsilon",
-    "typical_sensitivities",
 ]
-
-SEED_DOMAIN = (Fraction(0), Fraction(300))
-"""The seed's bound on heights in cm: "humans ... are never more than 3m tall"."""
-
-SEED_SAMPLED_SENSITIVITY = Fraction("47.38")
-"""The sensitivity the seed's sampler printed (``round(sensitivity, 2)``, gamma = 0.05)."""
 
 MAX_COMPONENTS = 1_000
 """Most mixture components: E|h - h'| has one term per ordered pair of components."""
@@ -169,7 +148,7 @@ class GaussianMixture:
     def variance(self) -> Fraction:
         """``sum_i w_i (sigma_i^2 + mu_i^2) - mean^2``, exactly (law of total variance).
 
-        For two equal weights this is the seed's
+        For two equal weights this is
         ``1/2 (sigma_M^2 + sigma_F^2) + 1/4 (mu_M - mu_F)^2``.
         """
         second = sum((w * (s * s + m * m) for w, m, s in zip(self.weights, self.means, self.sigmas)),
@@ -184,11 +163,6 @@ class GaussianMixture:
     def __str__(self) -> str:
         return " + ".join(f"{format_exact(w)} N({format_exact(m)}, {format_exact(s)}^2)"
                           for w, m, s in zip(self.weights, self.means, self.sigmas))
-
-
-def height_mixture(mu_m=178, sigma_m=7, mu_f=162, sigma_f="6.5") -> GaussianMixture:
-    """The seed's heights in cm: ``1/2 N(mu_M, sigma_M^2) + 1/2 N(mu_F, sigma_F^2)``."""
-    return GaussianMixture.of([("1/2", mu_m, sigma_m), ("1/2", mu_f, sigma_f)])
 
 
 # --- E|h - h'| --------------------------------------------------------------------------
@@ -246,92 +220,41 @@ def _mixture(value: Any) -> GaussianMixture:
     if not isinstance(value, GaussianMixture):
         raise InvalidArgument(
             f"mixture={value!r} is not a GaussianMixture; build one with "
-            f"GaussianMixture.of([(weight, mean, sigma), ...]) or height_mixture()")
+            f"GaussianMixture.of([(weight, mean, sigma), ...])")
     return value
 
 
-def expected_sensitivity(mixture: GaussianMixture | None = None) -> sympy.Expr:
-    """``E[Delta f] = E|h - h'|`` for ``h, h'`` iid from ``mixture`` (default: the seed's
-    heights), exact: ``sum_{i,j} w_i w_j E|N(mu_i - mu_j, sigma_i^2 + sigma_j^2)|``.
+def expected_sensitivity(mixture: GaussianMixture) -> sympy.Expr:
+    """``E[Delta f] = E|h - h'|`` for ``h, h'`` iid from ``mixture``, exact:
+    ``sum_{i,j} w_i w_j E|N(mu_i - mu_j, sigma_i^2 + sigma_j^2)|``.
 
     Proof: ``proofs/s004-expected-sensitivity.md``.
 
     >>> expected_sensitivity(GaussianMixture.of([(1, 0, 1)]))
     2/sqrt(pi)
     """
-    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    mixture = _mixture(mixture)
     total = sympy.Integer(0)
     for w, d, v in _pairs(mixture):
         total += w * _abs_normal_at(d, v)
     return total
 
 
-def seed_closed_form(mu_m, mu_f, sigma_m, sigma_f) -> sympy.Expr:
-    """The seed's formula for ``E[Delta f]`` with two equal weights, as written there:
-    ``1/(2 sqrt pi) (sigma_M + sigma_F + sqrt(2(sigma_M^2+sigma_F^2)) (e^{-m^2} +
-    sqrt(pi) m erf(m)))``, ``m = (mu_M - mu_F)/sqrt(2(sigma_M^2+sigma_F^2))``. Arguments may
-    be SymPy symbols or exact numbers."""
-    args = [sympy.sympify(a) if isinstance(a, sympy.Basic) else to_sympy(to_exact(a, n))
-            for a, n in ((mu_m, "mu_m"), (mu_f, "mu_f"), (sigma_m, "sigma_m"), (sigma_f, "sigma_f"))]
-    mu_m, mu_f, sigma_m, sigma_f = args
-    root = sympy.sqrt(2 * (sigma_m**2 + sigma_f**2))
-    m = (mu_m - mu_f) / root
-    return (sigma_m + sigma_f + root * (sympy.exp(-m**2) + sympy.sqrt(sympy.pi) * m * sympy.erf(m))) / (
-        2 * sympy.sqrt(sympy.pi))
-
-
-def check_seed_closed_form() -> sympy.Expr:
-    """Check, with the parameters as symbols, that the derived ``E|h - h'|`` of
-    ``1/2 N(mu_M, sigma_M^2) + 1/2 N(mu_F, sigma_F^2)`` equals :func:`seed_closed_form`.
-
-    Returns the simplified difference, which is ``0``; raises ``AssertionError`` otherwise.
-
-    >>> check_seed_closed_form()
-    0
-    """
-    mu_m, mu_f = sympy.symbols("mu_M mu_F", real=True)
-    sigma_m, sigma_f = sympy.symbols("sigma_M sigma_F", positive=True)
-    half = sympy.Rational(1, 2)
-    comps = [(half, mu_m, sigma_m), (half, mu_f, sigma_f)]
-    derived = sympy.Integer(0)
-    for wi, mi, si in comps:
-        for wj, mj, sj in comps:
-            derived += wi * wj * _abs_normal_at(mi - mj, si**2 + sj**2)
-    difference = sympy.simplify(derived - seed_closed_form(mu_m, mu_f, sigma_m, sigma_f))
-    if difference != 0:  # pragma: no cover - a SymPy regression
-        raise AssertionError(f"derived - seed closed form simplifies to {difference}, not 0")
-    return difference
-
-
-def typical_sensitivities(mixture: GaussianMixture | None = None) -> dict[str, sympy.Expr]:
-    """The seed's three typical sensitivities, exact: ``E[Delta f]``, ``E[Delta f] + sigma``
-    and ``E[Delta f] + 2 sigma`` (``sigma`` the mixture's standard deviation).
-
-    >>> sorted(typical_sensitivities())
-    ['E[Delta f]', 'E[Delta f] + 2 sigma', 'E[Delta f] + sigma']
-    """
-    mixture = height_mixture() if mixture is None else _mixture(mixture)
-    e = expected_sensitivity(mixture)
-    return {"E[Delta f]": e, "E[Delta f] + sigma": e + mixture.sigma,
-            "E[Delta f] + 2 sigma": e + 2 * mixture.sigma}
-
-
-def exceedance_probability(threshold, mixture: GaussianMixture | None = None) -> sympy.Expr:
+def exceedance_probability(threshold, mixture: GaussianMixture) -> sympy.Expr:
     """``P(|h - h'| > t)`` for ``h, h'`` iid from ``mixture``, exact (``erfc`` terms).
 
     This is the probability, over a random pair of neighbouring databases, that their pair
-    is *not* covered by a sensitivity ``t``: what random DP's ``gamma`` is about. For the
-    seed's sampled 47.38 it is about ``2.6 * 10^-4``: tiny, but those are exactly the
-    tallest and shortest people.
+    is *not* covered by a sensitivity ``t``: what random DP's ``gamma`` is about (for seed
+    004's sampled 47.38 about ``2.6 * 10^-4``: tiny, but those are exactly the tallest and
+    shortest people).
 
-    >>> from exactdp.numeric.rounding import decimal_at_least
-    >>> decimal_at_least(exceedance_probability("47.38"), 3)
-    Decimal('0.000256')
+    >>> exceedance_probability(2, GaussianMixture.of([(1, 0, 1)]))
+    erfc(1)
     """
     t = to_exact(threshold, "threshold")
     if t < 0:
         raise InvalidArgument(f"threshold={shown(threshold)} is negative; pass a sensitivity >= 0")
-    mixture = height_mixture() if mixture is None else _mixture(mixture)
+    mixture = _mixture(mixture)
     t = to_sympy(t)
     total = sympy.Integer(0)
     for w, d, v in _pairs(mixture):
@@ -412,15 +335,15 @@ class TrueEpsilon:
                 rf"\ ({self.verdict}\ \text{{against}}\ \varepsilon = {sympy.latex(self.claimed)})$")
 
 
-def true_epsilon(typical_sensitivity, epsilon, domain=SEED_DOMAIN) -> TrueEpsilon:
+def true_epsilon(typical_sensitivity, epsilon, domain) -> TrueEpsilon:
     """The true epsilon of Laplace noise calibrated as ``b = typical_sensitivity/epsilon``
-    when one record ranges over ``domain`` (default ``[0, 300]`` cm) and neighbours replace
-    it: ``(upper - lower) epsilon / typical_sensitivity``, exact.
+    when one record ranges over ``domain`` (a pair ``(lower, upper)``) and neighbours
+    replace it: ``(upper - lower) epsilon / typical_sensitivity``, exact.
 
     ``typical_sensitivity`` may be a SymPy real (:func:`expected_sensitivity`) or an exact
     number (``"47.38"``); floats are refused. Proof: ``proofs/s004-true-epsilon.md``.
 
-    >>> true_epsilon("47.38", "1/10").exact
+    >>> true_epsilon("47.38", "1/10", (0, 300)).exact
     1500/2369
     """
     typ = _exact_or_sympy(typical_sensitivity, "typical_sensitivity")
@@ -856,13 +779,14 @@ class SamplerOutput:
         return PrintedValue(v, box, rounds, lv, _judge(v, box, lv), what)
 
 
-def sampler_output(m: int, k: int | None = None, mixture: GaussianMixture | None = None) -> SamplerOutput:
-    """The distribution of the sampler's output for ``m`` samples and order statistic
-    ``k`` (default ``m``, the largest: what both libraries take at ``gamma = 0.05``).
+def sampler_output(m: int, k: int | None = None, *, mixture: GaussianMixture) -> SamplerOutput:
+    """The distribution of the sampler's output for ``m`` samples of ``|h - h'|`` (``h, h'``
+    from ``mixture``) and order statistic ``k`` (default ``m``, the largest: what both
+    libraries take at ``gamma = 0.05``).
 
-    >>> lo, hi = sampler_output(1305).cdf("47.38")
-    >>> str(decimal_at_most(lo, 3))
-    '0.716'
+    >>> lo, hi = sampler_output(2, mixture=GaussianMixture.of([(1, 0, 1)])).cdf(2)
+    >>> decimal_at_most(lo, 4), decimal_at_least(hi, 4)
+    (Decimal('0.7101'), Decimal('0.7102'))
     """
     m = _whole(m, "m", 1, MAX_SAMPLE_SIZE)
     refuse_above(m, 10**6, what="samples in the output distribution", option=None,
@@ -872,8 +796,7 @@ def sampler_output(m: int, k: int | None = None, mixture: GaussianMixture | None
         raise InvalidArgument(f"k={k} is above m={m}; the order statistic is one of the m samples")
     refuse_above(m - k + 1, 10**5, what="terms of the binomial tail (m - k + 1)", option=None,
                  hint="pass k closer to m")
-    mixture = height_mixture() if mixture is None else _mixture(mixture)
-    return SamplerOutput(m, k, mixture)
+    return SamplerOutput(m, k, _mixture(mixture))
 
 
 @dataclass(frozen=True)
@@ -935,13 +858,13 @@ class SampleMean:
         return PrintedValue(v, box, None, lv, _judge(v, box, lv), what)
 
 
-def sampler_mean(m: int, mixture: GaussianMixture | None = None) -> SampleMean:
-    """The distribution of the mean of the sampler's ``m`` samples (enclosed).
+def sampler_mean(m: int, *, mixture: GaussianMixture) -> SampleMean:
+    """The distribution of the mean of the sampler's ``m`` samples of ``|h - h'|`` (``h, h'``
+    from ``mixture``), enclosed.
 
-    >>> lo, hi = sampler_mean(1325).cdf("11.89")
+    >>> lo, hi = sampler_mean(10_000, mixture=GaussianMixture.of([(1, 0, 1)])).cdf(2)
     >>> decimal_at_most(lo, 2), decimal_at_least(hi, 2)
-    (Decimal('0.22'), Decimal('0.45'))
+    (Decimal('0.95'), Decimal('1'))
     """
     m = _whole(m, "m", 1, MAX_SAMPLE_SIZE)
-    mixture = height_mixture() if mixture is None else _mixture(mixture)
-    return SampleMean(m, mixture)
+    return SampleMean(m, _mixture(mixture))
