@@ -22,9 +22,13 @@ without pyplot, so no global backend is switched (a Jupyter session keeps its ow
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
+import io
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -95,10 +99,12 @@ class Series:
 
 @dataclass(frozen=True)
 class PlotData:
-    """What a figure shows: the file written (``None`` when nothing was drawn) and its series."""
+    """What a figure shows: the file written (``None`` when none was), its series, and the
+    matplotlib ``Figure`` drawn (``None`` when nothing was drawn), which Jupyter shows."""
 
     path: str | None
     series: tuple[Series, ...]
+    figure: Any = field(default=None, compare=False, repr=False)
 
     def __getitem__(self, key: str | tuple[str, str]) -> Series:
         """The series labelled ``key``, or ``(panel, label)`` in a grid."""
@@ -123,9 +129,11 @@ class PlotData:
         return out
 
     def _repr_png_(self) -> bytes | None:
-        """Jupyter shows the figure written (a PNG) when a cell ends with this object."""
-        import os
-
+        """Jupyter shows the figure (a PNG) when a cell ends with this object."""
+        if self.figure is not None:
+            buffer = io.BytesIO()
+            self.figure.savefig(buffer, format="png")
+            return buffer.getvalue()
         if self.path and self.path.lower().endswith(".png") and os.path.isfile(self.path):
             with open(self.path, "rb") as f:
                 return f.read()
@@ -234,9 +242,9 @@ def _sensitivity_series(curves: Any) -> tuple[list[Series], bool]:
     return [_curve_series(c, None, "", f"curves[{i}]") for i, c in enumerate(curves)], False
 
 
-def plot_sensitivity_curves(curves, path: str, *, layout: str | None = None,
+def plot_sensitivity_curves(curves, path: str | None = None, *, layout: str | None = None,
                             columns: int | None = None, title: str | None = None,
-                            xlabel: str = "d_in") -> PlotData:
+                            xlabel: str = "d_in", ax: Any = None) -> PlotData:
     """Draw many sensitivity curves (exact sensitivity against ``d_in``) in one figure.
 
     ``curves``: a :class:`~exactdp.checkers.sensitivity.SensitivityCurve`, a list of them
@@ -247,10 +255,12 @@ def plot_sensitivity_curves(curves, path: str, *, layout: str | None = None,
     a nested mapping, else the overlay. ``columns``: panels per row of a grid (default
     about the square root of the number of panels); ``xlabel`` names the distance axis.
 
-    Returns the :class:`PlotData` drawn: each series holds the exact sensitivities.
-    The drawing itself is float; the values come from the exact computation.
+    Returns the :class:`PlotData` drawn (its ``figure`` the matplotlib Figure): each series
+    holds the exact sensitivities. ``path`` (optional) writes the figure to a file; ``ax``
+    draws into a matplotlib Axes of yours (one panel). The drawing itself is float; the
+    values come from the exact computation.
     """
-    check_plot_target(path)
+    _check_target(path)
     series, nested = _sensitivity_series(curves)
     layout = ("grid" if nested else "overlay") if layout is None else layout
     if layout not in ("overlay", "grid"):
@@ -261,10 +271,10 @@ def plot_sensitivity_curves(curves, path: str, *, layout: str | None = None,
     if layout == "grid" and not nested:
         series = [Series(s.label, s.x, s.y, s.lower, s.upper, s.label) for s in series]
     columns = _columns(columns, len({s.panel for s in series}))
-    data = PlotData(str(path), tuple(series))
-    _draw(data, str(path), xlabel=xlabel, ylabel="exact sensitivity", title=title,
-          columns=columns, integer_x=True)
-    return data
+    data = PlotData(_path(path), tuple(series))
+    figure = _draw(data, _path(path), xlabel=xlabel, ylabel="exact sensitivity", title=title,
+                   columns=columns, integer_x=True, ax=ax)
+    return dataclasses.replace(data, figure=figure)
 
 
 def _columns(columns, panels: int) -> int:
@@ -387,37 +397,40 @@ def privacy_profile(sources, epsilons) -> PlotData:
     return PlotData(None, tuple(series))
 
 
-def plot_privacy_profile(sources, path: str, epsilons, *, log_delta: bool = False,
-                         title: str | None = None) -> PlotData:
+def plot_privacy_profile(sources, path: str | None, epsilons, *, log_delta: bool = False,
+                         title: str | None = None, ax: Any = None) -> PlotData:
     """Draw ``delta(epsilon)`` of one or more mechanisms or pairs in one figure.
 
     ``sources`` and ``epsilons`` as in :func:`privacy_profile`. Exact profiles are drawn
     as lines with markers; certified enclosures (:func:`composition`) as bands from the
     float just below the lower bound to the float just above the upper one. The drawing
     is float, but every value comes from the exact computation and is returned in the
-    :class:`PlotData` (``log_delta``: a logarithmic delta axis, zeros left out).
+    :class:`PlotData` (``log_delta``: a logarithmic delta axis, zeros left out). ``path=None``
+    writes no file; ``ax`` draws into a matplotlib Axes of yours.
     """
-    check_plot_target(path)
+    _check_target(path)
     data = privacy_profile(sources, epsilons)
-    data = PlotData(str(path), data.series)
-    _draw(data, str(path), xlabel="epsilon", ylabel="delta(epsilon)", title=title,
-          columns=1, ylog=log_delta)
-    return data
+    data = PlotData(_path(path), data.series)
+    figure = _draw(data, _path(path), xlabel="epsilon", ylabel="delta(epsilon)", title=title,
+                   columns=1, ylog=log_delta, ax=ax)
+    return dataclasses.replace(data, figure=figure)
 
 
 # --- utility -----------------------------------------------------------------------------
 
 
-def plot_error_vs_epsilon(path: str, epsilons=None, sensitivities: dict | None = None,
-                          n: int | None = None, *, table=None, title: str | None = None) -> PlotData:
+def plot_error_vs_epsilon(path: str | None = None, epsilons=None, sensitivities: dict | None = None,
+                          n: int | None = None, *, table=None, title: str | None = None,
+                          ax: Any = None) -> PlotData:
     """Seed 004's figure: the expected absolute error of the mean of ``n`` Laplace-noised
     reports against epsilon, one line per sensitivity, both axes logarithmic.
 
     The values are :func:`exactdp.mechanisms.calibration.utility.error_table`'s (pass ``table=`` to
     draw one already computed; the other arguments are its own, with its defaults): each
-    point is exact in ``y`` and certified in ``lower``/``upper``. The drawing is float.
+    point is exact in ``y`` and certified in ``lower``/``upper``. The drawing is float;
+    ``path=None`` writes no file, ``ax`` draws into a matplotlib Axes of yours.
     """
-    check_plot_target(path)
+    _check_target(path)
     if table is None:
         table = utility.error_table(utility.SEED_EPSILONS if epsilons is None else epsilons,
                                     sensitivities, utility.SEED_REPORTS if n is None else n)
@@ -429,62 +442,83 @@ def plot_error_vs_epsilon(path: str, epsilons=None, sensitivities: dict | None =
         rows = [r for r in table.rows if r[0] == label]
         series.append(Series(label, tuple(r[1] for r in rows), tuple(r[2] for r in rows),
                              tuple(r[3] for r in rows), tuple(r[4] for r in rows)))
-    data = PlotData(str(path), tuple(series))
-    _draw(data, str(path), xlabel="epsilon", ylabel=f"expected |error| of the mean of {table.n} reports",
-          title=title, columns=1, xlog=True, ylog=True)
-    return data
+    data = PlotData(_path(path), tuple(series))
+    figure = _draw(data, _path(path), xlabel="epsilon", ylabel=f"expected |error| of the mean of {table.n} reports",
+                   title=title, columns=1, xlog=True, ylog=True, ax=ax)
+    return dataclasses.replace(data, figure=figure)
 
 
 # --- drawing -----------------------------------------------------------------------------
 
 
-def _draw(data: PlotData, path: str, *, xlabel: str, ylabel: str, title: str | None, columns: int,
-          integer_x: bool = False, xlog: bool = False, ylog: bool = False) -> None:
-    # A Figure without pyplot: drawn on the Agg canvas, no global backend switched (so a
-    # Jupyter session keeps its own), nothing left open.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+def _check_target(path: str | None) -> None:
+    """A file to write, checked before any work; with no file, matplotlib must still be there."""
+    if path is not None:
+        check_plot_target(path)
+    elif importlib.util.find_spec("matplotlib") is None:
+        raise InvalidArgument("plotting needs matplotlib, which is not installed; install the plot extra: "
+                              "pip install 'exactdp[plot]'")
+
+
+def _path(path: str | None) -> str | None:
+    return None if path is None else str(path)
+
+
+def _draw(data: PlotData, path: str | None, *, xlabel: str, ylabel: str, title: str | None, columns: int,
+          integer_x: bool = False, xlog: bool = False, ylog: bool = False, ax: Any = None) -> Any:
+    """Draw ``data`` and return the Figure: a new one (on the Agg canvas, no pyplot, so a
+    Jupyter session keeps its backend), or the one of the Axes ``ax`` given (one panel only);
+    written to ``path`` when one is given."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
     from matplotlib.figure import Figure
 
     panels = data.panels()
-    rows = math.ceil(len(panels) / columns)
-    ncols = min(columns, len(panels))
-    size = (6.4, 4.4) if len(panels) == 1 else (4.2 * ncols, 3.2 * rows + 0.4)
-    fig = Figure(figsize=size)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(rows, ncols, squeeze=False)
-    try:
-        for i, panel in enumerate(panels):
-            ax = axes[i // ncols][i % ncols]
-            for s in data.series:
-                if s.panel != panel:
-                    continue
-                xs, ys, lows, highs = s.drawn()
-                keep = [j for j in range(len(xs)) if math.isfinite(highs[j])]
-                xs, ys = [xs[j] for j in keep], [ys[j] for j in keep]
-                lows, highs = [lows[j] for j in keep], [highs[j] for j in keep]
-                if s.exact:
-                    ax.plot(xs, ys, marker="o", label=s.label)
-                else:
-                    line, = ax.plot(xs, ys, label=s.label + " (certified band)")
-                    ax.fill_between(xs, lows, highs, alpha=0.3, color=line.get_color())
-            if integer_x:
-                ticks = sorted({x for s in data.series if s.panel == panel for x in s.x})
-                ax.set_xticks([float(t) for t in ticks])
-            if xlog:
-                ax.set_xscale("log")
-            if ylog:
-                ax.set_yscale("log", nonpositive="clip")
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(ylabel)
-            if panel:
-                ax.set_title(panel, fontsize=9)
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=7)
-        for j in range(len(panels), rows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
-        if title:
-            fig.suptitle(title, fontsize=10)
+    given = ax  # the loop below names each panel's axes ax
+    if given is not None:
+        if len(panels) != 1:
+            raise InvalidArgument(f"ax= draws one panel; this figure has {len(panels)} ({', '.join(panels)}): "
+                                  f"leave ax out (a new figure), or draw one panel")
+        fig, rows, ncols, axes = given.figure, 1, 1, [[given]]
+    else:
+        rows = math.ceil(len(panels) / columns)
+        ncols = min(columns, len(panels))
+        size = (6.4, 4.4) if len(panels) == 1 else (4.2 * ncols, 3.2 * rows + 0.4)
+        fig = Figure(figsize=size)
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(rows, ncols, squeeze=False)
+    for i, panel in enumerate(panels):
+        ax = axes[i // ncols][i % ncols]
+        for s in data.series:
+            if s.panel != panel:
+                continue
+            xs, ys, lows, highs = s.drawn()
+            keep = [j for j in range(len(xs)) if math.isfinite(highs[j])]
+            xs, ys = [xs[j] for j in keep], [ys[j] for j in keep]
+            lows, highs = [lows[j] for j in keep], [highs[j] for j in keep]
+            if s.exact:
+                ax.plot(xs, ys, marker="o", label=s.label)
+            else:
+                line, = ax.plot(xs, ys, label=s.label + " (certified band)")
+                ax.fill_between(xs, lows, highs, alpha=0.3, color=line.get_color())
+        if integer_x:
+            ticks = sorted({x for s in data.series if s.panel == panel for x in s.x})
+            ax.set_xticks([float(t) for t in ticks])
+        if xlog:
+            ax.set_xscale("log")
+        if ylog:
+            ax.set_yscale("log", nonpositive="clip")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if panel:
+            ax.set_title(panel, fontsize=9)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    for j in range(len(panels), rows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    if title:
+        (fig.suptitle if given is None else axes[0][0].set_title)(title, fontsize=10)
+    if given is None:
         fig.tight_layout()
+    if path is not None:
         fig.savefig(path)
-    finally:
-        fig.clear()
+    return fig

@@ -189,29 +189,35 @@ class SensitivityCurve:
     def to_dict(self) -> list[dict]:
         return [r.to_dict() for r in self.results]
 
-    def plot(self, path: str) -> str:
-        """Write a PNG (or PDF, SVG) of sensitivity against ``d_in`` (needs the ``plot`` extra)."""
-        check_plot_target(path)
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    def plot(self, path: str | None = None, *, ax: Any = None) -> Any:
+        """Draw sensitivity against ``d_in`` and return the matplotlib Figure (the ``plot``
+        extra): into the Axes ``ax`` if given, else a new Figure (no pyplot: a notebook keeps
+        its own backend); written to ``path`` (PNG, PDF or SVG) if given."""
+        if path is not None:
+            check_plot_target(path)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
+        from matplotlib.figure import Figure
 
         from exactdp.numeric.decide import to_sympy  # lazy: loads SymPy, which this module does not import at load
 
+        if ax is None:
+            fig = Figure(figsize=(6, 4))
+            FigureCanvasAgg(fig)
+            ax = fig.subplots()
+        else:
+            fig = ax.figure
         xs = [r.scope.d_in for r in self.results]
         ys = [float(to_sympy(r.value).evalf(17)) for r in self.results]  # display only
-        fig, ax = plt.subplots(figsize=(6, 4))
         ax.plot(xs, ys, marker="o", label=self.results[0].query.name)
         ax.set_xticks(xs)
         ax.set_xlabel("d_in")
         ax.set_ylabel("exact sensitivity")
         ax.set_title(self.results[0].scope.space.describe(), fontsize=9)
         ax.legend()
-        fig.tight_layout()
-        fig.savefig(path)
-        plt.close(fig)
-        return path
+        if path is not None:
+            fig.tight_layout()
+            fig.savefig(path)
+        return fig
 
 
 PLOT_FORMATS = (".png", ".pdf", ".svg")

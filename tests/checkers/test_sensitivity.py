@@ -182,9 +182,10 @@ def test_results_render_for_humans_and_jupyter():
 def test_curve_plot_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
     curve = sensitivity_curve(sum_, Multisets(IntegerRange(0, 3), sizes=(0, 2)), d_ins=(1, 2))
-    path = curve.plot(str(tmp_path / "curve.png"))
-    with open(path, "rb") as f:
+    figure = curve.plot(str(tmp_path / "curve.png"))
+    with open(tmp_path / "curve.png", "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert [float(y) for y in figure.axes[0].lines[0].get_ydata()] == [3.0, 6.0]
 
 
 def test_building_the_value_table_shows_progress(capsys, monkeypatch):

@@ -18,8 +18,12 @@ enclosure (lower rounded down, upper rounded up), as from ``account``.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 
 from exactdp._display import card
+from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accounting.accountant import (
     DEFAULT_MAX_K, AccountResult, _check_k, _check_width, _component, account,
@@ -99,6 +103,49 @@ class PrivacyCurve:
             rows.append({"epsilon": to_exact(e, "epsilon"), "delta_lower": r.delta_lower,
                          "delta_upper": r.delta_upper, "width_met": r.width_met})
         return rows
+
+    def plot(self, deltas=("1e-5",), *, steps=None, ax: Any = None, path: str | None = None) -> Any:
+        """Draw the certified band ``[epsilon_lower, epsilon_upper]`` and return the matplotlib
+        Figure (the ``plot`` extra): against ``delta`` (log scale) at each of ``deltas``, or,
+        with ``steps`` (a list of ``k``), against the number of compositions at ``deltas[0]``.
+        Into the Axes ``ax`` if given (else a new Figure, no pyplot); written to ``path`` if
+        given. The band is drawn from the floats just outside the enclosure."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
+        from matplotlib.figure import Figure
+
+        deltas = list(deltas)
+        if not deltas or len(deltas) > MAX_BAND_POINTS:
+            raise InvalidArgument(f"deltas={deltas!r}: give 1 to {MAX_BAND_POINTS:,} values of delta")
+        if steps is not None:
+            steps = [_check_k(k, self.max_k) for k in steps]
+            if not steps or len(steps) > MAX_BAND_POINTS:
+                raise InvalidArgument(f"steps={steps!r}: give 1 to {MAX_BAND_POINTS:,} numbers of compositions")
+            curves = [PrivacyCurve(self.mechanisms, k, params=self.params, width=self.width, max_k=self.max_k,
+                                   max_slots=self.max_slots) for k in steps]
+            results = [c.epsilon(deltas[0]) for c in curves]
+            xs, xlabel = [float(k) for k in steps], f"compositions k (delta = {deltas[0]})"
+        else:
+            results = [self.epsilon(d) for d in deltas]
+            xs, xlabel = [float(to_exact(d, "delta")) for d in deltas], "delta"
+        lows = [float_at_most(r.epsilon_lower) for r in results]
+        highs = [float_at_least(r.epsilon_upper) if r.epsilon_upper != math.inf else math.inf for r in results]
+        if ax is None:
+            fig = Figure(figsize=(6, 4))
+            FigureCanvasAgg(fig)
+            ax = fig.subplots()
+        else:
+            fig = ax.figure
+        line, = ax.plot(xs, highs, marker="o", label="epsilon (certified upper bound)")
+        ax.fill_between(xs, lows, highs, alpha=0.3, color=line.get_color(), label="certified band")
+        if steps is None:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("epsilon")
+        ax.legend(fontsize=8)
+        if path is not None:
+            fig.tight_layout()
+            fig.savefig(path)
+        return fig
 
     def rdp(self, orders=None):
         """The certified Rényi DP curve at ``orders`` (see :func:`~exactdp.mechanisms.accounting.rdp.rdp`;
