@@ -5,6 +5,7 @@ space and query options into exactdp objects."""
 from __future__ import annotations
 
 import argparse
+import os
 
 from exactdp._budget import (
     DEFAULT_MAX_DATASETS,
@@ -220,3 +221,33 @@ def cluster(args):
             raise InvalidArgument("--scheduler is empty; pass an address such as tcp://host:8786")
         return address.strip()
     return "local" if getattr(args, "dask", False) else None
+
+
+def report_format(args) -> str:
+    """``--format``, with ``--json`` as ``--format json`` (both given and different: refused)."""
+    if args.json and args.format not in (None, "json"):
+        raise InvalidArgument(f"--json and --format {args.format}: --json is --format json; give one of them")
+    return "json" if args.json else (args.format or "text")
+
+
+def check_writable(path: str) -> None:
+    """Refuse, in one line, a report path that cannot be written (before any audit runs)."""
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target) or "."
+    if os.path.isdir(target):
+        raise InvalidArgument(f"--output={path!r} is a folder: give the path of a file to write the report to")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InvalidArgument(f"--output={path!r}: the folder {folder!r} is not a folder: give a path in a "
+                              f"folder that exists")
+    if not os.path.isdir(folder):
+        raise InvalidArgument(f"--output={path!r}: the folder {folder!r} does not exist: create it or "
+                              f"give a path in a folder that exists")
+    existed = os.path.exists(target)
+    try:
+        with open(target, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise InvalidArgument(f"--output={path!r} cannot be written ({e.strerror or type(e).__name__}): "
+                              f"give a path you can write to") from None
+    if not existed:
+        os.remove(target)

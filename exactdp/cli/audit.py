@@ -195,7 +195,7 @@ def _list(library: str | None, as_json: bool = False) -> int:
 
 
 def run(args) -> int:
-    fmt = _format(args)
+    fmt = opt.report_format(args)
     if args.list:
         if fmt not in ("text", "json"):
             raise InvalidArgument(f"--format {fmt} with --list: the list is text or json (--json)")
@@ -225,7 +225,7 @@ def run(args) -> int:
             raise InvalidArgument(f"audit id {unknown[0]!r} is not in the {args.library} suite: "
                                   f"'exactdp audit {args.library} --list' shows the {len(known)} ids")
     if args.output is not None:
-        check_writable(args.output)
+        opt.check_writable(args.output)
         shown, args.output = args.output, os.path.abspath(args.output)  # the audits cannot move it
     shadow = runner.plugin_suites().get(args.library) if args.library in runner.SUITES else None
     if shadow is not None:
@@ -340,35 +340,6 @@ def _audit_object(args, fmt: str) -> int:
     if result.verdict == "error":
         return BAD_INPUT
     return CLAIM_FAILED if result.verdict in ("violated", "undecided") else OK
-
-
-def _format(args) -> str:
-    if args.json and args.format not in (None, "json"):
-        raise InvalidArgument(f"--json and --format {args.format}: --json is --format json; give one of them")
-    return "json" if args.json else (args.format or "text")
-
-
-def check_writable(path: str) -> None:
-    """Refuse, in one line, a report path that cannot be written (before any audit runs)."""
-    target = os.path.abspath(path)
-    folder = os.path.dirname(target) or "."
-    if os.path.isdir(target):
-        raise InvalidArgument(f"--output={path!r} is a folder: give the path of a file to write the report to")
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise InvalidArgument(f"--output={path!r}: the folder {folder!r} is not a folder: give a path in a "
-                              f"folder that exists")
-    if not os.path.isdir(folder):
-        raise InvalidArgument(f"--output={path!r}: the folder {folder!r} does not exist: create it or "
-                              f"give a path in a folder that exists")
-    existed = os.path.exists(target)
-    try:
-        with open(target, "a", encoding="utf-8"):
-            pass
-    except OSError as e:
-        raise InvalidArgument(f"--output={path!r} cannot be written ({e.strerror or type(e).__name__}): "
-                              f"give a path you can write to") from None
-    if not existed:
-        os.remove(target)
 
 
 def summary_line(library: str, results) -> str:

@@ -27,7 +27,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from datetime import datetime, timezone
 
+from exactdp.cli import _claims_report as report
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument
@@ -83,11 +86,29 @@ def register(subparsers) -> None:
     p.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help=f"stop a claim (importing its function and checking it) after SECONDS and "
                         f"refuse it, exit 2 (default {DEFAULT_TIME_LIMIT:g})")
-    opt.json_option(p, "print one JSON object")
+    opt.json_option(p, "print one JSON object (the same as --format json)")
+    p.add_argument("--format", choices=report.FORMATS, default=None,
+                   help="text (default), json, markdown, junit (JUnit XML) or sarif (SARIF 2.1.0): one "
+                        "report of every claim; under GitHub Actions each claim not as expected is also "
+                        "an ::error annotation")
+    p.add_argument("--output", metavar="PATH", help="write the report to PATH (checked before any claim runs)")
     p.set_defaults(run=run)
 
 
+def _row(c) -> report.Row:
+    r = c.result
+    details = [("scope", r.sensitivity.scope.describe()), ("evidence", r.evidence.value)]
+    if r.witness is not None:
+        details.insert(0, ("witness", str(r.witness)))
+    return report.Row(c.spec.id, c.passed, r.verdict.value, f"{r.sensitivity.query.name}: {r.summary()}",
+                      tuple(details), "" if c.passed else c.spec.expect)
+
+
 def run(args) -> int:
+    fmt = opt.report_format(args)
+    if args.output is not None:
+        opt.check_writable(args.output)
+    started, clock = datetime.now(timezone.utc), time.monotonic()
     checked = []
     try:
         specs = load_claims(args.claims_file, time_limit=args.time_limit)
@@ -97,19 +118,27 @@ def run(args) -> int:
             if c.printed:
                 print(f"exactdp check: note: claim {printable(c.spec.id)}: the function ran{c.printed}",
                       file=sys.stderr, flush=True)
-            if not args.json:
+            if fmt == "text" and args.output is None:
                 print(c.line(), flush=True)
     except ExactDPError as e:  # ClaimsFileError: one line on stderr, exit 2 (exactdp.cli.main)
-        if args.json:  # never an empty report: what was checked, and why the rest was not
-            print(json.dumps({"file": args.claims_file, "passed": False, "error": str(e),
-                              "claims": [c.to_dict() for c in checked]}, indent=2))
+        if fmt == "json":  # never an empty report: what was checked, and why the rest was not
+            report.write(json.dumps({"file": args.claims_file, "passed": False, "error": str(e),
+                                     "claims": [c.to_dict() for c in checked]}, indent=2) + "\n", args.output)
         raise
     passed = all(c.passed for c in checked)
-    if args.json:
-        print(json.dumps({"file": args.claims_file, "passed": passed,
-                          "claims": [c.to_dict() for c in checked]}, indent=2))
+    status = OK if passed else CLAIM_FAILED
+    rows = [_row(c) for c in checked]
+    if fmt == "json":
+        report.write(json.dumps({"file": args.claims_file, "passed": passed,
+                                 "claims": [c.to_dict() for c in checked]}, indent=2) + "\n", args.output)
+    elif fmt == "text":
+        text = "".join(c.line() + "\n" for c in checked) if args.output is not None else ""
+        report.write(text + report.closing_line(rows) + "\n", args.output)
     else:
-        bad = [printable(c.spec.id) for c in checked if not c.passed]
-        tail = f"; not as expected: {', '.join(bad)}" if bad else ""
-        print(f"{len(checked)} claim(s) checked, {len(checked) - len(bad)} as expected{tail}")
-    return OK if passed else CLAIM_FAILED
+        report.write(report.render(rows, fmt, command="check", started=started,
+                                   seconds=time.monotonic() - clock, status=status), args.output)
+    for line in report.github_annotations(rows, args.claims_file):  # the runner reads stderr too
+        print(line, file=sys.stderr)
+    if args.output is not None:
+        print(f"exactdp check: {report.closing_line(rows)}; report written to {args.output}", file=sys.stderr)
+    return status

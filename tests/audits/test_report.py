@@ -429,7 +429,7 @@ def test_unwritable_output_paths(fake_suite, tmp_path, capsys):
 
 
 def test_a_missing_report_is_not_left_behind_by_the_check(fake_suite, tmp_path):
-    from exactdp.cli.audit import check_writable
+    from exactdp.cli._options import check_writable
 
     check_writable(str(tmp_path / "new.xml"))
     assert not (tmp_path / "new.xml").exists()
