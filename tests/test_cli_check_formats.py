@@ -94,3 +94,37 @@ def test_bad_format_options_are_one_line_exit_2(project):
     assert both.returncode == 2 and "--json is --format json" in both.stderr
     folder = _check(project, "--output", str(project))
     assert folder.returncode == 2 and "is a folder" in folder.stderr
+
+
+# -- the JSON outputs' schemas (shipped in exactdp/schemas) -----------------------------------
+
+import jsonschema  # noqa: E402
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "exactdp" / "schemas"
+
+
+def _schema(name: str) -> dict:
+    return json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+
+
+def test_check_json_matches_its_schema_and_the_schema_refuses_garbage(project):
+    done = _check(project, "--json")
+    out = json.loads(done.stdout)
+    jsonschema.Draft7Validator(_schema("check-v1.json")).validate(out)
+    assert [c["verdict"] for c in out["claims"]] == ["holds-tight", "violated"]
+    bad = dict(out, claims=[dict(out["claims"][0], verdict="fine")])
+    with pytest.raises(jsonschema.ValidationError, match="'fine' is not one of"):
+        jsonschema.Draft7Validator(_schema("check-v1.json")).validate(bad)
+
+
+def test_verify_json_and_junit_match_their_schemas(tmp_path):
+    run = [sys.executable, "-m", "exactdp", "verify", "--only", "s000/count", "--no-catalogue"]
+    out = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, timeout=300).stdout)
+    jsonschema.Draft7Validator(_schema("verify-v1.json")).validate(out)
+    assert out and all(r["as_expected"] for r in out)
+    done = subprocess.run(run + ["--format", "junit", "--output", str(tmp_path / "v.xml")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout == ""
+    root = ET.fromstring((tmp_path / "v.xml").read_text(encoding="utf-8").split("\n", 1)[1])
+    assert _schemas.JUNIT.errors(root) == []
+    assert sorted(c.get("name") for c in root.iter("testcase")) == sorted(r["id"] for r in out)

@@ -5,7 +5,11 @@ claim, the summary last."""
 from __future__ import annotations
 
 import json
+import sys
+import time
+from datetime import datetime, timezone
 
+from exactdp.cli import _claims_report as report
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument
@@ -29,6 +33,11 @@ def _claims(args) -> tuple[list, list, list]:
 def run(args) -> int:
     from exactdp.checkers.builtin import FLOAT_CLOSE, float_gap  # lazy: loads SymPy, which this module does not import at load
 
+    fmt = opt.report_format(args)
+    if args.output is not None:
+        opt.check_writable(args.output)
+    started, clock = datetime.now(timezone.utc), time.monotonic()
+    collect = fmt != "text"  # build the JSON rows, print nothing per claim
     claims, private, entries = _claims(args)
     if args.only and not claims and not entries and not private:
         raise InvalidArgument(f"--only={args.only!r} matches no built-in claim or catalogue id; "
@@ -42,7 +51,7 @@ def run(args) -> int:
         met = claim.meets_expectation(result)
         failures += not met
         counts[result.verdict.value] = counts.get(result.verdict.value, 0) + 1
-        if args.json:
+        if collect:
             obj = result.to_dict()
             obj.update(kind="claim", id=claim.id, source=claim.source, statement=claim.statement,
                        expected=claim.expect, as_expected=met)
@@ -66,7 +75,7 @@ def run(args) -> int:
             print(f"            witness {s.witness}")
         print(f"            scope: {s.scope.describe()}")
     private_counts: dict[str, int] = {}
-    if private and not args.json:
+    if private and not collect:
         print()
     for claim in private:
         result = claim.check()
@@ -74,7 +83,7 @@ def run(args) -> int:
         failures += not met
         verdict = result.verdict.value if result.verdict is not None else "none"
         private_counts[verdict] = private_counts.get(verdict, 0) + 1
-        if args.json:
+        if collect:
             rows.append(claim.to_dict(result))
             continue
         mark = "" if met else "  <-- UNEXPECTED (expected " + claim.expect + ")"
@@ -83,9 +92,14 @@ def run(args) -> int:
         print(f"            {result.summary()}")
         print(f"            scope: {result.scope_text}")
     catalogue_failures = sum(not c.ok for c in checks)
-    if args.json:
+    status = CLAIM_FAILED if failures or catalogue_failures else OK
+    if collect:
         rows.extend(dict(c.to_dict(), kind="catalogue", as_expected=c.ok) for c in checks)
-        print(json.dumps(rows, indent=2))
+        if fmt == "json":
+            report.write(json.dumps(rows, indent=2) + "\n", args.output)
+        else:
+            report.write(report.render([_row(r) for r in rows], fmt, command="verify", started=started,
+                                       seconds=time.monotonic() - clock, status=status), args.output)
     else:
         if checks:
             print()
@@ -100,7 +114,24 @@ def run(args) -> int:
             summary = verdict_counts(counts)
             print(f"{len(claims)} built-in claims checked: {summary}; "
                   f"{failures} departed from what was expected")
-    return CLAIM_FAILED if failures or catalogue_failures else OK
+    if collect:
+        summary = report.closing_line([_row(r) for r in rows])
+        for line in report.github_annotations([_row(r) for r in rows], "exactdp verify"):
+            print(line, file=sys.stderr)
+        if args.output is not None:
+            print(f"exactdp verify: {summary}; report written to {args.output}", file=sys.stderr)
+    return status
+
+
+def _row(obj: dict) -> report.Row:
+    """A JSON row of ``verify --json`` (a claim, a privacy claim or a catalogue entry) as a report row."""
+    verdict = str(obj.get("verdict") or ("ok" if obj.get("as_expected") else "failed"))
+    line = obj.get("statement") or obj.get("summary") or obj.get("claim") or obj.get("id", "")
+    details = [(k, json.dumps(obj[k]) if not isinstance(obj[k], str) else obj[k])
+               for k in ("witness", "scope_text", "evidence", "source") if obj.get(k) not in (None, "")]
+    expected = obj.get("expected")
+    return report.Row(str(obj.get("id", "?")), bool(obj.get("as_expected")), verdict, str(line), tuple(details),
+                      "" if expected is None or obj.get("as_expected") else str(expected))
 
 
 def register(subparsers) -> None:
@@ -119,5 +150,9 @@ def register(subparsers) -> None:
     v.add_argument("--all", action="store_true", help="seed 003 at every k the notebook ran (default: k = 1, 2)")
     opt.only_option(v, "only claims whose id starts with PREFIX, e.g. s000")
     v.add_argument("--no-catalogue", action="store_true", help="only the built-in claims, not the catalogue")
-    opt.json_option(v, "a JSON list instead of text")
+    opt.json_option(v, "a JSON list instead of text (the same as --format json)")
+    v.add_argument("--format", choices=report.FORMATS, default=None,
+                   help="text (default), json, markdown, junit or sarif: one report of every claim; "
+                        "under GitHub Actions each claim not as expected is also an ::error annotation")
+    v.add_argument("--output", metavar="PATH", help="write the report to PATH (checked before any claim runs)")
     v.set_defaults(run=run)
