@@ -6,9 +6,9 @@ build their cards here; the text they show is the text their ``str`` and ``--jso
 from __future__ import annotations
 
 import html
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-__all__ = ["card", "badge_class"]
+__all__ = ["card", "badge_class", "figure_and_axes"]
 
 _STYLE = ("font-family: system-ui, sans-serif; border: 1px solid #c8c8c8; border-radius: 4px; "
           "padding: 0.5em 0.8em; margin: 0.3em 0; max-width: 60em")
@@ -62,3 +62,16 @@ def card(title: str, verdict: str | None = None, rows: Iterable[tuple[str, objec
         out.append("</table>")
     out.append("</div>")
     return "\n".join(out)
+
+
+def figure_and_axes(ax: Any = None, size: tuple[float, float] = (6, 4)) -> tuple[Any, Any]:
+    """``(figure, axes)``: those of the matplotlib Axes ``ax`` given, or a new Figure on the Agg
+    canvas (no pyplot, so a notebook keeps its own backend) with one Axes."""
+    if ax is not None:
+        return ax.figure, ax
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()

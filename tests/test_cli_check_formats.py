@@ -20,21 +20,14 @@ _spec = importlib.util.spec_from_file_location("_audit_report_tests", ROOT / "au
 _schemas = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_schemas)  # its JUnit XSD subset and SARIF schema validators
 
-CLAIMS = '''
+CLAIMS = "".join(f'''
 [[claim]]
-id = "total-add-remove"
+id = "{name}"
 function = "heights:clipped_total"
 universe = [140, 150, 175, 200]
 sizes = "0..2"
-claim = "U"
-
-[[claim]]
-id = "total-u-minus-l"
-function = "heights:clipped_total"
-universe = [140, 150, 175, 200]
-sizes = "0..2"
-claim = "U - L"
-'''
+claim = "{claim}"
+''' for name, claim in (("total-add-remove", "U"), ("total-u-minus-l", "U - L")))
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Sequence
 
 
-from exactdp._display import card
+from exactdp._display import card, figure_and_axes
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, refuse_above
 from exactdp.checkers.judging import bind_claim, judge
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Witness, format_value
@@ -195,17 +195,9 @@ class SensitivityCurve:
         its own backend); written to ``path`` (PNG, PDF or SVG) if given."""
         if path is not None:
             check_plot_target(path)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
-        from matplotlib.figure import Figure
-
         from exactdp.numeric.decide import to_sympy  # lazy: loads SymPy, which this module does not import at load
 
-        if ax is None:
-            fig = Figure(figsize=(6, 4))
-            FigureCanvasAgg(fig)
-            ax = fig.subplots()
-        else:
-            fig = ax.figure
+        fig, ax = figure_and_axes(ax)
         xs = [r.scope.d_in for r in self.results]
         ys = [float(to_sympy(r.value).evalf(17)) for r in self.results]  # display only
         ax.plot(xs, ys, marker="o", label=self.results[0].query.name)

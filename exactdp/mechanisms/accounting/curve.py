@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 
-from exactdp._display import card
+from exactdp._display import card, figure_and_axes
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accounting.accountant import (
@@ -110,9 +110,6 @@ class PrivacyCurve:
         with ``steps`` (a list of ``k``), against the number of compositions at ``deltas[0]``.
         Into the Axes ``ax`` if given (else a new Figure, no pyplot); written to ``path`` if
         given. The band is drawn from the floats just outside the enclosure."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
-        from matplotlib.figure import Figure
-
         deltas = list(deltas)
         if not deltas or len(deltas) > MAX_BAND_POINTS:
             raise InvalidArgument(f"deltas={deltas!r}: give 1 to {MAX_BAND_POINTS:,} values of delta")
@@ -129,12 +126,7 @@ class PrivacyCurve:
             xs, xlabel = [float(to_exact(d, "delta")) for d in deltas], "delta"
         lows = [float_at_most(r.epsilon_lower) for r in results]
         highs = [float_at_least(r.epsilon_upper) if r.epsilon_upper != math.inf else math.inf for r in results]
-        if ax is None:
-            fig = Figure(figsize=(6, 4))
-            FigureCanvasAgg(fig)
-            ax = fig.subplots()
-        else:
-            fig = ax.figure
+        fig, ax = figure_and_axes(ax)
         line, = ax.plot(xs, highs, marker="o", label="epsilon (certified upper bound)")
         ax.fill_between(xs, lows, highs, alpha=0.3, color=line.get_color(), label="certified band")
         if steps is None:
