@@ -3,7 +3,10 @@ in :data:`exactdp.symbolic.catalogue.ENTRY_MODULES`."""
 
 from __future__ import annotations
 
-from exactdp.symbolic import catalogue as symbolic_catalogue
+import importlib
+
+# the module (the package exactdp.symbolic exports a function of the same name)
+symbolic_catalogue = importlib.import_module("exactdp.symbolic.catalogue")
 
 
 def claims(all_k: bool = False) -> list:
