@@ -56,6 +56,7 @@ from typing import Any
 from exactdp import _optional
 from exactdp._alarm import MAX_SECONDS, alarm_after, read_seconds
 from exactdp._usercode import Captured, Contained, Stopped, contained, printable
+from exactdp.engine.incremental import numpy_or_none
 from exactdp.errors import (
     ExactDPError,
     InexactInput,
@@ -129,11 +130,20 @@ def within_time_limit(seconds: float | None, what: str = "the claim") -> Iterato
     finish within ..."): :func:`exactdp._alarm.alarm_after` (no limit where there is none,
     off the main thread, for ``seconds=None``, or when the caller's own alarm is running;
     the alarm repeats in case the code swallowed it once)."""
+    _load_checking_libraries()
     try:
         with alarm_after(seconds, _Stop):
             yield
     except _Stop:
         raise TimeLimitExceeded(f"{what} did not finish within the time limit of {seconds:g} s", seconds) from None
+
+
+def _load_checking_libraries() -> None:
+    """Import what checking a claim loads (SymPy; NumPy where installed) before a time limit
+    starts: the limit is for the claim, and an alarm inside an import can leave a library
+    half-imported (NumPy raised RuntimeError from ``finfo`` under a 0.2 s limit)."""
+    numpy_or_none()
+    from exactdp.numeric import decide  # noqa: F401  # lazy: loads SymPy, needed once a claim is checked
 
 
 class _Guarded:
