@@ -53,9 +53,8 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -66,7 +65,7 @@ from exactdp.adapters import opendp as od
 from exactdp.adapters._calls import call_library
 from exactdp.audits.base import Audit, Finding, Replay, Settings, refuse_unknown_options, weakest
 from exactdp.checkers.results import Evidence, Verdict, format_value
-from exactdp.errors import InvalidArgument, LibraryCallFailed
+from exactdp.errors import InvalidArgument
 from exactdp.numeric.decide import compare
 from exactdp.mechanisms.distribution import pure_epsilon, renyi
 from exactdp.mechanisms.models.randomized_response import RandomizedResponse

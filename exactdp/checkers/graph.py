@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from exactdp._budget import (
     DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budget, refuse_above, show_count,
