@@ -98,4 +98,9 @@ from exactdp.checkers.graph import (
     verify_conversion as verify_conversion,
 )
 
-__all__ = ['ClaimResult', 'Scope', 'SensitivityResult', 'Verdict', 'Witness', 'SensitivityCurve', 'assert_claim', 'claim_parameters', 'local_sensitivity', 'sensitivity', 'sensitivity_curve', 'verify_claim', 'search_float_witness', 'SearchResult', 'SearchVerdict', 'search_claim', 'ClaimViolated', 'ExactDPError', 'InexactInput', 'InvalidArgument', 'SpaceMismatch', 'TooLarge', 'Undecided', 'UndefinedQuery', 'PrivacyResult', 'check_mechanism', 'audit_object', 'BudgetExceeded', 'BudgetLedger', 'Distribution', 'Mechanism', 'make_mechanism', 'float_at_least', 'float_at_most', 'from_float', 'to_exact', 'float_reading', 'Query', 'DatasetSpace', 'Multisets', 'SubMultisets', 'ChangeDistance', 'SymmetricDistance', 'ExactSet', 'IntegerRange', 'ValueUniverse', 'HammingDistance', 'InsertDeleteDistance', 'Sequences', 'AddRemoveID', 'MaxGroupsPerID', 'MaxRowsPerGroupPerID', 'MaxRowsPerID', 'Units', 'assert_graph_claim', 'make_query', 'verify_conversion']
+from exactdp.mechanisms.accounting.calibrate import (
+    Calibrated as Calibrated,
+    calibrate_dp_sgd as calibrate_dp_sgd,
+)
+
+__all__ = ['Calibrated', 'calibrate_dp_sgd', 'ClaimResult', 'Scope', 'SensitivityResult', 'Verdict', 'Witness', 'SensitivityCurve', 'assert_claim', 'claim_parameters', 'local_sensitivity', 'sensitivity', 'sensitivity_curve', 'verify_claim', 'search_float_witness', 'SearchResult', 'SearchVerdict', 'search_claim', 'ClaimViolated', 'ExactDPError', 'InexactInput', 'InvalidArgument', 'SpaceMismatch', 'TooLarge', 'Undecided', 'UndefinedQuery', 'PrivacyResult', 'check_mechanism', 'audit_object', 'BudgetExceeded', 'BudgetLedger', 'Distribution', 'Mechanism', 'make_mechanism', 'float_at_least', 'float_at_most', 'from_float', 'to_exact', 'float_reading', 'Query', 'DatasetSpace', 'Multisets', 'SubMultisets', 'ChangeDistance', 'SymmetricDistance', 'ExactSet', 'IntegerRange', 'ValueUniverse', 'HammingDistance', 'InsertDeleteDistance', 'Sequences', 'AddRemoveID', 'MaxGroupsPerID', 'MaxRowsPerGroupPerID', 'MaxRowsPerID', 'Units', 'assert_graph_claim', 'make_query', 'verify_conversion']
