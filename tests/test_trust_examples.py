@@ -180,6 +180,8 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
         "1/2 + sqrt(2)*sqrt(log(1000000))", "safe float 5.756521769756932")),
     "exactdp calibrate zcdp-to-approx --rho 0.5 --delta 1e-6 --json": (0, (
         '"epsilon": "5.221534444530169"',)),
+    "exactdp calibrate dp-sgd --epsilon 1 --delta 1e-5 --rate 0.1 --steps 10": (0, (
+        "sigma = 1.75 for 10 steps", "(above the target)")),
     # compose
     "exactdp compose --spend 0.1 --spend 0.5,0.1 --spend 0.4,0.1 --budget 1,0.19": (0, (
         "epsilon = 1, delta = 19/100 (<= 0.19)", "delta = 1 - prod(1 - delta_i)")),

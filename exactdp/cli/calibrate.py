@@ -97,8 +97,7 @@ examples:
   exactdp calibrate laplace --epsilon 0.1 --sensitivity 3
   exactdp calibrate gaussian-analytic --epsilon 0.5 --delta 1e-5 --json
   exactdp calibrate zcdp-to-approx --rho 0.5 --delta 1e-6 --method bun-steinke
-  exactdp calibrate dp-sgd --epsilon 1 --delta 1e-5 --rate 0.1 --steps 10
-  exactdp calibrate dp-sgd --epsilon 1 --delta 1e-5 --rate 0.1 --sigma 2"""
+  exactdp calibrate dp-sgd --epsilon 1 --delta 1e-5 --rate 0.1 --steps 10"""
 
 
 def _check_options(args) -> None:
