@@ -112,9 +112,8 @@ def sensitivity(
                                  undefined=undefined, max_pairs=max_pairs,
                                  max_datasets=max_datasets, progress=progress, workers=workers,
                                  cluster=cluster).results[0]
-    return _door(space).sensitivity(query, space, metric, d_in, exact_k=exact_k, scope=scope,
-                                    undefined=undefined, max_pairs=max_pairs,
-                                    max_datasets=max_datasets, progress=progress, workers=workers)
+    options = _Options(exact_k, scope, undefined, max_pairs, max_datasets, progress, workers)
+    return _door(space).sensitivity(query, space, metric, d_in, options)
 
 
 _LISTED_DATASET = 1000
@@ -280,10 +279,8 @@ def sensitivity_curve(
                  hint="ask for fewer distances")
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
-    return SensitivityCurve(_door(space).curve(
-        query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
-        max_pairs=max_pairs, max_datasets=max_datasets, progress=progress, workers=workers,
-        cluster=cluster))
+    options = _Options(exact_k, scope, undefined, max_pairs, max_datasets, progress, workers, cluster)
+    return SensitivityCurve(_door(space).curve(query, space, metric, d_list, options))
 
 
 def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
@@ -335,38 +332,56 @@ def assert_claim(claim: object, query, space, metric=None, d_in: int = 1, **opti
 
 # -- the engine, chosen once from the space's kind ------------------------------------------
 
-def _multiset_sensitivity(query, space, metric, d_in, *, exact_k, scope, undefined, max_pairs,
-                          max_datasets, progress, workers) -> SensitivityResult:
-    plan = _plan.make_plan(query, space, metric, [d_in], scope, undefined, max_datasets,
-                           max_pairs, exact_k, progress, build=False)
-    return _compute(plan, d_in, progress, workers=workers)
+@dataclass(frozen=True)
+class _Options:
+    """The front doors' keyword options, read once and handed to the engine chosen."""
+
+    exact_k: bool = False
+    scope: str = "standard"
+    undefined: object = "error"
+    max_pairs: int | None = DEFAULT_MAX_PAIRS
+    max_datasets: int | None = DEFAULT_MAX_DATASETS
+    progress: bool | None = None
+    workers: int = 1
+    cluster: object = None
+
+    def plan(self, query, space, metric, d_list) -> _plan.Plan:
+        return _plan.make_plan(query, space, metric, list(d_list), self.scope, self.undefined,
+                               self.max_datasets, self.max_pairs, self.exact_k, self.progress, build=False)
+
+    def graph(self) -> dict[str, Any]:
+        """The keywords of the edit-graph engine (one process: no workers, no cluster)."""
+        return {"exact_k": self.exact_k, "scope": self.scope, "undefined": self.undefined,
+                "max_pairs": self.max_pairs, "max_datasets": self.max_datasets, "progress": self.progress}
 
 
-def _multiset_curve(query, space, metric, d_list, *, exact_k, scope, undefined, max_pairs,
-                    max_datasets, progress, workers, cluster) -> tuple[SensitivityResult, ...]:
-    if cluster is not None:  # the pair scan on Dask workers (the dask extra)
+def _multiset_sensitivity(query, space, metric, d_in, o: _Options) -> SensitivityResult:
+    return _compute(o.plan(query, space, metric, [d_in]), d_in, o.progress, workers=o.workers)
+
+
+def _multiset_curve(query, space, metric, d_list, o: _Options) -> tuple[SensitivityResult, ...]:
+    if o.cluster is not None:  # the pair scan on Dask workers (the dask extra)
         plan, answers = _plan.curve_on_cluster(
-            query, space, metric, d_list, exact_k=exact_k, scope=scope, undefined=undefined,
-            max_pairs=max_pairs, max_datasets=max_datasets, progress=progress,
-            workers=workers, cluster=cluster)
+            query, space, metric, d_list, exact_k=o.exact_k, scope=o.scope, undefined=o.undefined,
+            max_pairs=o.max_pairs, max_datasets=o.max_datasets, progress=o.progress,
+            workers=o.workers, cluster=o.cluster)
         return tuple(_result(plan, d, a) for d, a in zip(d_list, answers))
-    plan = _plan.make_plan(query, space, metric, d_list, scope, undefined, max_datasets,
-                           max_pairs, exact_k, progress, build=False)
-    return tuple(_compute(plan, d, progress, workers=workers) for d in d_list)
+    plan = o.plan(query, space, metric, d_list)
+    return tuple(_compute(plan, d, o.progress, workers=o.workers) for d in d_list)
 
 
-def _graph_sensitivity(query, space, metric, d_in, *, workers, **options) -> SensitivityResult:
-    return graph_sensitivity(query, space, metric, d_in, **options)  # one process: no pool yet
+def _graph_sensitivity(query, space, metric, d_in, o: _Options) -> SensitivityResult:
+    return graph_sensitivity(query, space, metric, d_in, **o.graph())
 
 
-def _graph_curve(query, space, metric, d_list, *, workers, cluster, **options) -> tuple[SensitivityResult, ...]:
-    if cluster is not None:
+def _graph_curve(query, space, metric, d_list, o: _Options) -> tuple[SensitivityResult, ...]:
+    if o.cluster is not None:
         raise InvalidArgument(
             "the Dask engine enumerates multisets; sequences and privacy units use the "
             "edit-graph engine, which runs in one process (drop --dask/--scheduler, or "
             "cluster= in Python)"
         )
-    return tuple(graph_sensitivity(query, space, metric, d, **options) for d in d_list)
+    return tuple(graph_sensitivity(query, space, metric, d, **o.graph()) for d in d_list)
 
 
 def _graph_verify(claim, query, space, metric, d_in, **options) -> ClaimResult:
