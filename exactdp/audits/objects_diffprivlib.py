@@ -45,8 +45,8 @@ from exactdp.adapters.diffprivlib import (
     first_true,
     geometric_extremes,
 )
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Settings, refuse_unknown_options
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Settings, refuse_unknown_options
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.calibration.discrete import discrete_gaussian_delta

@@ -20,8 +20,8 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Settings, refuse_unknown_options
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Settings, refuse_unknown_options
 from exactdp.audits.suite_dp_accounting import SUBSAMPLED_WIDTH, Point, judge
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument

@@ -62,8 +62,8 @@ from typing import Any
 import sympy
 
 from exactdp.adapters import opendp as od
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Settings, refuse_unknown_options, weakest
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Settings, refuse_unknown_options, weakest
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.decide import compare

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Settings, Severity
 from exactdp.audits.coverage import public_callables
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import InvalidArgument, LibraryCallFailed, TooLarge

@@ -51,8 +51,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Severity
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Severity
 from exactdp.audits.suite_dp_accounting import (
     DP_SGD, SUBSAMPLED_WIDTH, Point, certified, grid_finding, grid_scope,
 )

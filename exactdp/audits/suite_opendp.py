@@ -46,7 +46,8 @@ from fractions import Fraction
 
 from exactdp.adapters.opendp import float_inputs as _float_inputs, float_worst_pairs as _float_worst_pairs  # noqa: F401
 from exactdp.audits import suite_opendp_api
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.adapters._calls import Replay
+from exactdp.audits.base import Audit, Finding, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
 from exactdp.mechanisms.models.opendp_samplers import verify_discrete_gaussian, verify_discrete_laplace

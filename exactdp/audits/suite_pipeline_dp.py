@@ -29,8 +29,8 @@ import itertools
 from fractions import Fraction
 from typing import Callable
 
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict
 from exactdp.errors import LibraryCallFailed
 from exactdp.numeric.exact import format_exact, from_float

@@ -54,8 +54,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from exactdp.adapters import smartnoise
-from exactdp.adapters._calls import call_library
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.adapters._calls import Replay, call_library
+from exactdp.audits.base import Audit, Finding, Settings, Severity
 from exactdp.audits.coverage import public_callables
 from exactdp.checkers.graph import graph_sensitivity, make_query
 from exactdp.checkers.results import Evidence, Verdict

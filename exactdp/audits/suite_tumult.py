@@ -26,11 +26,11 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.audits import objects_tumult, suite_tumult_api
-from exactdp.audits.base import Audit, Finding, Replay, Settings, Severity
+from exactdp.audits.base import Audit, Finding, Settings, Severity
 from exactdp.checkers.results import Evidence, Verdict, format_value
 from exactdp.numeric.exact import from_float
 from exactdp.adapters import tumult
-from exactdp.adapters._calls import call_library
+from exactdp.adapters._calls import Replay, call_library
 from exactdp.checkers.float_witness import search_float_witness
 from exactdp.errors import LibraryCallFailed
 from exactdp.mechanisms.calibration.discrete import discrete_gaussian_rho, discrete_laplace_epsilon
