@@ -28,7 +28,7 @@ from exactdp import _optional
 from exactdp._budget import refuse_above
 from exactdp.checkers.results import SensitivityResult, Witness, format_value
 from exactdp.checkers.sensitivity import bind_claim, claim_parameters, sensitivity
-from exactdp.engine.plan import as_query as _query
+from exactdp.queries.builtin import as_query as _query
 from exactdp.spaces.metrics import as_metric
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.decide import compare

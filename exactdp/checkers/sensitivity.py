@@ -38,13 +38,15 @@ from exactdp._display import card, figure_and_axes
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, MAX_D_IN_ROWS, refuse_above
 from exactdp.checkers.judging import bind_claim, judge
 from exactdp.checkers.results import ClaimResult, Scope, SensitivityResult, Witness, format_value
+from exactdp.engine import door
 from exactdp.engine import plan as _plan
+from exactdp.engine.options import Options
 from exactdp.errors import ClaimViolated, InvalidArgument
 from exactdp.numeric.exact import format_dataset
 from exactdp.queries.base import Query
 from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, check_d_in
-from exactdp.checkers.graph import graph_claim_parameters, graph_sensitivity, is_graph_space, verify_graph_claim
+from exactdp.checkers.graph import graph_claim_parameters, graph_result
 
 __all__ = [
     "sensitivity", "local_sensitivity", "sensitivity_curve", "verify_claim",
@@ -56,19 +58,6 @@ __all__ = [
 
 SCOPES = _plan.SCOPES
 
-
-
-def _result(plan: _plan.Plan, d_in: int, answer: _plan.Answer) -> SensitivityResult:
-    """A verdict-ready result from the engine's answer."""
-    witness = None if answer.witness is None else Witness(*answer.witness, answer.value)
-    d_eff = answer.d_in_effective
-    scope = Scope(
-        space=plan.space, metric=plan.metric, d_in=d_in, exact_k=plan.exact_k, scope=plan.scope,
-        datasets=plan.space.count() if plan.local_at is None else 1, pairs=answer.pairs,
-        excluded=answer.excluded, local_at=answer.local_at,
-        d_in_effective=d_eff if d_eff != d_in else None,
-    )
-    return SensitivityResult(plan.query, answer.value, witness, scope)
 
 
 def _compute(plan: _plan.Plan, d_in: int, progress, workers: int = 1) -> SensitivityResult:
@@ -112,8 +101,9 @@ def sensitivity(
                                  undefined=undefined, max_pairs=max_pairs,
                                  max_datasets=max_datasets, progress=progress, workers=workers,
                                  cluster=cluster).results[0]
-    options = _Options(exact_k, scope, undefined, max_pairs, max_datasets, progress, workers)
-    return _door(space).sensitivity(query, space, metric, d_in, options)
+    options = Options(exact_k, scope, undefined, max_pairs, max_datasets, progress, workers)
+    plan = door.make_plan(query, space, metric, [d_in], options)
+    return _result(plan, d_in, door.compute(plan, d_in, options))
 
 
 _LISTED_DATASET = 1000
@@ -279,13 +269,15 @@ def sensitivity_curve(
                  hint="ask for fewer distances")
     if not d_list:
         raise InvalidArgument("d_ins=[] is empty; pass distances such as (1, 2, 3)")
-    options = _Options(exact_k, scope, undefined, max_pairs, max_datasets, progress, workers, cluster)
-    return SensitivityCurve(_door(space).curve(query, space, metric, d_list, options))
+    options = Options(exact_k, scope, undefined, max_pairs, max_datasets, progress, workers, cluster)
+    plan, answers = door.curve(query, space, metric, d_list, options)
+    return SensitivityCurve(tuple(_result(plan, d, a) for d, a in zip(d_list, answers)))
 
 
 def claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
-    """The values of ``L``, ``U``, ``N``, ``d_in`` and ``k`` for a claim on this space."""
-    return _door(space).claim_parameters(query, space, d_in)
+    """The values of ``L``, ``U``, ``N``, ``d_in`` and ``k`` for a claim on this space
+    (and ``R``, ``G`` on a units space: :func:`~exactdp.checkers.graph.graph_claim_parameters`)."""
+    return _FRONT[door.engine_for(space).name].claim_parameters(query, space, d_in)
 
 
 def _multiset_claim_parameters(query: Query, space: DatasetSpace, d_in: int) -> dict[str, Fraction]:
@@ -310,15 +302,13 @@ def verify_claim(
     safely, or a SymPy expression) in ``L``, ``U``, ``N``, ``d_in`` and ``k``; see
     :func:`claim_parameters`. Other options are those of :func:`sensitivity`.
     """
-    return _door(space).verify(claim, query, space, metric, d_in, **options)
-
-
-def _multiset_verify(claim: object, query: Query | str, space: DatasetSpace, metric, d_in: int,
-                     **options: Any) -> ClaimResult:
-    query = _plan.as_query(query)
-    params = claim_parameters(query, as_space(space), check_d_in(d_in))
+    engine = door.engine_for(space)
+    q = engine.read_query(query)  # the one parser, before the claim and any budget
+    params = _FRONT[engine.name].claim_parameters(q, _FRONT[engine.name].space(space), check_d_in(d_in))
     text, value = bind_claim(claim, params)  # a bad claim is refused before any enumeration
-    result = sensitivity(query, space, metric, d_in, **options)
+    if not engine.pool:
+        options.pop("workers", None)  # one process: the edit graph reads no workers
+    result = sensitivity(q if engine.pool else query, space, metric, d_in, **options)
     return judge(text, value, result, params)
 
 
@@ -330,83 +320,42 @@ def assert_claim(claim: object, query, space, metric=None, d_in: int = 1, **opti
     return result
 
 
-# -- the engine, chosen once from the space's kind ------------------------------------------
+# -- what the front doors make of each engine's answers ------------------------------------
 
-@dataclass(frozen=True)
-class _Options:
-    """The front doors' keyword options, read once and handed to the engine chosen."""
-
-    exact_k: bool = False
-    scope: str = "standard"
-    undefined: object = "error"
-    max_pairs: int | None = DEFAULT_MAX_PAIRS
-    max_datasets: int | None = DEFAULT_MAX_DATASETS
-    progress: bool | None = None
-    workers: int = 1
-    cluster: object = None
-
-    def plan(self, query, space, metric, d_list) -> _plan.Plan:
-        return _plan.make_plan(query, space, metric, list(d_list), self.scope, self.undefined,
-                               self.max_datasets, self.max_pairs, self.exact_k, self.progress, build=False)
-
-    def graph(self) -> dict[str, Any]:
-        """The keywords of the edit-graph engine (one process: no workers, no cluster)."""
-        return {"exact_k": self.exact_k, "scope": self.scope, "undefined": self.undefined,
-                "max_pairs": self.max_pairs, "max_datasets": self.max_datasets, "progress": self.progress}
-
-
-def _multiset_sensitivity(query, space, metric, d_in, o: _Options) -> SensitivityResult:
-    return _compute(o.plan(query, space, metric, [d_in]), d_in, o.progress, workers=o.workers)
-
-
-def _multiset_curve(query, space, metric, d_list, o: _Options) -> tuple[SensitivityResult, ...]:
-    if o.cluster is not None:  # the pair scan on Dask workers (the dask extra)
-        plan, answers = _plan.curve_on_cluster(
-            query, space, metric, d_list, exact_k=o.exact_k, scope=o.scope, undefined=o.undefined,
-            max_pairs=o.max_pairs, max_datasets=o.max_datasets, progress=o.progress,
-            workers=o.workers, cluster=o.cluster)
-        return tuple(_result(plan, d, a) for d, a in zip(d_list, answers))
-    plan = o.plan(query, space, metric, d_list)
-    return tuple(_compute(plan, d, o.progress, workers=o.workers) for d in d_list)
-
-
-def _graph_sensitivity(query, space, metric, d_in, o: _Options) -> SensitivityResult:
-    return graph_sensitivity(query, space, metric, d_in, **o.graph())
-
-
-def _graph_curve(query, space, metric, d_list, o: _Options) -> tuple[SensitivityResult, ...]:
-    if o.cluster is not None:
-        raise InvalidArgument(
-            "the Dask engine enumerates multisets; sequences and privacy units use the "
-            "edit-graph engine, which runs in one process (drop --dask/--scheduler, or "
-            "cluster= in Python)"
-        )
-    return tuple(graph_sensitivity(query, space, metric, d, **o.graph()) for d in d_list)
-
-
-def _graph_verify(claim, query, space, metric, d_in, **options) -> ClaimResult:
-    options.pop("workers", None)  # one process: the graph engine has no pool yet
-    return verify_graph_claim(claim, query, space, metric, d_in, **options)
+def _multiset_result(plan: _plan.Plan, d_in: int, answer: _plan.Answer) -> SensitivityResult:
+    """A verdict-ready result from the multiset engine's answer."""
+    witness = None if answer.witness is None else Witness(*answer.witness, answer.value)
+    d_eff = answer.d_in_effective
+    scope = Scope(
+        space=plan.space, metric=plan.metric, d_in=d_in, exact_k=plan.exact_k, scope=plan.scope,
+        datasets=plan.space.count() if plan.local_at is None else 1, pairs=answer.pairs,
+        excluded=answer.excluded, local_at=answer.local_at,
+        d_in_effective=d_eff if d_eff != d_in else None,
+    )
+    return SensitivityResult(plan.query, answer.value, witness, scope)
 
 
 @dataclass(frozen=True)
-class _Door:
-    """How one engine answers the front doors (same arguments as theirs)."""
+class _Front:
+    """How the front doors read one engine: its result, its claim's parameters, and the
+    space as its claim parameters take it."""
 
-    sensitivity: Callable[..., SensitivityResult]
-    curve: Callable[..., tuple[SensitivityResult, ...]]
+    result: Callable[..., SensitivityResult]
     claim_parameters: Callable[..., dict[str, Fraction]]
-    verify: Callable[..., ClaimResult]
+    space: Callable[[object], object]
 
 
-_MULTISET = _Door(_multiset_sensitivity, _multiset_curve, _multiset_claim_parameters, _multiset_verify)
-"""Multisets (count vectors): :mod:`exactdp.engine.plan` and its backends."""
-
-_GRAPH = _Door(_graph_sensitivity, _graph_curve, graph_claim_parameters, _graph_verify)
-"""Ordered and id datasets (sequences, privacy units): the edit-graph engine,
-:mod:`exactdp.checkers.graph` over :mod:`exactdp.engine.edits`."""
+def _same(space: object) -> object:
+    return space
 
 
-def _door(space: object) -> _Door:
-    """The engine for ``space``, chosen here once from its kind."""
-    return _GRAPH if is_graph_space(space) else _MULTISET
+_FRONT = {
+    "multiset": _Front(_multiset_result, _multiset_claim_parameters, as_space),
+    "edits": _Front(lambda plan, d_in, answer: graph_result(plan.space, answer),
+                    graph_claim_parameters, _same),
+}
+"""By engine name (:func:`exactdp.engine.door.engine_for` chose the engine from the space)."""
+
+
+def _result(plan, d_in: int, answer) -> SensitivityResult:
+    return _FRONT[plan.engine].result(plan, d_in, answer)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from exactdp._budget import check_budget, refuse_above, show_count
 from exactdp._progress import Progress
@@ -24,12 +24,12 @@ from exactdp.engine import scan as sc
 from exactdp.engine import tables
 from exactdp.errors import InvalidArgument
 from exactdp.queries.base import Query, sqrt_value
-from exactdp.queries.builtin import parse_query
+from exactdp.queries.builtin import as_query
 from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.engine import cluster as _cluster, wide as _wide
 
-__all__ = ["Plan", "Answer", "make_plan", "compute", "final_value", "ambient_space", "as_query",
+__all__ = ["Plan", "Answer", "make_plan", "compute", "final_value", "ambient_space",
            "curve_on_cluster",
            "check_scope", "check_workers", "cores", "STANDARD", "RELEASE_CENTRED", "SCOPES",
            "WORKERS_PER_CORE"]
@@ -67,16 +67,6 @@ def check_workers(workers: object) -> int:
     return workers
 
 
-def as_query(query: Query | str) -> Query:
-    if isinstance(query, Query):
-        return query
-    if isinstance(query, str):
-        return parse_query(query)
-    raise InvalidArgument(
-        f"query={query!r} is not a Query; pass one from exactdp.queries or a name such as 'mean'"
-    )
-
-
 def check_scope(scope: str) -> str:
     aliases = {"release-centered": RELEASE_CENTRED, "release_centred": RELEASE_CENTRED}
     scope = aliases.get(scope, scope)
@@ -100,7 +90,10 @@ def ambient_space(space: DatasetSpace, metric: Metric, d_max: int, scope: str) -
 
 @dataclass
 class Plan:
-    """Everything decided before any dataset is built."""
+    """Everything decided before any dataset is built (the multiset engine's plan:
+    ``engine`` names it for :func:`exactdp.engine.door.compute`)."""
+
+    engine: ClassVar[str] = "multiset"
 
     query: Query
     space: DatasetSpace

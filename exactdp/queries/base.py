@@ -16,18 +16,24 @@ Output kinds:
 A query has a ``min_size``: the smallest dataset on which it is defined (mean: 1,
 sample variance: 2). Smaller datasets are *undefined*, and the checker asks the user
 for a policy rather than inventing a value.
+
+One variant: a :class:`GraphQuery` (:func:`make_query`) is any function of a dataset's
+public form (a sequence in order, or the ``(id, value)`` rows of a units dataset), for the
+edit-graph engine, which alone keeps order and ids. A :class:`Query` is read there too
+(on the dataset's values); :func:`exactdp.queries.builtin.as_query` is the one parser of
+both.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from exactdp.errors import InexactInput, InvalidArgument
 from exactdp.numeric.exact import format_dataset, to_exact
 
-__all__ = ["Query", "UNDEFINED", "IncrementalForm"]
+__all__ = ["Query", "UNDEFINED", "IncrementalForm", "GraphQuery", "make_query"]
 
 
 class _Undefined:
@@ -143,6 +149,55 @@ class Query:
 
     def __str__(self) -> str:
         return self.name
+
+
+@dataclass(frozen=True)
+class GraphQuery:
+    """A function of a dataset in its public form (a sequence of values in order, or
+    the ``(id, value)`` rows) returning an exact number or a tuple of them.
+
+    ``output="vector"`` results are compared under ``norm`` (``"L1"``, ``"L2"`` or
+    ``"Linf"``). ``clip=(L, U)`` names the bounds a claim's ``L`` and ``U`` mean.
+    """
+
+    name: str
+    fn: Callable[[tuple], Any]
+    output: str = "scalar"
+    norm: str | None = None
+    clip: tuple[Fraction, Fraction] | None = None
+
+    def __call__(self, dataset: tuple) -> Any:
+        return self.fn(dataset)
+
+
+def make_query(name: str, fn: Callable[[tuple], Any], *, output: str = "scalar",
+               norm: str | None = None, clip: tuple[object, object] | None = None) -> GraphQuery:
+    """A query for :func:`~exactdp.checkers.graph.graph_sensitivity` from any function of
+    the dataset.
+
+    The function may return :data:`~exactdp.queries.base.UNDEFINED` where it is
+    undefined (see ``undefined`` in :func:`~exactdp.checkers.graph.graph_sensitivity`). A
+    float result is refused: return an ``int`` or a ``Fraction`` (e.g. ``Fraction(x)`` for
+    the exact value of a float the library computed, or
+    :func:`exactdp.numeric.floatsum.float_sum`).
+    """
+    if not isinstance(name, str) or not name:
+        raise InvalidArgument(f"name={name!r} is not a non-empty string")
+    if not callable(fn):
+        raise InvalidArgument(f"fn={fn!r} is not a function of a dataset")
+    if output not in ("scalar", "vector"):
+        raise InvalidArgument(f"output={output!r} is not 'scalar' or 'vector'")
+    if output == "vector" and norm not in ("L1", "L2", "Linf"):
+        raise InvalidArgument(f"norm={norm!r} is not one of 'L1', 'L2', 'Linf' (needed for a vector)")
+    if output == "scalar" and norm is not None:
+        raise InvalidArgument(f"norm={norm!r} is for output='vector'; a scalar uses |f(x) - f(x')|")
+    bounds = None
+    if clip is not None:
+        lo, hi = (to_exact(clip[0], "clip lower"), to_exact(clip[1], "clip upper"))
+        if lo > hi:
+            raise InvalidArgument(f"Cannot have clip upper={hi} < lower={lo}; swap them")
+        bounds = (lo, hi)
+    return GraphQuery(name, fn, output, norm, bounds)
 
 
 def sqrt_value(radicand: Fraction):

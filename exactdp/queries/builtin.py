@@ -19,11 +19,11 @@ from typing import Callable, Sequence
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import common_denominator, format_exact, to_exact
-from exactdp.queries.base import UNDEFINED, IncrementalForm, Query, check_result
+from exactdp.queries.base import UNDEFINED, GraphQuery, IncrementalForm, Query, check_result, make_query
 
 __all__ = [
     "count", "sum_", "mean", "median", "quantile", "percentile", "variance",
-    "std", "histogram", "clipped", "user_query", "parse_query", "QUERY_NAMES",
+    "std", "histogram", "clipped", "user_query", "parse_query", "as_query", "QUERY_NAMES",
     "QUANTILE_METHODS",
 ]
 
@@ -363,4 +363,28 @@ def parse_query(text: str) -> Query:
     raise InvalidArgument(
         f"query={text!r} is not a known query; use one of {', '.join(QUERY_NAMES)} "
         f"(P in 0..100, Q in 0..1, METHOD one of {', '.join(QUANTILE_METHODS)})"
+    )
+
+
+def as_query(query: object, *, functions: bool = False) -> Query | GraphQuery:
+    """The one reader of a query argument, for both engines: a :class:`Query` as it is, a
+    name through :func:`parse_query`; with ``functions=True`` (the edit-graph engine,
+    which sees a dataset's public form) also a :class:`~exactdp.queries.base.GraphQuery`
+    as it is and any other function of the dataset wrapped by
+    :func:`~exactdp.queries.base.make_query` under its ``__name__``."""
+    if isinstance(query, str):
+        return parse_query(query)
+    if isinstance(query, Query):
+        return query
+    if functions:
+        if isinstance(query, GraphQuery):
+            return query
+        if callable(query):
+            return make_query(getattr(query, "__name__", "query"), query)
+        raise InvalidArgument(
+            f"query={query!r} is not a query; pass make_query(name, fn), a Query from "
+            f"exactdp.queries, a query name such as 'sum', or a function of the dataset"
+        )
+    raise InvalidArgument(
+        f"query={query!r} is not a Query; pass one from exactdp.queries or a name such as 'mean'"
     )
