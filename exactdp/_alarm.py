@@ -26,11 +26,15 @@ from contextlib import contextmanager
 
 from exactdp.errors import InvalidArgument
 
-__all__ = ["alarm_after", "usable", "read_seconds", "RETRY_SECONDS", "MAX_SECONDS"]
+__all__ = ["alarm_after", "usable", "read_seconds", "read_time_limit", "RETRY_SECONDS", "MAX_SECONDS", "CLAIM_TIME_LIMIT"]
 
 MAX_SECONDS = 1_000_000
 """Longest time limit accepted, in seconds (about 11.6 days; the platform's timer holds
 far less than 1e300)."""
+
+CLAIM_TIME_LIMIT = 60.0
+"""Seconds one claim may take by default (``exactdp check --time-limit``, the pytest plugin's
+``--exactdp-time-limit``; :data:`exactdp.claimsfile.DEFAULT_TIME_LIMIT`)."""
 
 RETRY_SECONDS = 0.005
 """How soon an alarm that landed in a finaliser or a GC callback fires again."""
@@ -92,6 +96,12 @@ def read_seconds(text: object, option: str = "time_limit", example: float = 60) 
         raise InvalidArgument(f"{option}={text!r} is not a time limit; give a positive number of seconds "
                               f"up to {MAX_SECONDS:,}, such as {example:g}")
     return value
+
+
+def read_time_limit(text: object, option: str = "time_limit") -> float:
+    """A claim's time limit in seconds: a positive number, at most :data:`MAX_SECONDS`
+    (``option`` names it in the error)."""
+    return read_seconds(text, option, CLAIM_TIME_LIMIT)
 
 
 @contextmanager

@@ -12,7 +12,6 @@ the install line (``pip install 'exactdp[EXTRA]'`` for an extra, else the librar
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
 from types import ModuleType
 
 from exactdp.errors import MissingDependency
@@ -39,6 +38,8 @@ def require(*modules: str, library: str, extra: str | None = None, note: str = "
 def version(distribution: str, extra: str | None = None, note: str = "") -> str:
     """The installed version of ``distribution`` (its name on PyPI), or
     :class:`MissingDependency` with the install line."""
+    from importlib import metadata  # lazy: importlib.metadata loads email, csv and socket; only a version look-up needs it
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -2,10 +2,10 @@
 
 Registered under the ``pytest11`` entry point (load it by hand with
 ``-p exactdp._pytestplugin``). It loads in every pytest run of every project that has
-exactdp installed, so at import it imports only ``pytest`` and exactdp's modules that load
-no SymPy or mpmath (errors, budgets, the claims-file reader its options need in every
-session, the checker's front door: about 60 modules); SymPy is loaded when a claim is
-checked.
+exactdp installed, so at import it imports only ``pytest`` and the few light exactdp modules
+its options need (errors, budgets, the time limit's reader); what checks a claim is in
+:mod:`exactdp._pytest_impl`, imported (with the checker, SymPy and mpmath) through
+:func:`_impl` when a test states a claim or a failure shows an exactdp result.
 
 In a test::
 
@@ -41,26 +41,23 @@ exception's type and message), ``passed`` false.
 
 from __future__ import annotations
 
-import inspect
+import argparse
+import functools
 import json
-import sys
+import os
 import warnings
 
 import pytest
 
+from exactdp._alarm import CLAIM_TIME_LIMIT as DEFAULT_TIME_LIMIT, read_time_limit
 from exactdp._budget import budget_argument
-from exactdp.checkers.results import Verdict, evidence_note, format_value
-from exactdp.checkers.sensitivity import sensitivity, verify_claim
-from exactdp.claimsfile import DEFAULT_TIME_LIMIT, TimeLimitExceeded, read_time_limit, within_time_limit
-from exactdp.errors import ClaimViolated, ExactDPError, InvalidArgument
-from exactdp.queries import Query, user_query
+from exactdp.errors import ClaimViolated, InvalidArgument
 
 __all__ = ["MARKER", "OPTIONS"]
 
 MARKER = "exactdp_claim"
 OPTIONS = ("--exactdp-max-pairs", "--exactdp-max-datasets", "--exactdp-time-limit", "--exactdp-report")
 INI_TIME_LIMIT = "exactdp_time_limit"
-_EXPECT = ("holds", "violated")
 
 _RECORDS = pytest.StashKey[list]()
 _TIME_LIMIT = pytest.StashKey[float]()
@@ -68,9 +65,6 @@ _TIME_LIMIT = pytest.StashKey[float]()
 
 def _time_limit_argument(text: str) -> float:
     """An argparse ``type`` for ``--exactdp-time-limit`` (pytest names the option)."""
-    import argparse
-
-
     try:
         return read_time_limit(text, "--exactdp-time-limit")
     except InvalidArgument as e:
@@ -103,8 +97,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[_RECORDS] = []
     config.stash[_TIME_LIMIT] = _configured_time_limit(config)
-    import os
-
     report = config.getoption("exactdp_report", None)
     if report is not None and not report.strip():  # said now: it wrote nothing and exited 0
         raise pytest.UsageError(f"--exactdp-report={report!r} is empty; give the path of the JSON "
@@ -140,8 +132,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the report
         config.workeroutput[_WORKER_OUTPUT] = json.dumps(records)
         return
-    import os
-
     try:
         folder = os.path.dirname(os.path.abspath(path))
         os.makedirs(folder, exist_ok=True)  # as --junitxml does
@@ -164,6 +154,13 @@ def pytest_testnodedown(node, error) -> None:
             _add(node.config, entry, warn=False)
 
 
+def _impl():
+    """:mod:`exactdp._pytest_impl`, the one door to what checks a claim (imported when first needed)."""
+    from exactdp import _pytest_impl  # lazy: the pytest plugin loads in every project's session; checking a claim loads SymPy
+
+    return _pytest_impl
+
+
 def _budgets(config: pytest.Config) -> dict:
     out = {}
     for option, key in (("exactdp_max_pairs", "max_pairs"), ("exactdp_max_datasets", "max_datasets")):
@@ -173,51 +170,19 @@ def _budgets(config: pytest.Config) -> dict:
     return out
 
 
-def _relation(result) -> tuple[str, str]:
-    """How the claim stands to the value computed, and what that value is called, for every
-    :class:`~exactdp.checkers.results.Verdict`: ``("<", "exact sensitivity")`` for
-    ``violated``, ``("==" | ">", ...)`` for ``holds-tight`` / ``holds`` and for the
-    ``holds-*`` words of weaker evidence (compared exactly; ``">="`` if that cannot be
-    decided), whose value is only the "computed maximum"; ``"vs"`` for ``undecided`` and
-    ``vacuous`` (nothing was compared)."""
-
-    verdict = result.verdict
-    exact = "exact sensitivity"
-    if verdict is Verdict.VIOLATED:
-        return "<", exact
-    if verdict is Verdict.HOLDS_TIGHT:
-        return "==", exact
-    if verdict is Verdict.HOLDS:
-        return ">", exact
-    if verdict.holding:  # holds-on-grid, holds-ideal-noise, holds-statistically, holds-empirical-model
-
-        try:
-            from exactdp.numeric.decide import compare  # lazy: loads SymPy, needed only for a verdict of weaker evidence
-
-            sign = compare(result.claim, result.sensitivity.value)
-        except (ExactDPError, TypeError, ValueError):
-            sign = None
-        return {0: "==", 1: ">"}.get(sign, ">="), "computed maximum"
-    return "vs", exact  # undecided (not compared) and vacuous (no pair; a line after says why)
+def _check(config: pytest.Config, nodeid: str, where: str, args: tuple, kwargs: dict):
+    """Check one claim (:func:`exactdp._pytest_impl.check`) with this session's time limit,
+    budgets and report."""
+    __tracebackhide__ = True
+    return _impl().check(where, args, kwargs, nodeid=nodeid, record=functools.partial(_add, config),
+                         seconds=config.stash.get(_TIME_LIMIT, DEFAULT_TIME_LIMIT), budgets=_budgets(config),
+                         hint=f"--exactdp-time-limit or the {INI_TIME_LIMIT} ini option raises it; or make "
+                              f"the space smaller")
 
 
 def describe(result, expect: str = "holds") -> str:
-    """The failure text: verdict (with its evidence when not bit-exact), claim against the
-    value computed, witness and scope. Every verdict word has its own relation
-    (:func:`_relation`)."""
-
-    s = result.sensitivity
-    note = evidence_note(getattr(result, "evidence", "bit-exact"))
-    lines = [f"exactdp: claim {result.claim_shown} on {s.query.name}: {result.verdict.value.upper()}{note}"
-             + ("" if expect == "holds" else f" (expected {expect})")]
-    rel, value = _relation(result)
-    lines.append(f"  claim {format_value(result.claim)} {rel} {value} {format_value(s.value)}")
-    if s.witness is not None:
-        lines.append(f"  witness: {s.witness}")
-    if s.scope.pairs == 0:
-        lines.append(f"  nothing was checked: {s.scope.no_pairs_hint()}")
-    lines.append(f"  scope: {s.scope.describe()}")
-    return "\n".join(lines)
+    """The failure text of a ``ClaimResult`` (:func:`exactdp._pytest_impl.describe`)."""
+    return _impl().describe(result, expect)
 
 
 VERDICT_HELP = {
@@ -240,12 +205,6 @@ VERDICT_HELP = {
 (every value has a line: a test checks it)."""
 
 
-def _passes(result, expect: str) -> bool:
-    if expect == "violated":
-        return result.verdict is Verdict.VIOLATED
-    return result.ok
-
-
 def _add(config, entry: dict, warn: bool = True, given_id=None) -> None:
     """Append one report entry, its ``id`` made unique in the report: an id already used gets
     ``#2``, ``#3``... and (``warn``, for an id the user gave) a warning says so."""
@@ -261,121 +220,6 @@ def _add(config, entry: dict, warn: bool = True, given_id=None) -> None:
             f"exactdp: claim id {wanted!r} is already used by another claim in this session; the "
             f"report names this one {chosen!r} (give each claim its own id=)"))
     records.append({**entry, "id": chosen})
-
-
-def _record(config, nodeid: str, claim_id, result, expect: str) -> None:
-    """One report entry for a claim checked; its id a string (``id=3`` is ``"3"``)."""
-    out = {"id": nodeid if claim_id is None else str(claim_id), "test": nodeid, "expect": expect,
-           "passed": _passes(result, expect)}
-    out.update(result.to_dict())
-    _add(config, out, given_id=claim_id)
-
-
-def _record_error(config, nodeid: str, claim_id, expect, claim, error: BaseException) -> None:
-    """One report entry for a claim that could not be checked: ``"verdict": "error"`` and the
-    ``error`` (the exception's type and message); ``claim`` as given (``None`` if missing)."""
-    message = str(error)
-    out = {"id": nodeid if claim_id is None else str(claim_id), "test": nodeid,
-           "expect": expect if isinstance(expect, str) else repr(expect), "passed": False,
-           "verdict": "error", "claim": _claim_text(claim),
-           "error": f"{type(error).__name__}: {message}" if message else type(error).__name__}
-    _add(config, out, given_id=claim_id)
-
-
-def _claim_text(claim) -> str | None:
-    """The claim as given, for the report (``None`` when there was none)."""
-    if claim is None or isinstance(claim, str):
-        return claim
-    try:
-        return str(claim)
-    except Exception:  # noqa: BLE001 - an object that cannot print itself
-        return repr(type(claim))
-
-
-_POSITIONAL = ("claim", "query", "space", "metric", "d_in")
-_OWN_KEYWORDS = ("id", "expect")
-_CALL = ("(claim, query, space, metric='add-remove', d_in=1, *, id=None, expect='holds', "
-         "**options)")
-
-
-def _accepted_options() -> tuple[str, ...]:
-    """The options ``verify_claim`` passes on: the keyword-only parameters of
-    :func:`exactdp.sensitivity` (``max_pairs``, ``scope``, ``undefined``...)."""
-
-    return tuple(name for name, p in inspect.signature(sensitivity).parameters.items()
-                 if p.kind is p.KEYWORD_ONLY)
-
-
-def _bind(where: str, args: tuple, kwargs: dict) -> dict:
-    """The call's arguments by name, or :class:`~exactdp.errors.InvalidArgument` naming what
-    is wrong (a missing or repeated argument, an unknown keyword) and how the call reads."""
-
-    def call(claim, query, space, metric="add-remove", d_in=1, *, id=None, expect="holds", **options):
-        pass
-
-    try:
-        bound = inspect.signature(call).bind(*args, **kwargs)
-    except TypeError as e:
-        raise InvalidArgument(f"{where}: {e}; call it as {where}{_CALL}") from None
-    bound.apply_defaults()
-    named = dict(bound.arguments)
-    options = named.pop("options")
-    accepted = _accepted_options()
-    unknown = [k for k in options if k not in accepted]
-    if unknown:
-        shown = ", ".join(f"{k}={_clip(repr(options[k]))}" for k in unknown)
-        words = "keyword" if len(unknown) == 1 else "keywords"
-        raise InvalidArgument(
-            f"{where}({shown}): unknown {words} {', '.join(map(repr, unknown))}; the keywords "
-            f"accepted are {', '.join(_POSITIONAL + _OWN_KEYWORDS + accepted)}; check the "
-            f"spelling or drop {'it' if len(unknown) == 1 else 'them'}")
-    return {**named, "options": options}
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _check(config, nodeid: str, where: str, args: tuple, kwargs: dict):
-    """Check one claim (the fixture's call or a marker's arguments), record it in the report
-    (a claim that could not be checked too, with its error) and fail unless its verdict is
-    what ``expect`` says."""
-    __tracebackhide__ = True
-
-    claim_id = kwargs.get("id")
-    expect = kwargs.get("expect", "holds")
-    try:
-        call = _bind(where, args, kwargs)
-        claim_id, expect = call["id"], call["expect"]
-        result = _verify(config, nodeid, **call)
-    except BaseException as e:  # raised, exited, timed out, over a budget: still in the report
-        claim = args[0] if args else kwargs.get("claim")
-        _record_error(config, nodeid, claim_id, expect, claim, e)
-        raise
-    _record(config, nodeid, claim_id, result, expect)
-    if not _passes(result, expect):
-        err = ClaimViolated(describe(result, expect), result)
-        err.exactdp_expect = expect
-        raise err
-    return result
-
-
-def _verify(config, nodeid: str, claim, query, space, metric, d_in, id, expect, options):
-    __tracebackhide__ = True
-
-    if expect not in _EXPECT:
-        raise InvalidArgument(f"expect={expect!r} is not one of {_EXPECT}; use 'violated' for a "
-                              f"known-wrong claim kept as a regression")
-
-    if callable(query) and not isinstance(query, (Query, str)):
-        query = user_query(query)
-    seconds = config.stash.get(_TIME_LIMIT, DEFAULT_TIME_LIMIT)
-    try:
-        with within_time_limit(seconds, f"exactdp: claim {nodeid if id is None else str(id)!r}"):
-            return verify_claim(claim, query, space, metric, d_in, **{**_budgets(config), **options})
-    except TimeLimitExceeded as e:
-        raise TimeLimitExceeded(f"{e} (--exactdp-time-limit or the {INI_TIME_LIMIT} ini option raises "
-                                f"it; or make the space smaller)", e.seconds) from None
 
 
 @pytest.fixture
@@ -405,8 +249,7 @@ def pytest_runtest_call(item: pytest.Item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
-    if call.excinfo is not None and "exactdp" in sys.modules:
-
+    if call.excinfo is not None:
         exc = call.excinfo.value
         result = getattr(exc, "result", None)
         if isinstance(exc, ClaimViolated) and hasattr(result, "sensitivity"):

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from exactdp import _optional
-from exactdp._alarm import MAX_SECONDS, alarm_after, read_seconds
+from exactdp._alarm import CLAIM_TIME_LIMIT, MAX_SECONDS, alarm_after, read_time_limit
 from exactdp._usercode import Captured, Contained, Stopped, contained, printable
 from exactdp.engine.incremental import numpy_or_none
 from exactdp.errors import (
@@ -85,7 +85,7 @@ MAX_CHECKS = 10_000
 times its ``d_in`` values), counted before any claim is read."""
 MAX_FILE_BYTES = 10_000_000
 """Largest claims file read."""
-DEFAULT_TIME_LIMIT = 60.0
+DEFAULT_TIME_LIMIT = CLAIM_TIME_LIMIT
 """Seconds one claim may take, importing its function and checking it (``exactdp check
 --time-limit``, the pytest plugin's ``--exactdp-time-limit``)."""
 MAX_TIME_LIMIT = MAX_SECONDS
@@ -111,12 +111,6 @@ class TimeLimitExceeded(ExactDPError):
     def __init__(self, message: str, seconds: float):
         super().__init__(message)
         self.seconds = seconds
-
-
-def read_time_limit(text: object, option: str = "time_limit") -> float:
-    """A time limit in seconds: a positive number, at most :data:`MAX_TIME_LIMIT`
-    (``option`` names it in the error)."""
-    return read_seconds(text, option, DEFAULT_TIME_LIMIT)
 
 
 class _Stop(BaseException):

@@ -151,13 +151,19 @@ def test_budget_options_reach_the_check(pytester: pytest.Pytester):
 
 
 def test_plugin_loads_no_sympy_at_import():
-    """It loads in every pytest run of every project: at import only pytest and exactdp's
-    modules that load no SymPy, mpmath, NumPy or FLINT; those wait for the first claim."""
+    """It loads in every pytest run of every project: at import only pytest and the few light
+    exactdp modules its options need; the checker (exactdp._pytest_impl, SymPy, mpmath, NumPy,
+    FLINT) waits for the first claim."""
     import subprocess
     import sys
 
     code = ("import sys, pytest\nbefore = set(sys.modules)\nimport exactdp._pytestplugin\n"
             "added = set(sys.modules) - before\n"
-            "print(sorted(m for m in added if m.split('.')[0] in ('sympy', 'mpmath', 'numpy', 'flint')))")
+            "print(sorted(m for m in added if m.split('.')[0] in ('sympy', 'mpmath', 'numpy', 'flint')))\n"
+            "print(' '.join(sorted(m for m in added if m.split('.')[0] == 'exactdp')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.stdout.splitlines() == ["[]"], done.stderr
+    assert done.stdout.splitlines() == [
+        "[]",
+        "exactdp exactdp._alarm exactdp._budget exactdp._lazy exactdp._pytestplugin exactdp._version "
+        "exactdp.errors exactdp.numeric exactdp.numeric.exact",
+    ], done.stderr
