@@ -33,7 +33,8 @@ from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS, check_budge
 from exactdp._progress import Progress
 from exactdp.checkers.results import Evidence, Scope, Verdict, evidence_note, format_value, qualify
 from exactdp.engine.neighbours import build_neighbours
-from exactdp.engine.plan import STANDARD, make_plan as _setup
+from exactdp.engine.options import Options
+from exactdp.engine.plan import STANDARD, plan_with
 from exactdp.engine.scan import RawPairs, run_pairs
 from exactdp.engine.tables import source_keys
 from exactdp.errors import InvalidArgument, Undecided
@@ -321,8 +322,9 @@ def check_mechanism(
     else:
         if query is None or space is None:
             raise InvalidArgument("give a query and a space (or values=(a, b))")
-        setup = _setup(query, space, metric, [d_in], scope, undefined, max_datasets, max_pairs,
-                       exact_k, progress, wide=False)  # the pairs of values: a value table
+        options = Options(exact_k, scope, undefined, max_pairs, max_datasets, progress)
+        setup = plan_with(query, space, metric, [d_in], options, build=True,
+                          wide=False)  # the pairs of values: a value table
         if setup.query.output == "sqrt":
             raise InvalidArgument(
                 f"query {setup.query.name} has irrational values (a square root); a mechanism "

@@ -144,8 +144,8 @@ def local_sensitivity(
             f"dataset={shown} is not in {space.describe()}; pick a dataset of the space "
             f"(its size and multiplicities must fit)"
         )
-    plan = _plan.make_plan(query, space, metric, [d_in], scope, undefined, max_datasets, None,
-                           exact_k, False, local_at=indices, build=False)
+    options = Options(exact_k, scope, undefined, None, max_datasets, False)
+    plan = _plan.plan_with(query, space, metric, [d_in], options, local_at=indices)
     return _compute(plan, d_in, False)
 
 

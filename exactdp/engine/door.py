@@ -45,22 +45,14 @@ class Engine:
 
 
 def _multiset_plan(query, space, metric, d_list, o: Options) -> _plan.Plan:
-    return _plan.make_plan(query, space, metric, list(d_list), o.scope, o.undefined,
-                           o.max_datasets, o.max_pairs, o.exact_k, o.progress, build=False)
+    return _plan.plan_with(query, space, metric, d_list, o)
 
 
 def _multiset_compute(plan: _plan.Plan, d_in: int, o: Options) -> _plan.Answer:
     return _plan.compute(plan, d_in, o.progress, o.workers)
 
 
-def _multiset_on_cluster(query, space, metric, d_list, o: Options) -> tuple:
-    return _plan.curve_on_cluster(
-        query, space, metric, d_list, exact_k=o.exact_k, scope=o.scope, undefined=o.undefined,
-        max_pairs=o.max_pairs, max_datasets=o.max_datasets, progress=o.progress,
-        workers=o.workers, cluster=o.cluster)
-
-
-MULTISET = Engine("multiset", as_query, _multiset_plan, _multiset_compute, _multiset_on_cluster,
+MULTISET = Engine("multiset", as_query, _multiset_plan, _multiset_compute, _plan.curve_on_cluster,
                   pool=True)
 """Multisets (count vectors): :mod:`exactdp.engine.plan` and its backends."""
 

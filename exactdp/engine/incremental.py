@@ -31,13 +31,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from exactdp.engine.kinds import KINDS, LIMIT, Grown
 from exactdp.numeric.exact import common_denominator
 from exactdp.queries.base import IncrementalForm
 
 __all__ = ["numpy_or_none", "build", "Built", "LIMIT"]
-
-LIMIT = 2**62
-"""Every intermediate of an ``int64`` computation stays below this in magnitude."""
 
 _NO_NUMPY = False
 
@@ -70,24 +68,6 @@ class Built:
 
 
 
-def _quantile_weights(q: Fraction, method: str, n: int):
-    """``(j1, alpha, j2, beta)``: the quantile of ``n`` sorted values is
-    ``alpha * x[j1] + beta * x[j2]``, exactly as :func:`exactdp.queries.builtin._quantile_prep`."""
-    h = (n - 1) * q
-    lo = h.numerator // h.denominator
-    frac = h - lo
-    one, zero = Fraction(1), Fraction(0)
-    if method == "lower" or frac == 0:
-        return lo, one, lo, zero
-    if method == "higher":
-        return lo + 1, one, lo, zero
-    if method == "nearest":
-        return round(h), one, lo, zero  # round: a Fraction rounds half to even
-    if method == "midpoint":
-        return lo, Fraction(1, 2), lo + 1, Fraction(1, 2)
-    return lo, 1 - frac, lo + 1, frac
-
-
 def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
           max_values: int = 10**9, prefix: tuple | None = None, progress=None) -> Built | None:
     """The table of ``form`` over the dense ``ambient`` space, or ``None`` (no NumPy, no
@@ -99,7 +79,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     of ``ambient`` has it). The values are then over the least common denominator of
     those rows alone (the partitions' slices, :mod:`.partitions`). ``progress``: a
     :class:`~exactdp._progress.Progress` told of each level built."""
-    if form is None or form.kind not in _KINDS:
+    if form is None or form.kind not in KINDS:
         return None
     np = numpy_or_none()
     if np is None:
@@ -124,13 +104,13 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     den = common_denominator(form.values)
     nums = [int(v * den) for v in form.values]
     top = max((abs(a) for a in nums), default=0)
-    kind = form.kind
+    kind = KINDS[form.kind]  # its sums, order statistics or bins, and its values (below)
     key_big = max(weights) * (hi + 1) * 2 >= LIMIT  # every key is below (hi + 1) * B**(m-1)
-    need_s1 = kind in ("sum", "mean", "variance")
-    need_s2 = kind == "variance"
+    need_s1 = kind.sums >= 1
+    need_s2 = kind.sums == 2
     s_big = (hi * top * top if need_s2 else hi * top) >= LIMIT
-    chain = kind == "quantile"
-    bins = form.bins if kind == "histogram" else None
+    chain = kind.order_statistics
+    bins = form.bins if kind.histogram else None
     nbins = form.nbins if bins else 0
 
     def col(xs, big):
@@ -140,7 +120,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     key = col([0], key_big)
     s1 = col([0], s_big) if need_s1 else None
     s2 = col([0], s_big) if need_s2 else None
-    hist = [np.zeros(1, dtype=np.int64) for _ in range(nbins)] if kind == "histogram" else None
+    hist = [np.zeros(1, dtype=np.int64) for _ in range(nbins)] if kind.histogram else None
     levels = []  # (parent index, cumulative size) per level, for order statistics
     for i in range(m):
         if progress is not None:
@@ -188,70 +168,9 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
     if progress is not None:
         progress.show(f"building the value table: the values of {count:,} datasets", phase=True)
 
-    # -- values over the common denominator D -----------------------------------------
-    if kind == "count":
-        defined = np.ones(count, dtype=bool)
-        scale_d, ints = 1, n.copy()
-    elif kind == "sum":
-        defined = np.ones(count, dtype=bool)
-        scale_d, ints = den, s1
-    elif kind == "mean":
-        defined = n > 0
-        sizes = [s for s in range(max(lo, 1), hi + 1)]
-        big_l = math.lcm(*sizes)
-        mult = [0] + [big_l // s for s in range(1, hi + 1)]
-        scale_d = den * big_l
-        if s_big or hi * top * big_l >= LIMIT:
-            ints = s1.astype(object) * np.array(mult, dtype=object)[n]
-        else:
-            ints = s1 * np.asarray(mult, dtype=np.int64)[n]
-    elif kind == "variance":
-        ddof = form.ddof
-        defined = n > ddof
-        prods = [s * (s - ddof) for s in range(max(lo, ddof + 1), hi + 1)]
-        big_l = math.lcm(*prods)
-        mult = [0] * (ddof + 1) + [big_l // (s * (s - ddof)) for s in range(ddof + 1, hi + 1)]
-        scale_d = den * den * big_l
-        if s_big or 2 * hi * hi * top * top * big_l >= LIMIT:
-            no = n.astype(object)
-            ints = (no * s2.astype(object) - s1.astype(object) ** 2) * np.array(mult, dtype=object)[n]
-        else:
-            ints = (n * s2 - s1 * s1) * np.asarray(mult, dtype=np.int64)[n]
-    elif kind == "quantile":
-        defined = n > 0
-        rows = {s: _quantile_weights(form.q, form.method, s) for s in range(max(lo, 1), hi + 1)}
-        big_l = math.lcm(*(w.denominator for r in rows.values() for w in (r[1], r[3])))
-        j1 = [0] * (hi + 1)
-        j2 = [0] * (hi + 1)
-        al = [0] * (hi + 1)
-        be = [0] * (hi + 1)
-        for s, (a, wa, b, wb) in rows.items():
-            j1[s], al[s], j2[s], be[s] = a, int(wa * big_l), b, int(wb * big_l)
-        scale_d = den * big_l
-        jj1 = np.asarray(j1, dtype=np.int64)[n]
-        jj2 = np.asarray(j2, dtype=np.int64)[n]
-        # the value index of x[j]: how many cumulative counts are <= j
-        idx1 = np.zeros(count, dtype=np.int64)
-        idx2 = np.zeros(count, dtype=np.int64)
-        anc = None
-        for parent, cum in reversed(levels):
-            at = cum if anc is None else cum[anc]
-            idx1 += at <= jj1
-            idx2 += at <= jj2
-            if parent is not None:
-                anc = parent if anc is None else parent[anc]
-        numv = col(nums, top * big_l * 2 >= LIMIT)
-        a1 = numv[np.minimum(idx1, m - 1)]
-        a2 = numv[np.minimum(idx2, m - 1)]
-        if top * big_l * 2 >= LIMIT:
-            ints = (a1 * np.array(al, dtype=object)[n] + a2 * np.array(be, dtype=object)[n])
-        else:
-            ints = a1 * np.asarray(al, dtype=np.int64)[n] + a2 * np.asarray(be, dtype=np.int64)[n]
-        ints = np.where(defined, ints, 0) if ints.dtype != object else ints
-    else:  # histogram
-        defined = np.ones(count, dtype=bool)
-        scale_d = 1
-        ints = np.stack(hist, axis=1) if hist else np.zeros((count, 0), dtype=np.int64)
+    # -- values over the common denominator D: the kind's evaluator ---------------------
+    defined, scale_d, ints = kind.table(Grown(np, form, n, s1, s2, hist, levels, count, lo, hi,
+                                              m, den, nums, top, s_big))
 
     # -- a stated value where undefined, then the least common denominator ------------
     if stated is not None and not bool(defined.all()):
@@ -283,7 +202,7 @@ def build(form: IncrementalForm | None, ambient, weights, stated, output: str,
 def _empty(np, output: str, form) -> Built:
     """A build without rows (a prefix no dataset has)."""
     none = np.zeros(0, dtype=np.int64)
-    ints = np.zeros((0, form.nbins), dtype=np.int64) if form.kind == "histogram" else none
+    ints = np.zeros((0, form.nbins), dtype=np.int64) if KINDS[form.kind].histogram else none
     return Built(np, none, none.copy(), ints, np.zeros(0, dtype=bool), 1)
 
 
@@ -309,6 +228,3 @@ def _gcd_all(np, values, start: int) -> int:
         if g == 1:
             break
     return g
-
-
-_KINDS = ("count", "sum", "mean", "variance", "quantile", "histogram")

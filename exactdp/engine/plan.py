@@ -28,8 +28,9 @@ from exactdp.queries.builtin import as_query
 from exactdp.spaces.datasets import DatasetSpace, as_space
 from exactdp.spaces.metrics import Metric, as_metric, check_d_in, check_flag
 from exactdp.engine import cluster as _cluster, wide as _wide
+from exactdp.engine.options import Options
 
-__all__ = ["Plan", "Answer", "make_plan", "compute", "final_value", "ambient_space",
+__all__ = ["Plan", "Answer", "make_plan", "plan_with", "compute", "final_value", "ambient_space",
            "curve_on_cluster",
            "check_scope", "check_workers", "cores", "STANDARD", "RELEASE_CENTRED", "SCOPES",
            "WORKERS_PER_CORE"]
@@ -192,6 +193,15 @@ def make_plan(query, space, metric, d_list, scope, undefined, max_datasets, max_
     return plan
 
 
+def plan_with(query, space, metric, d_list, options: Options, *, local_at=None,
+              build: bool = False, wide: bool = True) -> Plan:
+    """:func:`make_plan` with the front doors' :class:`~.options.Options` record
+    (``workers`` and ``cluster`` are the backend's, read by :func:`compute`)."""
+    return make_plan(query, space, metric, list(d_list), options.scope, options.undefined,
+                     options.max_datasets, options.max_pairs, options.exact_k, options.progress,
+                     local_at=local_at, build=build, wide=wide)
+
+
 def final_value(query: Query, raw: sc.RawResult, scale: int):
     """The exact sensitivity from a raw result in integer units over ``scale``."""
     if query.output == "scalar":
@@ -245,20 +255,22 @@ def _scaled(budget: int | None, workers: int) -> int | None:
     return None if budget is None else budget * workers
 
 
-def curve_on_cluster(query, space, metric, d_list, *, exact_k, scope, undefined, max_pairs,
-                     max_datasets, progress, workers: int, cluster) -> tuple:
-    """``(plan, answers)``: the answers for each ``d_in`` of ``d_list`` on a Dask cluster (see :mod:`.cluster`).
+def curve_on_cluster(query, space, metric, d_list, options: Options) -> tuple:
+    """``(plan, answers)``: the answers for each ``d_in`` of ``d_list`` on a Dask cluster
+    (``options.cluster``, with ``options.workers``; see :mod:`.cluster`).
 
     ``max_datasets`` and ``max_pairs`` are per worker: the space may hold ``max_datasets *
     workers`` datasets and ``max_pairs * workers`` candidate pairs, and each partition's
     slice at most ``max_datasets``. The budgets are checked before a cluster starts.
     """
-    max_datasets = check_budget(max_datasets, "max_datasets")
-    max_pairs = check_budget(max_pairs, "max_pairs")
+    max_datasets = check_budget(options.max_datasets, "max_datasets")
+    max_pairs = check_budget(options.max_pairs, "max_pairs")
+    cluster, workers, progress = options.cluster, options.workers, options.progress
 
     def planned(n: int, quiet) -> Plan:
-        return make_plan(query, space, metric, d_list, scope, undefined, _scaled(max_datasets, n),
-                         _scaled(max_pairs, n), exact_k, quiet, build=False)
+        return make_plan(query, space, metric, d_list, options.scope, options.undefined,
+                         _scaled(max_datasets, n), _scaled(max_pairs, n), options.exact_k, quiet,
+                         build=False)
 
     if cluster == "local":  # the budgets first: a refusal starts no cluster
         _cluster.distributed_module()

@@ -51,7 +51,8 @@ from exactdp.errors import TooLarge
 from exactdp.numeric.exact import common_denominator
 from exactdp._progress import Progress
 from exactdp.engine.heap import roomy_heap
-from exactdp.engine.incremental import _quantile_weights, numpy_or_none
+from exactdp.engine.incremental import numpy_or_none
+from exactdp.engine.kinds import KINDS
 from exactdp.engine.partitions import PARTS_PER_WORKER, _between, _suffix_ways, part_count
 from exactdp.engine.scan import RawResult
 from exactdp.engine.tables import DENSE_MAX_VALUES, public_value
@@ -72,7 +73,8 @@ element of a NumPy expression)."""
 BOUND = 2**61
 """Every value stays below this in magnitude, so the difference of two fits in ``int64``."""
 
-_KINDS = ("count", "sum", "mean", "variance", "quantile")
+_KINDS = tuple(name for name, kind in KINDS.items() if kind.wide is not None)
+"""The query kinds with a wide evaluator (:data:`exactdp.engine.kinds.KINDS`)."""
 
 ENABLED = True
 """Consider the wide strategy at all (False: the move lists and scans only, as before issue
@@ -155,30 +157,8 @@ class WideTable:
         lo = ambient.min_size
         hi = ambient.max_size
         sizes = [n for n in range(lo, hi + 1) if n >= self.qmin]
-        kind = form.kind
-        self.kind = kind
-        self.mult = {}  # size -> multiplier(s) of the size's formula
-        if kind == "count":
-            scale = 1
-        elif kind == "sum":
-            scale = den
-        elif kind == "mean":
-            big = math.lcm(*[n for n in sizes if n >= 1]) if any(n >= 1 for n in sizes) else 1
-            scale = den * big
-            self.mult = {n: big // n for n in sizes if n >= 1}
-        elif kind == "variance":
-            ddof = form.ddof
-            prods = [n * (n - ddof) for n in sizes if n > ddof]
-            big = math.lcm(*prods) if prods else 1
-            scale = den * den * big
-            self.mult = {n: big // (n * (n - ddof)) for n in sizes if n > ddof}
-        else:  # quantile
-
-            rows = {n: _quantile_weights(form.q, form.method, n) for n in sizes if n >= 1}
-            big = math.lcm(*(w.denominator for r in rows.values() for w in (r[1], r[3]))) \
-                if rows else 1
-            scale = den * big
-            self.mult = {n: (a, int(wa * big), b, int(wb * big)) for n, (a, wa, b, wb) in rows.items()}
+        self.kind = form.kind
+        scale, self.mult = self._wide.scale(form, den, sizes)  # size -> multiplier(s) of its formula
         stated = None
         if policy not in ("error", "exclude"):
             stated = Fraction(policy)
@@ -201,20 +181,15 @@ class WideTable:
         self.sizes = sizes
         self.bound = self._bound(hi)
 
+    @property
+    def _wide(self):
+        """The kind's wide evaluator (looked up, not stored: the table is pickled for tasks)."""
+        return KINDS[self.kind].wide
+
     def _bound(self, hi: int) -> int:
         """An upper bound on every value and intermediate, in integer units."""
-        top, kind, g = self.top, self.kind, self._grow
         most = max((max(v) if isinstance(v, tuple) else v for v in self.mult.values()), default=1)
-        if kind == "count":
-            b = hi + 1
-        elif kind == "sum":
-            b = (hi + 1) * top * g
-        elif kind == "mean":
-            b = (hi + 1) * top * most * g
-        elif kind == "variance":
-            b = 2 * (hi + 1) ** 2 * top * top * max(most, 1) * 2
-        else:
-            b = 2 * top * max(most, 1) * 2
+        b = self._wide.bound(hi, self.top, self._grow, most)
         if self.stated is not None:
             b = max(b, abs(self.stated))
         return b
@@ -231,39 +206,14 @@ class WideTable:
             if self.stated is None:
                 return None
             return np.full(np.shape(s1), self.stated, dtype=np.int64)
-        kind = self.kind
-        if kind == "count":
-            return np.full(np.shape(s1), n * self._grow, dtype=np.int64)
-        if kind == "sum":
-            return s1 * self._grow
-        if kind == "mean":
-            return s1 * self.mult[n]
-        if kind == "variance":
-            return (n * s2 - s1 * s1) * self.mult[n]
-        j1, w1, j2, w2 = self.mult[n]
-        out = stat(j1) * w1
-        if w2:
-            out = out + stat(j2) * w2
-        return out
+        return self._wide.value(self, n, s1, s2, stat)
 
     def _values_of_sizes(self, n, s1, s2, stat):
         """:meth:`_value` for an array of sizes ``n``: the size's multipliers gathered per
         dataset, ``stat(j)`` with an array ``j``; the stated value where ``n`` is below the
         query's minimum (never reached without one: see :func:`applies`)."""
         np = self.np
-        kind, g = self.kind, self._grow
-        if kind == "count":
-            out = np.broadcast_to(n * g, np.broadcast(n, s1).shape)
-        elif kind == "sum":
-            out = s1 * g
-        elif kind in ("mean", "variance"):
-            mult = self._per_size()[0][n]
-            out = s1 * mult if kind == "mean" else (n * s2 - s1 * s1) * mult
-        else:
-            j1, w1, j2, w2 = self._per_size()
-            out = stat(j1[n]) * w1[n]
-            if bool(w2.any()):
-                out = out + stat(j2[n]) * w2[n]
+        out = self._wide.of_sizes(self, n, s1, s2, stat)
         if self.stated is not None:
             under = n < self.qmin
             if bool(np.any(under)):
@@ -275,7 +225,7 @@ class WideTable:
         got = self.__dict__.get("_arrays")
         if got is None:
             np, top = self.np, self.ambient.max_size + 2
-            if self.kind == "quantile":
+            if KINDS[self.kind].order_statistics:  # (j1, w1, j2, w2) per size
                 cols = [[0] * top for _ in range(4)]
                 for n, row in self.mult.items():
                     for c, x in zip(cols, row):
@@ -779,7 +729,7 @@ class _Indices:
         self.rows = len(idx)
         self.x = x = t.nums[idx]  # (rows, s) sorted values
         self.s1 = x.sum(axis=1)
-        self.s2 = (x * x).sum(axis=1) if t.kind == "variance" else None  # variance only
+        self.s2 = (x * x).sum(axis=1) if KINDS[t.kind].sums == 2 else None  # variance only
 
     def stat(self, j: int):
         """The order statistic ``x[j]`` of each source."""
@@ -821,7 +771,7 @@ class _Counts:
         self.rows = counts.shape[1]
         nums = t.nums
         self.s1 = nums @ counts
-        self.s2 = (nums * nums) @ counts if t.kind == "variance" else None  # variance only
+        self.s2 = (nums * nums) @ counts if KINDS[t.kind].sums == 2 else None  # variance only
         self._cum = None
 
     def cum(self):
@@ -845,7 +795,7 @@ class _Counts:
     def removals(self):
         t, counts = self.t, self.counts
         np = t.np
-        quantile = t.kind == "quantile"
+        quantile = KINDS[t.kind].order_statistics
         for i in range(t.m):
             ok = counts[i] > 0
             after = None
