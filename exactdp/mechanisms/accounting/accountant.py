@@ -69,7 +69,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from exactdp._display import card
-from exactdp._budget import refuse_above
+from exactdp._budget import refuse_above, show_count
 from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import specs
@@ -1461,8 +1461,8 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
             if best is None:
                 refuse_above(work, max_slots, option="max_slots",
                              what=f"lattice points' work (points of 128 bits) for k={k:,} rounds at the grid "
-                                  f"2**-{m}: about {slots:,} points of {bits:,} bits and "
-                                  f"{2 * one * len(parts):,} profile points",
+                                  f"2**-{m}: {show_count(slots)} points of {show_count(bits)} bits and "
+                                  f"{show_count(2 * one * len(parts))} profile points",
                              hint="use a smaller k, a larger sigma or scale, a smaller rate"
                                   + (", a larger delta" if quantity == "epsilon" else ", a smaller epsilon"))
             if last_m is not None and m > last_m + 1:  # a jump too far: try the next grid instead
