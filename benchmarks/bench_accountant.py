@@ -3,6 +3,7 @@ prv_accountant: their numbers against exactdp's certified enclosure, and the tim
 
     python benchmarks/bench_accountant.py                                  # all in this env
     python benchmarks/bench_accountant.py --other-python /tmp/benchvenv/bin/python
+    python benchmarks/bench_accountant.py --grid        # issue 27's 64 DP-SGD configurations
 
 The two libraries are benchmark-only dependencies (not in pyproject). With
 ``--other-python`` they run in that interpreter (a scratch venv with
@@ -243,6 +244,108 @@ def _other_in(case: dict, python: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# --- the issue-27 grid (--grid) ---------------------------------------------------------------
+
+GRID_RATES = ("0.001", "0.01", "1/256", "0.1")
+GRID_SIGMAS = ("0.6", "0.8", "1", "2")
+GRID_STEPS = (100, 1000, 10**4, 10**5)
+GRID_DELTA = "1e-5"
+GRID_WIDTH = "1e-3"
+GRID_OTHERS = ("PLD 1e-2", "PLD 1e-3", "PLD 1e-4", "RDP", "PRV 1e-2", "PRV 1e-3")
+
+
+def _grid_one(job: dict) -> dict:
+    """One accountant on one grid configuration (run in a child process): epsilon, wall and CPU
+    seconds (the libraries imported before the clock starts)."""
+    q, sigma, k, who = job["q"], job["sigma"], job["k"], job["who"]
+    qf, sf, delta = float(Fraction(q)), float(Fraction(sigma)), float(GRID_DELTA)
+    if who == "exactdp":
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+        from exactdp.mechanisms.accounting.accountant import account
+    elif who == "RDP":
+        from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+        from dp_accounting.rdp import RdpAccountant
+    elif who.startswith("PLD"):
+        from dp_accounting.pld import privacy_loss_distribution as pld
+    else:
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+    t0, c0 = time.perf_counter(), time.process_time()
+    if who == "exactdp":
+        r = account("gaussian", k, delta=GRID_DELTA, params={"sigma": sigma, "sampling": "poisson", "rate": q},
+                    width=GRID_WIDTH)
+        out = {"lower": str(r.lower), "upper": str(r.upper), "met": r.width_met, "bits": r.bits, "points": r.slots}
+    elif who.startswith("PLD"):
+        p = pld.from_gaussian_mechanism(sf, sampling_prob=qf, pessimistic_estimate=True,
+                                        value_discretization_interval=float(who.split()[1]))
+        out = {"epsilon": repr(float(p.self_compose(k).get_epsilon_for_delta(delta)))}
+    elif who == "RDP":
+        rdp = RdpAccountant()
+        rdp.compose(SelfComposedDpEvent(PoissonSampledDpEvent(qf, GaussianDpEvent(sf)), k))
+        out = {"epsilon": repr(float(rdp.get_epsilon(delta)))}
+    else:
+        acc = PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(noise_multiplier=sf, sampling_probability=qf)],
+                            max_self_compositions=[k], eps_error=float(who.split()[1]), delta_error=1e-10)
+        out = {"epsilon": repr(float(acc.compute_epsilon(delta=delta, num_self_compositions=[k])[2]))}
+    return {**out, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+
+
+def _grid_run(job: dict, python: str, timeout: float) -> dict:
+    try:
+        proc = subprocess.run([python, __file__, "--grid-child", json.dumps(job)], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout:g} s"}
+    if proc.returncode:
+        return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1][:120]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def grid(pythons: list[str] | None, timeout: float, only: str | None) -> int:
+    """The 64 configurations of issue 27 (q x sigma x k, delta 1e-5, width 1e-3): exactdp, then
+    dp_accounting's PLD (pessimistic; intervals 1e-2, 1e-3, 1e-4) and RDP and prv_accountant's
+    upper epsilon (eps_error 1e-2, 1e-3), each in its own child process (wall and CPU seconds),
+    each other number placed inside, BELOW or above exactdp's certified enclosure."""
+    other = (pythons or [sys.executable])[0]
+    print(f"machine: {_machine()}")
+    print(f"date: {time.strftime('%Y-%m-%d')}; delta {GRID_DELTA}, exactdp width {GRID_WIDTH}; "
+          f"PRV's number is its upper epsilon; per-call timeout {timeout:g} s")
+    print("q, sigma, k | exactdp [lower, upper] wall s (CPU s) points | each other: epsilon where wall s")
+    worst = []
+    for q in GRID_RATES:
+        for sigma in GRID_SIGMAS:
+            for k in GRID_STEPS:
+                if only and only not in f"{q},{sigma},{k}":
+                    continue
+                job = {"q": q, "sigma": sigma, "k": k}
+                r = _grid_run({**job, "who": "exactdp"}, sys.executable, timeout)
+                if "error" in r:
+                    print(f"{q}, {sigma}, {k} | exactdp {r['error']}", flush=True)
+                    continue
+                lo, hi = Fraction(r["lower"]), Fraction(r["upper"])
+                line = (f"{q}, {sigma}, {k} | exactdp [{float(lo):.6g}, {float(hi):.6g}] "
+                        f"{'met' if r['met'] else 'NOT MET'} {r['seconds']:.2f} s ({r['cpu']:.2f}) "
+                        f"{r['points']:,} pts")
+                prv3 = None
+                for who in GRID_OTHERS:
+                    v = _grid_run({**job, "who": who}, other, timeout)
+                    if "error" in v:
+                        line += f" | {who}: {v['error']}"
+                        continue
+                    e = Fraction(v["epsilon"])
+                    where = "inside" if lo <= e <= hi else ("BELOW" if e < lo else "above")
+                    line += f" | {who}: {float(e):.6g} {where} {v['seconds']:.2f} s ({v['cpu']:.2f})"
+                    if who == "PRV 1e-3":
+                        prv3 = v["seconds"]
+                worst.append((r["seconds"], r["cpu"], prv3, f"{q}, {sigma}, {k}"))
+                print(line, flush=True)
+    worst.sort(reverse=True)
+    print("\nslowest exactdp (wall s, CPU s, PRV 1e-3 wall s):")
+    for secs, cpu, prv, name in worst[:8]:
+        print(f"  {name}: {secs:.2f} ({cpu:.2f}) against PRV {prv if prv is None else round(prv, 2)}")
+    return 0
+
+
 # --- exactdp ------------------------------------------------------------------------------------
 
 
@@ -287,7 +390,15 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="exactdp runs per case (best time reported)")
     ap.add_argument("--only", help="run only the cases whose name contains this text")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--grid", action="store_true", help="the 64 DP-SGD configurations of issue 27 (--only 'q,sigma,k')")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds for each call in --grid")
+    ap.add_argument("--grid-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.grid_child:
+        print(json.dumps(_grid_one(json.loads(args.grid_child))))
+        return 0
+    if args.grid:
+        return grid(args.other_python, args.timeout, args.only)
     if args.child:
         print(json.dumps(_other(json.loads(args.child))))
         return 0

@@ -77,7 +77,7 @@ from exactdp.mechanisms._params import check_parameter_names, nonnegative, posit
 from exactdp.mechanisms.accounting.profiles import (
     PoissonDiscreteGaussian, PoissonFinite, PoissonLaplace, WithoutReplacement,
 )
-from exactdp.mechanisms.accounting.subsampling import PoissonGaussian, grid_points, lattice_pairs
+from exactdp.mechanisms.accounting.subsampling import PoissonGaussian, grid_points, grid_subset, lattice_pairs
 from exactdp.mechanisms.calibration.discrete import _tail_bound, _truncation_point
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
@@ -562,15 +562,16 @@ def _spread(lat: _Lattice, stride: int) -> list:
     return out
 
 
-def _multiply(a: _Lattice, b: _Lattice) -> _Lattice:
-    """The distribution of the sum of the two losses (exact convolution, rounded down)."""
+def _multiply(a: _Lattice, b: _Lattice, trim: int = _TRIM_ULPS) -> _Lattice:
+    """The distribution of the sum of the two losses (exact convolution, rounded down; end tails
+    of at most ``trim`` ulps moved into the slack)."""
     bits = a.bits
     g = math.gcd(a.stride, b.stride)
     x, y = _spread(a, g), _spread(b, g)
     n = len(x) + len(y) - 1
     w = _convolve(x, y, a is b, bits)
     slack = a.slack + b.slack + ((a.slack * b.slack) >> bits) + 1 + n
-    return _trim(_Lattice(w, a.top + b.top, g, bits, slack))
+    return _trim(_Lattice(w, a.top + b.top, g, bits, slack), trim)
 
 
 def _convolve(x: list, y: list, square: bool, bits: int) -> list:
@@ -596,15 +597,15 @@ def _convolve(x: list, y: list, square: bool, bits: int) -> list:
     return w + [0] * (n - len(w))  # coeffs() stops at the highest nonzero term
 
 
-def _trim(lat: _Lattice) -> _Lattice:
-    """Drop end slots whose mass adds up to at most ``_TRIM_ULPS`` at each end (into slack)."""
+def _trim(lat: _Lattice, ulps: int = _TRIM_ULPS) -> _Lattice:
+    """Drop end slots whose mass adds up to at most ``ulps`` at each end (into slack)."""
     w = lat.w
     lo, dropped = 0, 0
-    while lo < len(w) - 1 and dropped + w[lo] <= _TRIM_ULPS:
+    while lo < len(w) - 1 and dropped + w[lo] <= ulps:
         dropped += w[lo]
         lo += 1
     hi, dropped_hi = len(w), 0
-    while hi - 1 > lo and dropped_hi + w[hi - 1] <= _TRIM_ULPS:
+    while hi - 1 > lo and dropped_hi + w[hi - 1] <= ulps:
         dropped_hi += w[hi - 1]
         hi -= 1
     if lo == 0 and hi == len(w):
@@ -613,15 +614,62 @@ def _trim(lat: _Lattice) -> _Lattice:
                     lat.slack + dropped + dropped_hi)
 
 
-def _power(base: _Lattice, k: int) -> _Lattice:
+def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, base_steps: int = 1) -> _Lattice:
+    """``base`` composed ``k`` times by repeated squaring (at most ``2 log2(k)`` products), each
+    product trimming at each end at most ``max(trim, per_step * n)`` ulps into the slack, ``n`` the
+    steps it holds (``base`` holds ``base_steps``): a trim at a product of ``n`` steps reaches the
+    end ``k base_steps / n`` times over, so each product's trims weigh alike at the end.
+
+    The same products, roundings and trims as :func:`_multiply`, held as FLINT polynomials
+    between them (python-flint: the product, then ``floor(c / 2**bits)`` of every coefficient,
+    and the trim reading only the end coefficients), so that no product converts its whole list
+    to Python integers and back; the result is the same lattice as the list-based products."""
+    try:
+        from flint import fmpz, fmpz_poly  # lazy: python-flint, an optional import (as in _convolve)
+    except ImportError:  # pragma: no cover - python-flint is a dependency
+        result = None
+        while True:
+            if k & 1:
+                result = base if result is None else _multiply(result, base, trim)
+            k >>= 1
+            if not k:
+                return result
+            base = _multiply(base, base, trim)
+    bits, stride, unit = base.bits, base.stride, fmpz(1 << base.bits)
+
+    def product(x, y):
+        px, nx, tx, sx, kx = x
+        py, ny, ty, sy, ky = y
+        cut = max(trim, per_step * (kx + ky))
+        prod = (px * px if x is y else px * py) // unit  # nonnegative: floor is >> bits
+        n = nx + ny - 1
+        slack = sx + sy + ((sx * sy) >> bits) + 1 + n
+        lo, dropped = 0, 0  # the trim of _trim, on the polynomial's end coefficients
+        while lo < n - 1 and dropped + int(prod[lo]) <= cut:
+            dropped += int(prod[lo])
+            lo += 1
+        hi, dropped_hi = n, 0
+        while hi - 1 > lo and dropped_hi + int(prod[hi - 1]) <= cut:
+            dropped_hi += int(prod[hi - 1])
+            hi -= 1
+        if lo or hi < n:
+            prod = prod.right_shift(lo).truncate(hi - lo) if lo else prod.truncate(hi)
+        return prod, hi - lo, tx + ty - stride * lo, slack + dropped + dropped_hi, kx + ky
+
+    b = start = (fmpz_poly(base.w), len(base.w), base.top, base.slack, base_steps)
     result = None
     while True:
         if k & 1:
-            result = base if result is None else _multiply(result, base)
+            result = b if result is None else product(result, b)
         k >>= 1
         if not k:
-            return result
-        base = _multiply(base, base)
+            break
+        b = product(b, b)
+    if result[0] is start[0]:
+        return base  # k = 1: the base itself
+    poly, n, top, slack, _ = result
+    w = [int(c) for c in poly.coeffs()]
+    return _Lattice(w + [0] * (n - len(w)), top, stride, bits, slack)
 
 
 class _LatticeEvaluator:
@@ -1317,10 +1365,12 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
 
 # --- the subsampled Gaussian ------------------------------------------------------------
 
-SUBSAMPLED_MAX_SLOTS = 400_000
-"""Default budget on the points of a subsampled Gaussian's composed grid, estimated before
-each grid is built (three pairs of that many integers of about 2 x 120 bits while convolving;
-q = 0.01, sigma = 1, k = 10^4 holds 135,644 points at the grid 2**-12, in about 27 s)."""
+SUBSAMPLED_MAX_SLOTS = 4_000_000
+"""Default budget on the work of a subsampled Gaussian's grid, in points of 128 bits (the composed
+lattice's points and the profile points), estimated before each grid is built. It is a memory
+budget: a composed point costs about 1 KB at the peak (three lattices, their products and the
+evaluators' sums; measured: q = 0.001, sigma = 0.6, k = 10^5 holds 315,850 points of 94 bits at
+the grid 2**-14 in 323 MB), so the default is about 4 GB."""
 
 SUBSAMPLED_WIDTH = Fraction(1, 1000)
 """Default target relative width for a subsampled Gaussian (its grid error falls as ``h**2``;
@@ -1328,6 +1378,12 @@ each halving of ``h`` doubles the lattice)."""
 
 _SUB_FIRST_M = 9
 _SUB_LAST_M = 20
+_GRID_MARGIN_BITS = 12
+"""Fraction bits of a grid's lattice beyond those of ``k * points`` and of ``1 / (delta * width)``
+(the resolution asked for): a product of ``n`` points loses at most ``n + 1`` ulps, and one that
+holds ``s`` of the ``k`` rounds reaches the end ``k / s`` times, so the roundings of the products
+(each at most about the one-step points, times ``k / s``, over ``s = 1, 2, 4, ...``) lose about
+``2 k * points`` ulps in all: 12 bits leave them under ``delta * width / 2**10``."""
 
 
 class _PairEvaluator:
@@ -1347,10 +1403,36 @@ class _PairEvaluator:
         return max(u.top_loss_upper() for u in self.uppers)
 
 
-def _pair_lattice(pair) -> _Lattice:
-    """A :class:`~exactdp.mechanisms.accounting.subsampling.LatticePair` as a lattice (its end slots of a
-    few ulps trimmed into the slack)."""
-    return _trim(_Lattice(pair.w, pair.top, 1, pair.bits, pair.slack))
+def _pair_lattice(pair, trim: int = _TRIM_ULPS) -> _Lattice:
+    """A :class:`~exactdp.mechanisms.accounting.subsampling.LatticePair` as a lattice (its end slots of at
+    most ``trim`` ulps trimmed into the slack)."""
+    return _trim(_Lattice(pair.w, pair.top, 1, pair.bits, pair.slack), trim)
+
+
+_TRIM_SHARE = 256
+"""The end tails trimmed while composing add up to at most about ``1/_TRIM_SHARE`` of ``delta * width``."""
+_CELL_SHARE = 8
+"""A grid subset's widest cells err (estimated) by at most ``delta * width / (_CELL_SHARE * steps)``."""
+
+
+def _grid_tolerances(allowed: Fraction, bits: int, steps: int, parts: int) -> tuple[int, float]:
+    """``(per_step, tol)`` for one grid: the ulps (of ``2**-bits``) a lattice of ``n`` steps may trim
+    at each end is ``per_step * n`` (at least ``_TRIM_ULPS``), and ``tol`` the chord error allowed
+    to a profile cell (:func:`~exactdp.mechanisms.accounting.subsampling.grid_subset`).
+
+    Both choose only how tight the enclosure is, never whether it holds: trimmed mass goes into
+    the slack (added at weight 1 to the upper end), and any grid subset gives certified pairs.
+    ``allowed`` is ``delta * width`` (the target's scale). The slack of a lattice of ``n`` steps
+    reaches the composition of all ``steps`` about ``steps / n`` times (slacks add up under a
+    product, to first order), so each trim adds at most about ``2 per_step steps`` there; each
+    composed lattice takes at most ``2 parts (log2(steps) + 2)`` trims (a pair's, a part's
+    ``times`` squarings and products, the round's product, ``k``'s squarings and products), so
+    the slack from trims is at most about ``allowed / _TRIM_SHARE``. A profile cell's chord error
+    ``tol`` moves ``delta`` after ``steps`` steps by at most ``steps * tol`` (the errors of composed
+    pairs add up: hybrid argument), ``allowed / _CELL_SHARE``."""
+    trims = 2 * parts * (steps.bit_length() + 2)
+    per_step = math.floor(allowed * 2**bits / (_TRIM_SHARE * 2 * trims * steps))
+    return per_step, float(allowed) / (_CELL_SHARE * steps)
 
 
 def _subsampled_estimate(parts: list, m: int, k: int, bits: int, tail_bits: int) -> tuple[int, int]:
@@ -1383,6 +1465,17 @@ _POINT_WEIGHT = 3
 """A profile point (a few Arb normal tails) costs about three lattice points of the same precision
 while composing (measured: 35,479 points at 1,088 bits took 7.5 s; convolving 37,621 points at
 1,024 bits, 2.7 s)."""
+
+
+def _profile_points(parts: list, m: int, tail_bits: int, tol: float) -> int:
+    """The profile points one grid encloses (both directions of every part): the grid subsets' sizes,
+    or the whole ranges when they are too long to choose a subset from (then refused over any budget)."""
+    total = 0
+    for model, _ in parts:
+        for d in ("remove", "add"):
+            lo, hi = grid_points(model, d, Fraction(1, 2**m), tail_bits)
+            total += hi - lo + 1 if hi - lo > 1 << 24 else len(grid_subset(model, d, m, lo, hi, tol))
+    return total
 
 
 def _grid_work(points: int, slots: int, bits: int) -> int:
@@ -1453,16 +1546,21 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
         # of delta, below 2**-16 of the width asked (delta * width)
         tail_bits = steps.bit_length() + math.ceil(need).bit_length() + 16
         one, _ = _subsampled_estimate(parts, m, k, 64, tail_bits)
-        wanted = 64 + (k * one).bit_length() + math.ceil(need).bit_length()
+        margin = _GRID_MARGIN_BITS if quantity == "epsilon" else 64  # a tiny delta(epsilon) is not known before
+        wanted = margin + (k * one).bit_length() + math.ceil(need).bit_length()
         bits = min(max_bits, wanted)
+        # the tolerances follow delta, known in advance only for epsilon(delta); delta(epsilon) keeps
+        # the whole grid and the trim of a few ulps (a tiny delta(epsilon) is not known before)
+        per_step, tol = _grid_tolerances(target * w, bits, steps, len(parts)) if quantity == "epsilon" else (0, 0.0)
         slots = _subsampled_estimate(parts, m, k, bits, tail_bits)[1]
-        work = _grid_work(2 * one * len(parts), slots, bits)
+        points = _profile_points(parts, m, tail_bits, tol)
+        work = _grid_work(points, slots, bits)
         if max_slots is not None and work > max_slots:
             if best is None:
                 refuse_above(work, max_slots, option="max_slots",
                              what=f"lattice points' work (points of 128 bits) for k={k:,} rounds at the grid "
                                   f"2**-{m}: {show_count(slots)} points of {show_count(bits)} bits and "
-                                  f"{show_count(2 * one * len(parts))} profile points",
+                                  f"{show_count(points)} profile points",
                              hint="use a smaller k, a larger sigma or scale, a smaller rate"
                                   + (", a larger delta" if quantity == "epsilon" else ", a smaller epsilon"))
             if last_m is not None and m > last_m + 1:  # a jump too far: try the next grid instead
@@ -1478,17 +1576,22 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
         else:
             unit = _Unit(Fraction(1, 2**m))
             rounds: dict = {}
+            held_steps: dict = {}  # the steps each round's lattice holds so far
             for model, times in parts:
                 pairs = lattice_pairs(model, m, bits, tail_bits=tail_bits,
-                                      cache=cache.setdefault(("points", model), {}))
+                                      cache=cache.setdefault(("points", model), {}), tol=tol)
                 for key, pair in pairs.items():
                     if key == "add" and symmetric:  # the add pair is the remove pair
                         continue
-                    lat = _pair_lattice(pair)
+                    lat = _pair_lattice(pair, max(_TRIM_ULPS, per_step))
                     if times > 1:
-                        lat = _power(lat, times)
-                    rounds[key] = lat if key not in rounds else _multiply(rounds[key], lat)
-            composed = {key: _power(lat, k) for key, lat in rounds.items()}
+                        lat = _power(lat, times, per_step=per_step)
+                    n = held_steps.get(key, 0) + times
+                    rounds[key] = lat if key not in rounds else \
+                        _multiply(rounds[key], lat, max(_TRIM_ULPS, per_step * n))
+                    held_steps[key] = n
+            composed = {key: _power(lat, k, per_step=per_step, base_steps=held_steps[key])
+                        for key, lat in rounds.items()}
             ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
                                 [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add") if d in composed])
             held = max(len(lat.w) for lat in composed.values())

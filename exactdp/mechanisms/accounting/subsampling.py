@@ -59,7 +59,7 @@ from exactdp import _optional
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.intervals import arb_precision
 
-__all__ = ["PoissonGaussian", "LatticePair", "lattice_pairs", "grid_points"]
+__all__ = ["PoissonGaussian", "LatticePair", "lattice_pairs", "grid_points", "grid_subset"]
 
 
 def _flint():
@@ -217,19 +217,21 @@ def grid_points(model, direction: str, h: Fraction, tail_bits: int) -> tuple[int
 
 
 def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, tail_bits: int | None = None,
-                  cache: dict | None = None) -> dict:
+                  cache: dict | None = None, tol: float = 0.0) -> dict:
     """The certified pairs on the grid ``h = 2**-m`` in fixed point with ``bits`` fraction bits:
     ``{"remove": upper pair, "add": upper pair, "lower": lower pair (remove)}``; probabilities
     enclosed at ``bits + 64`` bits (more when a convexity is not certified there); the grid
     leaves out tails of at most ``2**-tail_bits`` (default ``bits + 16``). ``cache`` (a
     dict) keeps the profile's points between calls for the same model: a finer grid holds the
     coarser one's points (a ball from a call with a few bits less is as valid, a little wider;
-    the retries at a higher precision keep their own)."""
+    the retries at a higher precision keep their own). ``tol > 0`` (the subsampled Gaussian
+    only) evaluates the profile at a subset of the grid (:func:`grid_subset`: every point where
+    the mass is, wider cells in the tails); the pairs stay on the lattice ``n h``."""
     for extra in (64, 192, 576):
         try:
             store = ({} if cache is None else cache).setdefault(extra, {})
             return _lattice_pairs(model, m, bits, bits + extra, store,
-                                  bits + 16 if tail_bits is None else tail_bits, last=extra == 576)
+                                  bits + 16 if tail_bits is None else tail_bits, last=extra == 576, tol=tol)
         except _Uncertified as e:
             where = e.args[0]
     what = "the subsampled Gaussian's" if isinstance(model, PoissonGaussian) else f"the {model.label}'s"
@@ -237,7 +239,78 @@ def lattice_pairs(model: PoissonGaussian, m: int, bits: int, *, tail_bits: int |
                     f"near the loss {where}/2**{m} at {bits + 576} bits; try another rate or sigma")
 
 
-def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: int, last: bool = False) -> dict:
+def _tails_float(model: PoissonGaussian, direction: str, loss: float) -> float:
+    """``Q[L > loss]`` in floating point (an estimate: it only chooses where the grid is
+    coarse, never a bound)."""
+    q, mu = float(model.q), float(model.mu)
+    keep = 1 - q
+    try:
+        if direction == "remove":
+            gap = math.exp(loss) - keep
+            if gap <= 0:
+                return 1.0
+            x0 = (math.log(gap / q) + mu * mu / 2) / mu
+            return math.erfc(x0 / math.sqrt(2)) / 2
+        gap = math.exp(-loss) - keep
+        if gap <= 0:
+            return 0.0
+        x1 = (math.log(gap / q) + mu * mu / 2) / mu
+        p = math.erfc(-x1 / math.sqrt(2)) / 2
+        return keep * p + q * math.erfc((mu - x1) / math.sqrt(2)) / 2
+    except (OverflowError, ValueError):  # far outside the floats' range: a tail of no weight here
+        return 0.0 if loss > 0 else 1.0
+
+
+_MAX_CELL = 1 << 12
+"""Widest cell of a grid subset, in grid steps."""
+
+
+def grid_subset(model, direction: str, m: int, lo: int, hi: int, tol: float) -> list:
+    """The grid indices ``lo..hi`` at which the profile is enclosed: all of them when ``tol`` is 0
+    or the model is not the subsampled Gaussian; otherwise ``lo``, ``0`` (the loss 0, ``a = 1``),
+    ``hi`` and, from each kept index ``i``, the next at ``i + s`` for the largest power of two ``s``
+    dividing ``i`` (so a coarser grid's subset shares points; in the remove direction, whose lower
+    pair starts along ``1 - a`` at the low losses, only at losses ``>= 0``) whose cell's chord error
+    ``(a_(i+s) - a_i)(Q_i - Q_(i+s)) / 4`` is estimated (floats) at most ``tol``. Any subset gives
+    certified pairs (the upper pair's chords run through points above ``H``; the lower pair's
+    error bound holds on every cell); the choice only sets how close they are."""
+    if tol <= 0 or type(model) is not PoissonGaussian or hi - lo < 4:
+        return list(range(lo, hi + 1))
+    h = 2.0 ** -m
+    memo: dict = {}
+
+    def qt(n):
+        if n not in memo:
+            memo[n] = _tails_float(model, direction, n * h)
+        return memo[n]
+
+    def err(i, j):
+        try:
+            return (math.exp(j * h) - math.exp(i * h)) * (qt(i) - qt(j)) / 4
+        except OverflowError:
+            return math.inf
+
+    out, i = [lo], lo
+    while i < hi:
+        s = 1
+        while (s < _MAX_CELL and i % (2 * s) == 0 and i + 2 * s <= hi and not (i < 0 < i + 2 * s)
+               and (i >= 0 or direction == "add") and err(i, i + 2 * s) <= tol):
+            s *= 2
+        i += s
+        out.append(i)
+    return out
+
+
+def _key(direction: str, n: int, m: int) -> tuple:
+    """A point's cache key, the same on every grid that holds it (``n 2**-m`` in lowest terms)."""
+    while m > 0 and n % 2 == 0 and n:
+        n //= 2
+        m -= 1
+    return direction, n if n else 0, m if n else 0
+
+
+def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: int, last: bool = False,
+                   tol: float = 0.0) -> dict:
     """The pairs at one precision; at the ``last`` one a lower pair that cannot be certified
     (a grid too coarse for the loss's range: a subsampled Laplace at rate 1e-6 spans a few
     grid cells) is the pair with no privacy loss, whose profile ``(1 - a)_+`` lies below every
@@ -249,17 +322,18 @@ def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: 
             out["add"] = out["remove"]
             continue
         lo, hi = grid_points(model, direction, h, tail_bits)
+        idx = grid_subset(model, direction, m, lo, hi, tol)
         prof = _Profile(model, direction, h, prec)
         pts = []
-        for n in range(lo, hi + 1):
-            key = (direction, n * h)
+        for n in idx:
+            key = _key(direction, n, m)
             if key not in cache:
                 cache[key] = prof.point(n)
             pts.append(cache[key])
-        out[direction] = _upper_pair(prof, lo, pts, bits)
+        out[direction] = _upper_pair(prof, idx, pts, bits)
         if direction == "remove":
             try:
-                out["lower"] = _lower_pair(prof, lo, pts, bits)
+                out["lower"] = _lower_pair(prof, idx, pts, bits)
             except _Uncertified:
                 if not last:
                     raise
@@ -270,7 +344,7 @@ def _lattice_pairs(model, m: int, bits: int, prec: int, cache: dict, tail_bits: 
 # --- the upper pair: connect the dots ------------------------------------------------------
 
 
-def _upper_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
+def _upper_pair(prof: _Profile, idx: list, pts: list, bits: int) -> LatticePair:
     arb = prof.arb
     with arb_precision(prof.prec):
         # vertices (index, a, g) with g an exact upper bound of H(a); (0, 1) first
@@ -279,7 +353,7 @@ def _upper_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
             g = hval.upper()  # an exact point at or above H(a)
             if g > 1:
                 g = arb(1)
-            verts.append((lo + i, a, g))
+            verts.append((idx[i], a, g))
             while len(verts) >= 3 and not _convex(verts[-3], verts[-2], verts[-1]):
                 del verts[-2]  # any subset of points above H gives a chord above H
         # flat after the last vertex: its kink is convex only if the last segment descends
@@ -329,7 +403,7 @@ def _fixed(point, bits: int, *, up: bool) -> int:
 # --- the lower pair: below every chord -------------------------------------------------------
 
 
-def _lower_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
+def _lower_pair(prof: _Profile, idx: list, pts: list, bits: int) -> LatticePair:
     arb = prof.arb
     with arb_precision(prof.prec):
         a = [p[0] for p in pts]
@@ -354,8 +428,8 @@ def _lower_pair(prof: _Profile, lo: int, pts: list, bits: int) -> LatticePair:
         while m < end - 1 and not (bool(hv[m] - err[m] - (1 - a[m]) > 0)
                                    and bool(_dyadic(arb, g[m + 1]) - (1 - a[m + 1]) > 0)):
             m += 1
-        verts = [(None, arb(0), arb(1)), (lo + m, a[m], 1 - a[m])]
-        verts += [(lo + i, a[i], _dyadic(arb, g[i])) for i in range(m + 1, end + 1)]
+        verts = [(None, arb(0), arb(1)), (idx[m], a[m], 1 - a[m])]
+        verts += [(idx[i], a[i], _dyadic(arb, g[i])) for i in range(m + 1, end + 1)]
         verts = _lower_hull(verts, Fraction(1, 2 ** (prof.prec - 16)), prof.prec)
         return _pair_of(prof, verts, bits)
 
