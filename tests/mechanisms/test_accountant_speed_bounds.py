@@ -204,3 +204,60 @@ def test_profile_points_at_a_small_rate_are_a_small_part_of_the_range():
                                             for d in ("remove", "add")))
     assert whole > 150_000
     assert A._profile_points(parts, m, tail, tol) < whole / 10
+
+
+# --- profiles with likelihood-ratio classes: read at their kinks ------------------------------
+
+from exactdp.mechanisms.accounting import profiles as P  # noqa: E402
+from exactdp.mechanisms.accounting.subsampling import _lattice_pairs  # noqa: E402
+
+_CLASS_CASES = [
+    ("randomized-response", {"p": "0.75"}, 10),
+    ("discrete-laplace", {"scale": 1}, 10),
+    ("discrete-gaussian", {"sigma": 1}, 1),
+    ("discrete-gaussian", {"sigma": 1}, 10),
+]
+
+
+@pytest.mark.parametrize("name, params, k", _CLASS_CASES)
+def test_a_class_profile_read_at_its_kinks_gives_the_whole_grids_enclosure(monkeypatch, name, params, k):
+    """H is a line between its kinks, so the pairs read at the points around each kink are the
+    whole grid's: the same certified enclosure, to the last digit."""
+    args = dict(delta="1e-6", params={**params, "sampling": "poisson", "rate": "0.01"}, width="1e-3")
+    kinks = A.account(name, k, **args)
+    monkeypatch.delattr(P.PoissonFinite, "kink_log_ratios")
+    monkeypatch.delattr(P.PoissonDiscreteGaussian, "kink_log_ratios")
+    whole = A.account(name, k, **args)
+    assert (kinks.lower, kinks.upper) == (whole.lower, whole.upper) and kinks.width_met
+
+
+def test_the_kink_subset_is_small_and_holds_every_kink():
+    model = P.PoissonDiscreteGaussian(Fraction(1, 100), Fraction(1), 1)
+    m = 14
+    lo, hi = grid_points(model, "remove", Fraction(1, 2**m), 86)
+    idx = grid_subset(model, "remove", m, lo, hi, 0.0)
+    assert idx[0] == lo and idx[-1] == hi and 0 in idx and set(range(lo, 1)) <= set(idx)
+    assert len(idx) * 50 < hi - lo + 1  # 129,523 grid points, a couple of thousand read
+    # every kink (a class's loss, in exact arithmetic rounded to the grid) lies in a listed cell
+    # whose both ends are listed
+    h = Fraction(1, 2**m)
+    for z in range(-8, 10):
+        x = mpmath.mpf(2 * z - 1) / 2
+        loss = mpmath.log(1 - mpmath.mpf("0.01") + mpmath.mpf("0.01") * mpmath.exp(x))
+        n = int(mpmath.floor(loss / _mp(h)))
+        if lo <= n < hi:
+            assert n in idx and n + 1 in idx, z
+
+
+def test_the_lower_pair_starts_after_every_point_below_the_line():
+    """Was: at the grid 2**-14 the subsampled discrete Gaussian's lower pair was refused at every
+    precision (a point below the line 1 - a after the start bent the hull at the fixed start), so
+    finer grids fell back to the trivial lower pair and k = 30 stalled at width 1.1e-3 for 110 s."""
+    model = P.PoissonDiscreteGaussian(Fraction(1, 100), Fraction(1), 1)
+    for m in (14, 15):
+        lower = _lattice_pairs(model, m, 70, 134, {}, 86)["lower"]
+        assert len(lower.w) > 1000  # a certified pair, not the all-at-0 fallback
+    r = A.account("discrete-gaussian", 30, delta="1e-6", width="1e-3",
+                  params={"sigma": 1, "sampling": "poisson", "rate": "0.01"})
+    # the enclosure the whole grid certified before: [0.70139..., 0.70217...]; now within the width
+    assert r.width_met and r.lower > Fraction("0.70140") and r.upper < Fraction("0.70217")

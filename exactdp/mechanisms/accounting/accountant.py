@@ -1567,7 +1567,8 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
                 m -= 1
                 continue
             stop = (f"the next grid 2**-{m} would cost about {work:,} lattice points of 128 bits, over "
-                    f"max_slots={max_slots:,}; raise max_slots (--max-slots) or ask for a larger width")
+                    f"max_slots={max_slots:,}; raise max_slots to at least {work:,} (--max-slots {work}) to "
+                    f"try it, or ask for a larger width")
             break
         progress.show(f"grid 2**-{m}, about {slots:,} points of {bits} bits", phase=True)
         kept = cache.get(("grid", m))

@@ -229,6 +229,17 @@ class PoissonFinite:
     def loss_range(self, direction: str) -> tuple[float, float]:
         return _loss_range(self.q, self._logs(), direction)
 
+    def kink_log_ratios(self, x_lo: float, x_hi: float, most: int) -> list | None:
+        """The classes' log-ratios ``log(p1_c / p0_c)`` (floats, to place grid points only; see
+        :func:`~exactdp.mechanisms.accounting.subsampling.grid_subset`), or ``None`` past ``most``."""
+        if self.base == "randomized-response":
+            e = self._logs()[1]
+            return [-e, 0.0, e]
+        t, d = self.args
+        if d + 1 > most:
+            return None
+        return [(2 * z - d) / float(t) for z in range(d + 1)]
+
     def variance_bound(self) -> float:
         return _square_range(self)
 
@@ -281,9 +292,28 @@ class PoissonDiscreteGaussian:
         x = float(min(exact, Fraction(10**300)))  # the largest log-ratio kept (and -x the least); a float
         return _loss_range(self.q, [-x, x], direction)  # for the grid's range only (1e300: counted, refused)
 
+    def kink_log_ratios(self, x_lo: float, x_hi: float, most: int) -> list | None:
+        """The classes' log-ratios ``(2 d z - d**2) / (2 s2)`` that lie in ``[x_lo, x_hi]`` (one more
+        class each side), floats to place grid points only (see
+        :func:`~exactdp.mechanisms.accounting.subsampling.grid_subset`); ``None`` past ``most``."""
+        d, s2 = self.d, float(self.s2)
+        z_of = lambda x: (x * 2 * s2 + d * d) / (2 * d)  # noqa: E731 - the class at log-ratio x
+        z_lo = -self._cut(64) - d if x_lo == -math.inf else math.floor(z_of(x_lo)) - 1
+        z_hi = math.ceil(z_of(x_hi)) + 1
+        if z_hi - z_lo + 1 > most:
+            return None
+        return [(2 * d * z - d * d) / (2 * s2) for z in range(z_lo, z_hi + 1)]
+
     def variance_bound(self) -> float:
-        # the loss's variance is at most the base pair's, (d/sigma)**2 (1 + ...): use its square range
-        return min(_square_range(self), float(min(4 * self.d**2 / self.s2, Fraction(10**300))) + 1)
+        # the loss's variance is at most the base pair's, (d/sigma)**2 (1 + ...): use its square range;
+        # on a subsample, as the subsampled Gaussian's: its chi-square E0[r**2] - 1 = e^(d**2/s2) - 1
+        # is the Gaussian's at mu**2 = d**2/s2 exactly (P1(z)**2/P0(z) is e^(d**2/s2) P0(z - 2d))
+        base = min(_square_range(self), float(min(4 * self.d**2 / self.s2, Fraction(10**300))) + 1)
+        q = float(self.q)
+        if q < 1:
+            mu2 = float(min(Fraction(self.d**2) / self.s2, Fraction(700)))
+            base = min(base, q * q * math.expm1(mu2) / (1 - q))
+        return base
 
     def classes(self, arb, prec: int) -> tuple:
         """``([(p1_z, p0_z) for z = -M .. M + d], tail)`` as balls: ``tail`` bounds the mass of

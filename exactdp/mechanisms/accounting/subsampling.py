@@ -274,6 +274,8 @@ def grid_subset(model, direction: str, m: int, lo: int, hi: int, tol: float) -> 
     ``(a_(i+s) - a_i)(Q_i - Q_(i+s)) / 4`` is estimated (floats) at most ``tol``. Any subset gives
     certified pairs (the upper pair's chords run through points above ``H``; the lower pair's
     error bound holds on every cell); the choice only sets how close they are."""
+    if hasattr(model, "kink_log_ratios"):  # a profile that is linear between its kinks
+        return _kink_subset(model, direction, m, lo, hi)
     if tol <= 0 or type(model) is not PoissonGaussian or hi - lo < 4:
         return list(range(lo, hi + 1))
     h = 2.0 ** -m
@@ -299,6 +301,47 @@ def grid_subset(model, direction: str, m: int, lo: int, hi: int, tol: float) -> 
         i += s
         out.append(i)
     return out
+
+
+def _mixture_log(q: float, x: float) -> float:
+    """``log(1 - q + q e^x)`` in floats, without overflow (an estimate: it only places points)."""
+    if x > 0:
+        return x + math.log(q) + math.log1p((1 - q) * math.exp(-x) / q) if q > 0 else math.log(1 - q)
+    return math.log1p(q * math.expm1(x))
+
+
+def _kink_subset(model, direction: str, m: int, lo: int, hi: int) -> list:
+    """The grid indices of a profile that is linear between its kinks (a base pair with
+    likelihood-ratio classes: ``H(a) = sum_c (P_c - a Q_c)_+`` bends only at ``a = P_c / Q_c``):
+    ``lo``, ``hi``, ``0``, in the remove direction every index below ``0`` (where the lower pair
+    starts along ``1 - a``), and the two indices either side of each kink's loss (one more each way
+    for the float error of its place). Between two listed indices with no kink between them ``H`` is
+    a line, so its chord is ``H`` itself: the pairs are those of the whole grid, read at fewer
+    points (and, as for any subset, certified whatever the floats say). The whole range when the
+    kinks outnumber its points or cannot be placed in floats."""
+    whole = list(range(lo, hi + 1))
+    h = 2.0 ** -m
+    q = float(model.q)
+    sign = 1 if direction == "remove" else -1
+    try:
+        # the base pair's log-ratios x whose losses sign * log(1 - q + q e^x) fall in [lo h, hi h]
+        keep = 1 - q
+        ends = []
+        for n in (lo, hi):
+            e = math.exp(sign * n * h)
+            ends.append(math.log((e - keep) / q) if e > keep else -math.inf)
+        xs = model.kink_log_ratios(min(ends), max(ends), hi - lo + 1)
+        if xs is None:
+            return whole
+        keys = {lo, hi} | ({0} if lo <= 0 <= hi else set())
+        if direction == "remove":
+            keys.update(range(lo, min(0, hi) + 1))
+        for x in xs:
+            n = math.floor(sign * _mixture_log(q, x) / h)
+            keys.update(j for j in range(n - 1, n + 3) if lo <= j <= hi)
+    except (OverflowError, ValueError):
+        return whole
+    return sorted(keys) if len(keys) < len(whole) else whole
 
 
 def _key(direction: str, n: int, m: int) -> tuple:
@@ -424,7 +467,10 @@ def _lower_pair(prof: _Profile, idx: list, pts: list, bits: int) -> LatticePair:
         # the start: along 1 - a up to a point m whose value 1 - a_m is at most H - E_m (its
         # chord to the next point stays below H); every later value must lie above the line
         # (with the line as the first segment, convexity then keeps the profile >= 1 - a)
-        m = 0
+        # (the start comes after the last point before the end not certified above the line: a
+        # later point below it would make the hull bend the wrong way at the start, and refuse)
+        above = [bool(a[i] >= 1) or bool(_dyadic(arb, g[i]) - (1 - a[i]) > 0) for i in range(end)]
+        m = next((i for i in range(end - 1, -1, -1) if not above[i]), 0)
         while m < end - 1 and not (bool(hv[m] - err[m] - (1 - a[m]) > 0)
                                    and bool(_dyadic(arb, g[m + 1]) - (1 - a[m + 1]) > 0)):
             m += 1
