@@ -74,6 +74,7 @@ from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import check_parameter_names, nonnegative, positive, probability, shown
+from exactdp.mechanisms.accounting import events
 from exactdp.mechanisms.accounting.profiles import (
     PoissonDiscreteGaussian, PoissonFinite, PoissonLaplace, WithoutReplacement,
 )
@@ -1201,7 +1202,10 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
 
     ``mechanisms`` is a name (its parameters in ``params``), a ``(name, params)`` pair, a
     mechanism built by :func:`~exactdp.mechanisms.mechanism.make_mechanism`, or a list of
-    these (each composed once per round, the list ``k`` times). Names and parameters:
+    these (each composed once per round, the list ``k`` times), or a dp_accounting ``DpEvent``
+    (read by :func:`exactdp.mechanisms.accounting.events.components`: Gaussian, Laplace, discrete
+    Laplace, randomized response, Poisson and fixed-size sampling of one, self-composed and
+    composed events, under the neighbours dp_accounting accounts them under). Names and parameters:
     ``discrete-laplace`` (``scale``, ``sensitivity=1``), ``randomized-response`` (``p`` or
     ``epsilon``, ``k_values=2``), ``gaussian`` (``sigma``, ``sensitivity=1``),
     ``discrete-gaussian`` (``sigma`` or ``sigma_squared``, ``sensitivity=1``). Numbers are
@@ -1231,6 +1235,11 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     composed distributions are kept between queries.)
     """
     started = time.perf_counter()
+    event_note, k_factor = "", 1
+    if events.is_event(mechanisms):  # a dp_accounting DpEvent: the components it describes
+        if params:
+            raise InvalidArgument("params=... goes with a mechanism name, not with a DpEvent (its parameters are its own)")
+        mechanisms, k_factor, event_note = events.components(mechanisms)
     if isinstance(mechanisms, list):
         if not mechanisms:
             raise InvalidArgument("mechanisms=[] is empty; pass at least one mechanism")
@@ -1245,6 +1254,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
         components = [_component(item)]
     _check_relations(components)
     k = _check_k(k, max_k)
+    k = _check_k(k * k_factor, max_k) if k_factor != 1 else k  # an event's own count times k
     if (delta is None) == (epsilon is None):
         raise InvalidArgument("give delta=... (for epsilon(delta)) or epsilon=... (for delta(epsilon)), "
                               "exactly one")
@@ -1263,7 +1273,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     scope_notes = "; ".join(dict.fromkeys(c.note for c in components if c.note))
 
     def result(lo, hi, met, bits, slots, notes="", stopped="") -> AccountResult:
-        notes = "; ".join(n for n in (notes, scope_notes) if n)
+        notes = "; ".join(n for n in (notes, scope_notes, event_note) if n)
         if not met and not stopped and quantity == "delta" and lo == 0 and not isinstance(hi, float) and hi < 1:
             stopped = (f"delta(epsilon) lies below what {bits:,} bits of working precision resolve, so its lower "
                        f"end stays 0 (the upper end is certified); use a smaller epsilon")

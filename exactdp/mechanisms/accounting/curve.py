@@ -25,6 +25,7 @@ from typing import Any
 from exactdp._display import card, figure_and_axes
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.errors import InvalidArgument
+from exactdp.mechanisms.accounting import events
 from exactdp.mechanisms.accounting.accountant import (
     DEFAULT_MAX_K, AccountResult, _check_k, _check_width, _component, account,
 )
@@ -47,6 +48,11 @@ class PrivacyCurve:
         if params is not None and not isinstance(params, dict):
             raise InvalidArgument(f"params={params!r} is not a dict; pass the mechanism's parameters, e.g. "
                                   f"params={{'scale': 10}}")
+        if events.is_event(mechanisms):  # a dp_accounting DpEvent: the components it describes
+            if params:
+                raise InvalidArgument("params=... goes with a mechanism name, not with a DpEvent")
+            mechanisms, count, _ = events.components(mechanisms)
+            k = _check_k(k, max_k) * count
         if isinstance(mechanisms, list):
             if not mechanisms:
                 raise InvalidArgument("mechanisms=[] is empty; pass at least one mechanism")
