@@ -38,8 +38,11 @@ each --param applying to the --mechanism before it):
 Every mechanism also takes times=T (default 1): its own count in each round, the list being
 composed --k times; every mechanism but the selection ones also takes sampling=poisson
 rate=Q (add/remove neighbours) or sampling=without-replacement batch=M population=N
-(shuffled fixed-size batches, substitute neighbours; sensitivity under substitution). Lattice mechanisms compose with each other exactly; a list with a
-subsampled mechanism or laplace, or gaussians beside lattice mechanisms, on one certified grid.
+(shuffled fixed-size batches, substitute neighbours; sensitivity under substitution).
+Lattice mechanisms compose with each other exactly; a list with a subsampled mechanism or
+laplace, gaussians beside lattice mechanisms, and lattice mechanisms whose losses share no
+unit within the budget (randomized-response by p beside others, float epsilons), on one
+certified grid.
 Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python stores
 for 0.1, at its exact value: the parameter a library holds).
 

@@ -307,8 +307,6 @@ BAD = [
     (dict(mechanisms=[("gaussian", {"sigma": 1}), ("discrete-gaussian", {"sigma": 1, "sampling": "bernoulli",
                                                                           "rate": "0.1"})], k=5, delta="1e-6"),
      InvalidArgument, "sampling='bernoulli' is not one"),
-    (dict(mechanisms=[("randomized-response", {"p": "3/4"}), ("discrete-laplace", {"scale": 1})], k=5,
-          delta="1e-6"), InvalidArgument, "incommensurable"),
     (dict(mechanisms=42, k=5, delta="1e-6"), InvalidArgument, "not a name"),
     (dict(mechanisms="gaussian", k=5, delta="1e-6", params={"sigma": 1}, width=0), InvalidArgument, "width"),
     (dict(mechanisms="gaussian", k=5, delta="1e-6", params={"sigma": 1}, width=0.5), InexactInput, "float"),

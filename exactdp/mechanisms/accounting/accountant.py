@@ -71,7 +71,7 @@ from typing import Any, Callable
 from exactdp._display import card
 from exactdp._budget import refuse_above, show_count
 from exactdp._progress import Progress
-from exactdp.errors import InvalidArgument
+from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.mechanisms import specs
 from exactdp.mechanisms._params import check_parameter_names, nonnegative, positive, probability, shown
 from exactdp.mechanisms.accounting import events
@@ -1042,6 +1042,8 @@ def _common(components: list) -> tuple[str, _Unit | None, list]:
     logs = {c.unit for c in live if c.unit.is_log}
     if logs:
         if len(logs) > 1 or len(logs) != len({c.unit for c in live}):
+            if all(c.model is not None for c in live):  # incommensurable losses: on one certified grid
+                return "subsampled", None, [(c, 1) for c in live]
             raise InvalidArgument(
                 "randomized-response given by p has the loss unit log(p(k-1)/(1-p)); a list may mix it "
                 "only with the same randomized response (the losses are otherwise incommensurable); "
@@ -1263,6 +1265,18 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     quantity = "epsilon" if delta is not None else "delta"
     given = probability(delta, "delta") if delta is not None else nonnegative(epsilon, "epsilon")
     kind, unit, scaled = _common(components)
+    lattice_refusal = None
+    if kind == "lattice" and max_slots == "auto" and all(isinstance(c.model, PoissonFinite) for c, _ in scaled):
+        try:
+            refuse_above(_estimate_slots(scaled, k, _START_BITS), DEFAULT_MAX_SLOTS,
+                         what=f"lattice points in the privacy-loss distribution of k={k:,} compositions",
+                         option="max_slots", hint="use a smaller k, or mechanisms whose losses take fewer "
+                         "values (a smaller sigma, scales with a simpler common unit)")
+        except TooLarge as e:
+            # a lattice too fine for its budget (float epsilons share a unit of 2**-50 or so): the
+            # same finite pairs on one certified loss grid (upper pair rounded up, lower down),
+            # unless the grid too is over its budget (then the lattice's refusal is the one said)
+            kind, unit, scaled, lattice_refusal = "subsampled", None, [(c, 1) for c, _ in scaled], e
     if max_slots == "auto":
         max_slots = SUBSAMPLED_MAX_SLOTS if kind == "subsampled" else DEFAULT_MAX_SLOTS
     elif max_slots is not None and (isinstance(max_slots, bool) or not isinstance(max_slots, int) or max_slots < 1):
@@ -1307,8 +1321,13 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                      "values (a smaller sigma, scales with a simpler common unit)")
 
     if kind == "subsampled":
-        return _account_subsampled([c for c, _ in scaled], k, quantity, given, w, max_slots, max_bits,
-                                   result, {} if _cache is None else _cache)
+        try:
+            return _account_subsampled([c for c, _ in scaled], k, quantity, given, w, max_slots, max_bits,
+                                       result, {} if _cache is None else _cache)
+        except TooLarge:
+            if lattice_refusal is None:
+                raise
+            raise lattice_refusal from None
     bits = _START_BITS
     if kind == "gaussian":  # the losses' magnitude mu**2 costs its bits: start past them
         mu2 = k * sum(c.mu2 * c.times for c in components if c.kind == "gaussian")
