@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
@@ -218,8 +219,6 @@ def test_coverage_lists_the_accountants_from_opacus_namespace():
 
 
 def _stepped(kind: str, steps: int = 100, sigma: float = 0.8, q: float = 2**-8):
-    import warnings
-
     from opacus.accountants import create_accountant
 
     with warnings.catch_warnings():
@@ -255,3 +254,46 @@ def test_audit_object_refuses_what_it_cannot_account():
         audit_object(_stepped("rdp", 0))
     with pytest.raises(InvalidArgument, match="option 'epsilon' is not one the Opacus reader takes; it takes delta, width"):
         audit_object(_stepped("rdp", 1), epsilon=1.0)
+
+
+@needs_160
+def test_the_certified_accountant_drops_into_a_privacy_engine():
+    """Issue 27, item 6: exactdp.accountants.opacus_accountant() is an IAccountant; set as the
+    PrivacyEngine's accountant, the steps of a training loop reach it through the optimizer hook
+    and the engine's get_epsilon is the certified upper end of what was stepped."""
+    import torch
+    from opacus import PrivacyEngine
+    from opacus.accountants.accountant import IAccountant
+
+    from exactdp.accountants import certified_upper, opacus_accountant
+    from exactdp.mechanisms.accounting.accountant import account
+
+    acc = opacus_accountant()
+    assert isinstance(acc, IAccountant) and len(acc) == 0 and acc.get_epsilon(1e-5) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Opacus's "Secure RNG turned off" and torch's hooks
+        engine = PrivacyEngine()
+        engine.accountant = acc
+        model = torch.nn.Linear(1, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        data = torch.utils.data.TensorDataset(torch.zeros(64, 1), torch.zeros(64, 1))
+        loader = torch.utils.data.DataLoader(data, batch_size=8)
+        model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer, data_loader=loader,
+                                                       noise_multiplier=1.0, max_grad_norm=1.0)
+        steps = 0
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+            steps += 1
+    q = acc.history[0][1]
+    assert acc.history == [(1.0, q, steps)] and len(acc) == steps and q == 1 / 8
+    eps = engine.get_epsilon(1e-5)
+    truth = account(("gaussian", {"sigma": 1, "sampling": "poisson", "rate": Fraction(1, 8)}), steps, delta=Fraction(1e-5))
+    assert eps == certified_upper([("gaussian", {"sigma": Fraction(1), "sampling": "poisson", "rate": Fraction(1, 8)},
+                                    steps)], delta=1e-5)
+    assert Fraction(eps) >= truth.upper and Fraction(eps) - truth.upper < Fraction(1, 10**15)
+    # its state round-trips as Opacus's accountants' do
+    again = opacus_accountant()
+    again.load_state_dict(acc.state_dict())
+    assert again.history == acc.history and again.get_epsilon(1e-5) == eps
