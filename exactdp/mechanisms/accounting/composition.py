@@ -31,8 +31,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from math import comb
 
-from exactdp.errors import InvalidArgument
+from exactdp.errors import InvalidArgument, TooLarge, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.intervals import (
@@ -51,9 +52,10 @@ _FLOAT_MAX = Fraction((2**53 - 1) * 2**971)
 """Working precision (bits) of the enclosure stored in a result; comparisons and safe
 floats refine it as far as they need."""
 
-__all__ = ["AdvancedComposition", "OPTIMAL_RULE", "OptimalDelta", "advanced_composition",
-           "compose_optimal", "compose_sequential", "compose_zcdp", "optimal_delta",
-           "optimal_delta_of_copies"]
+__all__ = ["AdvancedComposition", "MAX_OPTIMAL_TERMS", "OPTIMAL_EXACT_RULE", "OPTIMAL_RULE",
+           "OptimalComposition", "OptimalDelta", "advanced_composition", "compose_optimal",
+           "compose_optimal_exact", "compose_sequential", "compose_zcdp", "optimal_composition",
+           "optimal_delta", "optimal_delta_of_copies", "optimal_epsilon"]
 
 OPTIMAL_RULE = "optimal composition at epsilon = sum (delta = 1 - prod(1 - delta_i), exact)"
 """How :func:`compose_optimal` composes, as ``exactdp compose`` and the ledger say it."""
@@ -339,3 +341,246 @@ def _advanced_epsilon_enclosure(k: int, eps: Fraction, dp: Fraction):
         return iv.sqrt(2 * k * iv.log(exact_interval(1 / dp))) * e + k * e * (iv.exp(e) - 1)
 
     return fn
+
+
+# --- optimal composition below the sum of the epsilons ---------------------------
+
+OPTIMAL_EXACT_RULE = ("optimal composition (Kairouz-Oh-Viswanath 2015; Murtagh-Vadhan 2016 for different "
+                      "spends): delta(E) = 1 - prod(1 - delta_i) + prod(1 - delta_i) * H_E, H_E the "
+                      "hockey-stick divergence at E of the composed randomized responses with the epsilon_i")
+"""How :func:`compose_optimal_exact` composes, as ``exactdp compose --method optimal`` says it."""
+
+MAX_OPTIMAL_TERMS = 200_000
+"""Default budget of :func:`compose_optimal_exact`: the number of combinations
+``prod (K_j + 1)`` over the distinct epsilons (``K_j`` copies of each) enumerated."""
+
+
+@dataclass(frozen=True)
+class OptimalComposition:
+    """The tight composition of ``(epsilon_i, delta_i)`` spends, as a function of the total
+    epsilon ``E``: ``delta(E) = 1 - S + S * H(E)``, ``S = prod(1 - delta_i)``, and
+    ``H(E) = Z^-1 * sum over l with v(l) > E of w(l) e^A(l) (1 - e^(E - v(l)))``, where the
+    distinct epsilons ``eps_j`` (``K_j`` copies each) give, for each ``l`` (``0 <= l_j <= K_j``
+    copies answering "the other way"), ``w = prod C(K_j, l_j)``, ``A = sum (K_j - l_j) eps_j``,
+    ``v = sum (K_j - 2 l_j) eps_j`` and ``Z = prod (1 + e^eps_j)^K_j``.
+
+    Which terms count (``v(l) > E``) is decided exactly (rationals); the exponentials are
+    enclosed in intervals (``mpmath.iv``), refined until a comparison is decided.
+    """
+
+    groups: tuple[tuple[Fraction, int], ...]
+    survival: OptimalDelta
+    terms: int
+
+    def _combos(self):
+        """``(v, w, A)`` of every combination, exact, ``v`` decreasing."""
+        out = [(Fraction(0), 1, Fraction(0))]
+        for eps, k in self.groups:
+            nxt = []
+            for v, w, a in out:
+                for j in range(k + 1):
+                    nxt.append((v + (k - 2 * j) * eps, w * comb(k, j), a + (k - j) * eps))
+            out = nxt
+        out.sort(key=lambda t: t[0], reverse=True)
+        return out
+
+    def delta_enclosure(self, epsilon):
+        """``fn(iv)`` enclosing ``delta(epsilon)``, for :mod:`exactdp.numeric.intervals`."""
+        big_e = nonnegative(epsilon, "epsilon")
+        active = [c for c in self._combos() if c[0] > big_e]
+        spent = self.survival
+
+        def fn(iv):
+            one_minus_s = _survival_complement(spent, iv)
+            s = 1 - one_minus_s
+            if not active:
+                h = iv.mpf(0)
+            else:
+                log_z = _log_z(self.groups, iv)
+                e = exact_interval(big_e)
+                h = iv.mpf(0)
+                for v, w, a in active:
+                    h += iv.mpf(w) * iv.exp(exact_interval(a) - log_z) * (1 - iv.exp(e - exact_interval(v)))
+                h = _clamp(iv, h, 0, 1)
+            return _clamp(iv, one_minus_s + s * h, 0, 1)
+
+        return fn
+
+    def delta_at(self, epsilon, *, prec: int = _PREC) -> tuple[Fraction, Fraction]:
+        """An enclosure ``(lo, hi)`` (exact Fractions) of ``delta(epsilon)`` at ``prec`` bits."""
+        return interval_to_fractions(enclose(self.delta_enclosure(epsilon), prec=prec))
+
+    def delta_at_most(self, epsilon, delta) -> bool:
+        """Whether ``delta(epsilon) <= delta``; :class:`~exactdp.errors.Undecided` if the
+        enclosures never settle."""
+        return decide(self.delta_enclosure(epsilon), "<=", probability(delta, "delta"))
+
+    def delta_float_at_least(self, epsilon) -> float:
+        """The smallest float ``>= delta(epsilon)``."""
+        return float_at_least_of(self.delta_enclosure(epsilon))
+
+    def epsilon_at(self, delta, *, rel_width: Fraction = Fraction(1, 10**12),
+                   max_prec: int = 3392) -> tuple[Fraction, Fraction] | None:
+        """A certified enclosure ``(lo, hi)`` of the smallest total epsilon ``E >= 0`` with
+        ``delta(E) <= delta``; ``None`` when no epsilon reaches it (``delta < 1 - S``).
+        Refined until the width is at most ``rel_width`` times ``hi`` (or exact);
+        :class:`~exactdp.errors.Undecided` past ``max_prec`` bits."""
+        target = probability(delta, "delta")
+        floor = self.survival
+        if floor.exact is not None:
+            if floor.exact > target:
+                return None
+        elif not floor.at_most(target):
+            return None
+        if floor.exact == 1:
+            return (Fraction(0), Fraction(0))
+        combos = self._combos()
+        top = combos[0][0]  # the sum of the epsilons: delta(top) = 1 - S
+        if floor.exact is not None and floor.exact == target:
+            return (top, top)
+        breaks = sorted({c[0] for c in combos if c[0] > 0} | {Fraction(0)}, reverse=True)
+        prec = 53
+        while prec <= max_prec:
+            found = self._epsilon_at_prec(combos, breaks, target, prec)
+            if found is not None:
+                lo, hi = found
+                if lo == hi or hi - lo <= rel_width * hi:
+                    return found
+            prec *= 2
+        raise Undecided(f"the smallest epsilon at delta={shown(target)} was not enclosed to a relative width "
+                        f"{shown(rel_width)} within {max_prec} bits; ask for a wider rel_width")
+
+    def _epsilon_at_prec(self, combos, breaks, target, prec):
+        """One pass at ``prec`` bits: ``(lo, hi)`` or ``None`` when a breakpoint is undecided."""
+        box: list = []
+
+        def fn(iv):
+            box.append(self._epsilon_pass(iv, combos, breaks, target))
+            return iv.mpf(0)
+
+        enclose(fn, prec=prec)
+        return box[0]
+
+    def _epsilon_pass(self, iv, combos, breaks, target):
+        if True:
+            one_minus_s = _survival_complement(self.survival, iv)
+            s = 1 - one_minus_s
+            need = (exact_interval(target) - one_minus_s) / s  # H(E*) = need
+            log_z = _log_z(self.groups, iv)
+            a_sum, b_sum = iv.mpf(0), iv.mpf(0)  # H(E) = a_sum - e^E b_sum on the segment
+            i, prev = 0, breaks[0]
+            for b in breaks[1:]:
+                while i < len(combos) and combos[i][0] >= prev:
+                    v, w, a = combos[i]
+                    t = iv.mpf(w) * iv.exp(exact_interval(a) - log_z)
+                    a_sum += t
+                    b_sum += t * iv.exp(-exact_interval(v))
+                    i += 1
+                h_b = a_sum - iv.exp(exact_interval(b)) * b_sum
+                if h_b.b <= need.a:
+                    prev = b
+                    continue
+                if h_b.a <= need.b:
+                    return None  # undecided at this breakpoint: more precision
+                x = a_sum - need
+                if x.a <= 0:
+                    return None
+                e = iv.log(x) - iv.log(b_sum)
+                lo, hi = interval_to_fractions(e)
+                return max(lo, b), min(hi, prev)
+            return (Fraction(0), Fraction(0))  # delta(0) <= target
+
+
+def _clamp(iv, x, lo, hi):
+    a, b = max(x.a, iv.mpf(lo).a), min(x.b, iv.mpf(hi).b)
+    if a > b:  # cannot happen for a true enclosure; keep the safe (wide) side
+        return iv.mpf([lo, hi])
+    return iv.mpf([a, b])
+
+
+def _survival_complement(spent: OptimalDelta, iv):
+    """``1 - S`` as an interval (exact point when exact)."""
+    if spent.exact is not None:
+        return exact_interval(spent.exact)
+    return spent.enclosure()(iv)
+
+
+def _log_z(groups, iv):
+    total = iv.mpf(0)
+    for eps, k in groups:
+        total += k * iv.log(1 + iv.exp(exact_interval(eps)))
+    return total
+
+
+def optimal_composition(spends: Iterable, *, max_terms: int = MAX_OPTIMAL_TERMS) -> OptimalComposition:
+    """The tight (optimal) composition of ``(epsilon, delta)`` spends as a function of the
+    total epsilon (see :class:`OptimalComposition`).
+
+    **The theorem** (Kairouz, Oh, Viswanath 2015, Thm 3.3, for identical spends; Murtagh &
+    Vadhan 2016, Thm 1.5, for different ones): every list of ``(epsilon_i, delta_i)``-DP
+    mechanisms composes to an ``(E, delta)``-DP mechanism iff ``delta >= 1 - S + S H(E)``,
+    with ``S = prod(1 - delta_i)`` and ``H(E)`` the hockey-stick divergence at ``E`` of the
+    product of the randomized responses with ``epsilon_i`` (the canonical pair of each
+    spend). Spends with equal epsilons are grouped (``K_j`` copies), so the work is the
+    number of combinations ``prod (K_j + 1)``; it is counted before any work and refused
+    (:class:`~exactdp.errors.TooLarge`) above ``max_terms``.
+
+    >>> c = optimal_composition([("0.1", 0)] * 10)
+    >>> c.terms, c.delta_at_most("0.8", "1e-3"), c.delta_at_most("0.6", "1e-3")
+    (11, True, False)
+    """
+    pairs = _pairs(spends)
+    if isinstance(max_terms, bool) or not isinstance(max_terms, int) or max_terms < 1:
+        raise InvalidArgument(f"max_terms={shown(max_terms)} is not a positive int; pass a budget such as "
+                              f"{MAX_OPTIMAL_TERMS}")
+    counts: dict[Fraction, int] = {}
+    deltas: dict[Fraction, int] = {}
+    for e, d in pairs:
+        counts[e] = counts.get(e, 0) + 1
+        deltas[d] = deltas.get(d, 0) + 1
+    return _optimal_of_counts(counts, deltas, max_terms)
+
+
+def _optimal_of_counts(counts: dict, deltas: dict, max_terms: int) -> OptimalComposition:
+    """:func:`optimal_composition` for ``{epsilon: copies}`` and ``{delta: copies}``."""
+    terms = 1
+    for k in counts.values():
+        terms *= k + 1
+        if terms > max_terms:
+            break
+    if terms > max_terms:
+        total = 1
+        for k in counts.values():
+            total *= k + 1
+        raise TooLarge(
+            f"the optimal composition of these spends enumerates {total:,} combinations "
+            f"(prod(K_j + 1) over {len(counts)} distinct epsilons), over the budget max_terms="
+            f"{max_terms:,}; raise it (--max-terms {total}) or round the epsilons up to fewer "
+            f"distinct values", estimate=total, budget=max_terms)
+    groups = tuple(sorted((e, k) for e, k in counts.items() if e > 0))
+    survival = optimal_delta_of_copies([(d, k) for d, k in deltas.items()])
+    return OptimalComposition(groups, survival, terms)
+
+
+def compose_optimal_exact(spends: Iterable, epsilon, *, max_terms: int = MAX_OPTIMAL_TERMS,
+                          prec: int = _PREC) -> tuple[Fraction, Fraction]:
+    """A certified enclosure ``(lo, hi)`` (exact Fractions) of the tight delta of the
+    composition of ``spends`` at the total ``epsilon`` (:func:`optimal_composition`).
+
+    >>> lo, hi = compose_optimal_exact([("0.1", 0)] * 10, "0.8")
+    >>> float(lo) <= 0.000224 <= float(hi), hi - lo < Fraction(1, 10**15)
+    (True, True)
+    """
+    return optimal_composition(spends, max_terms=max_terms).delta_at(epsilon, prec=prec)
+
+
+def optimal_epsilon(spends: Iterable, delta, *, max_terms: int = MAX_OPTIMAL_TERMS,
+                    rel_width: Fraction = Fraction(1, 10**12)) -> tuple[Fraction, Fraction] | None:
+    """A certified enclosure ``(lo, hi)`` of the smallest total epsilon at which the spends
+    compose to ``delta`` (tight), or ``None`` when ``delta < 1 - prod(1 - delta_i)``.
+
+    >>> lo, hi = optimal_epsilon([("0.1", 0)] * 10, "1e-3")
+    >>> 0.6 < float(lo) <= float(hi) < 0.8
+    True
+    """
+    return optimal_composition(spends, max_terms=max_terms).epsilon_at(delta, rel_width=rel_width)
