@@ -14,7 +14,9 @@ from exactdp.cli import main
 
 
 def run(capsys, *argv):
-    code = main(["compose", *argv])
+    # these tests are of --method sequential (the default is optimal: tests/test_compose_optimal.py);
+    # a later --method in argv wins
+    code = main(["compose", "--method", "sequential", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -146,8 +146,9 @@ def _run(capsys, *argv):
     return code, out, err
 
 
+# these are of the sequential rule's exact epsilon sums (the optimal default gives the same verdicts)
 def test_compose_binary_reading_reports_the_overspend_decimal_hides(capsys):
-    code, out, err = _run(capsys, "compose", "--floats", "binary", "--spend", "0.1x10", "--budget", "1")
+    code, out, err = _run(capsys, "compose", "--method", "sequential", "--floats", "binary", "--spend", "0.1x10", "--budget", "1")
     assert code == 1 and err == ""
     assert out.splitlines()[:8] == [
         "numbers read as float64 (--floats binary): each decimal is the float Python stores, "
@@ -164,40 +165,40 @@ def test_compose_binary_reading_reports_the_overspend_decimal_hides(capsys):
     # ten float64 0.1's: exactly 1 + 2**-54
     assert 10 * TENTH == 1 + Fraction(1, 2**54) == Fraction(18014398509481985, 18014398509481984)
 
-    code, out, _ = _run(capsys, "compose", "--spend", "0.1x10", "--budget", "1")
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--spend", "0.1x10", "--budget", "1")
     assert code == 0 and out.rstrip().endswith("FITS") and "floats" not in out
-    code, out, _ = _run(capsys, "compose", "--floats", "decimal", "--spend", "0.1x10", "--budget", "1")
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--floats", "decimal", "--spend", "0.1x10", "--budget", "1")
     assert code == 0 and "total:     epsilon = 1, delta = 0" in out
 
 
 def test_compose_binary_json(capsys):
-    code, out, _ = _run(capsys, "compose", "--floats", "binary", "--spend", "0.1x10", "--budget", "1", "--json")
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--floats", "binary", "--spend", "0.1x10", "--budget", "1", "--json")
     d = json.loads(out)
     assert code == 1 and d["fits"] is False and d["floats"] == "binary"
     assert d["spends"] == [{"epsilon": "3602879701896397/36028797018963968", "delta": "0", "count": 10}]
     assert d["total"]["epsilon"]["exact"] == "18014398509481985/18014398509481984"
     assert d["excess"] == {"epsilon": "1/18014398509481984", "delta": "0"}
     assert d["decimal_reading"] == {"epsilon": "1", "delta": "0", "fits": True}
-    code, out, _ = _run(capsys, "compose", "--spend", "0.1x10", "--budget", "1", "--json")
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--spend", "0.1x10", "--budget", "1", "--json")
     d = json.loads(out)
     assert code == 0 and "floats" not in d and "excess" not in d and d["total"]["epsilon"]["exact"] == "1"
 
 
 def test_compose_binary_reading_can_also_fit(capsys):
     # 0.1 + 0.2 as floats is 0.30000000000000004 > 0.3 as a float: still over
-    code, out, _ = _run(capsys, "compose", "--floats", "binary", "--spend", "0.1", "--spend", "0.2",
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--floats", "binary", "--spend", "0.1", "--spend", "0.2",
                         "--budget", "0.3")
     assert code == 1
     excess = from_float(0.1) + from_float(0.2) - from_float(0.3)
     assert excess == Fraction(1, 2**55)
     assert f"epsilon by {excess.numerator}/{excess.denominator}" in out
     # 0.5 is exact in binary: the readings agree, no decimal line
-    code, out, _ = _run(capsys, "compose", "--floats", "binary", "--spend", "0.5x2", "--budget", "1")
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--floats", "binary", "--spend", "0.5x2", "--budget", "1")
     assert code == 0 and "read as decimals" not in out and out.rstrip().endswith("FITS")
 
 
 def test_hex_everywhere_on_the_cli(capsys):
-    code, out, _ = _run(capsys, "compose", "--spend", "0x1.999999999999ap-4x10", "--budget", "1")
+    code, out, _ = _run(capsys, "compose", "--method", "sequential", "--spend", "0x1.999999999999ap-4x10", "--budget", "1")
     assert code == 1 and "epsilon by 1/18014398509481984" in out
     code, out, _ = _run(capsys, "calibrate", "laplace", "--epsilon", "0x1p-1", "--json")
     assert code == 0 and json.loads(out)["exact"] == "2"

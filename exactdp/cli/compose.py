@@ -44,14 +44,18 @@ import re
 from fractions import Fraction
 
 from exactdp._floats_option import add_floats_option, floats_note, with_floats
+from exactdp.cli._options import budget_option
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
 from exactdp.mechanisms.accounting.composition import (
+    MAX_OPTIMAL_TERMS,
+    OPTIMAL_EXACT_RULE,
     OPTIMAL_RULE,
     OptimalDelta,
     advanced_composition,
     compose_zcdp,
+    optimal_composition_of_copies,
     optimal_delta_of_copies,
 )
 from exactdp.mechanisms.accounting.ledger import BudgetExceeded, BudgetLedger, Spend
@@ -100,8 +104,13 @@ def register(subparsers) -> None:
                    help=f"a zCDP spend rho, repeatable; xK for K copies, K at most {MAX_COPIES:,}")
     c.add_argument("--budget", metavar="EPS[,DELTA]", help="the (epsilon, delta) budget (delta defaults to 0)")
     c.add_argument("--rho-budget", metavar="R", help="the zCDP budget rho")
-    c.add_argument("--method", choices=("sequential", "advanced"), default="sequential",
-                   help="how (epsilon, delta) spends compose (default: sequential)")
+    c.add_argument("--method", choices=("optimal", "sequential", "advanced"), default="optimal",
+                   help="how (epsilon, delta) spends compose (default: optimal, the tight composition)")
+    budget_option(c, "--max-terms", f"--method optimal: at most N combinations prod(K_j + 1) over the "
+                  f"distinct epsilons (default {MAX_OPTIMAL_TERMS:,}), counted before any work",
+                  default=MAX_OPTIMAL_TERMS)
+    c.add_argument("--exact", action="store_true",
+                   help="print exact fractions (default: short decimals rounded to the safe side)")
     c.add_argument("--delta-prime", metavar="D", help="the slack delta' of --method advanced, e.g. 1e-6")
     add_floats_option(c)
     c.add_argument("--json", action="store_true", help="a JSON object instead of text")
@@ -224,6 +233,7 @@ def _first_overspend(budget: dict, entries: list, keys) -> str | None:
 
 
 def run(args) -> int:
+    _EXACT[0] = bool(getattr(args, "exact", False))
     spends, rhos = _spends(args)
     _check_options(args, spends, rhos)
     out: dict = {"method": args.method,
@@ -244,7 +254,9 @@ def run(args) -> int:
             raise InvalidArgument("--spend needs --budget EPS[,DELTA] to be checked against")
         budget_eps, budget_delta = _pair(args.budget, "--budget")
         out["budget"].update(epsilon=format_exact(budget_eps), delta=format_exact(budget_delta))
-        if args.method == "sequential":
+        if args.method == "optimal":
+            _optimal(spends, budget_eps, budget_delta, args, out, lines)
+        elif args.method == "sequential":
             _sequential(spends, budget_eps, budget_delta, out, lines)
             if args.floats == "binary":
                 _decimal_reading(args, out, lines)
@@ -267,6 +279,112 @@ def run(args) -> int:
             for message in out["overspend"]:
                 print(f"OVERSPENDS: {message}")
     return OK if out["fits"] else CLAIM_FAILED
+
+
+_EXACT = [False]
+"""Whether this run prints exact fractions (``--exact``); set by :func:`run`."""
+_LONG = 40
+"""An exact fraction longer than this many characters is shown as a short decimal on the safe
+side unless ``--exact`` is given."""
+_DIGITS = 6
+
+
+def _dec(value: Fraction, up: bool, digits: int = _DIGITS) -> str:
+    """``value`` as text: exact when ``--exact`` or when its decimal expansion is short,
+    otherwise ``digits`` significant digits rounded up (``up``) or down."""
+    if _EXACT[0]:
+        return format_exact(value)
+    d = decimal_at_least(value, 20) if up else decimal_at_most(value, 20)
+    if Fraction(d) == value:
+        return str(d.normalize()) if d else "0"
+    return str(decimal_at_least(value, digits) if up else decimal_at_most(value, digits))
+
+
+def _jdec(value: Fraction, up: bool) -> str:
+    """:func:`_dec` with the 17 significant digits of a JSON value."""
+    return _dec(value, up, 17)
+
+
+def _interval_text(lo: Fraction, hi: Fraction) -> str:
+    return f"[{_dec(lo, False)}, {_dec(hi, True)}]"
+
+
+def _optimal(spends, budget_eps, budget_delta, args, out, lines) -> None:
+    """``--method optimal``: the tight composition (KOV; Murtagh-Vadhan canonical pairs)."""
+    comp = optimal_composition_of_copies([(s["epsilon"], s["delta"], s["count"]) for s in spends],
+                                         max_terms=args.max_terms)
+    n = sum(s["count"] for s in spends)
+    eps_sum, basic_delta = _total(spends, "epsilon"), _total(spends, "delta")
+    out["rule"] = "optimal"
+    out["rule_text"] = OPTIMAL_EXACT_RULE
+    out["optimal"] = {"distinct_epsilons": len(comp.groups), "combinations": comp.terms,
+                      "max_terms": args.max_terms}
+    at_sum = optimal_delta_of_copies([(s["delta"], s["count"]) for s in spends])
+    at_sum_hi = at_sum.exact if at_sum.exact is not None else at_sum.interval[1]
+    out["sequential_total"] = {"epsilon": _jdec(eps_sum, True), "delta": _jdec(at_sum_hi, True),
+                               "delta_float_at_least": at_sum.float_at_least()}
+    lo, hi = comp.delta_at(budget_eps)
+    try:
+        fits = comp.delta_at_most(budget_eps, budget_delta)
+    except Undecided as e:
+        fits = None
+        out["fits"] = False
+        out["undecided"] = (f"the optimal delta at epsilon {show_exact(budget_eps)} against the budget delta "
+                            f"{show_exact(budget_delta)} was not decided within the precision cap ({e})")
+    if fits is not None:  # the enclosure printed is the one that decided
+        lo, hi = _deciding_enclosure(comp, budget_eps, budget_delta, lo, hi)
+    out["total"]["delta"] = {"at_epsilon": _jdec(budget_eps, True), "interval": [_jdec(lo, False), _jdec(hi, True)],
+                             "at_most": _jdec(hi, True), "float_at_least": float_at_least(hi)}
+    try:
+        eps_iv = comp.epsilon_at(budget_delta, rel_width=Fraction(1, 10**9))
+    except Undecided:
+        eps_iv = "undecided"
+    if eps_iv is None:
+        eps_text = (f"none: the deltas alone compose to 1 - prod(1 - delta_i) = "
+                    f"{_dec(comp.survival.interval[0], False)} > {_dec(budget_delta, True, 17)}")
+        out["total"]["epsilon"] = {"at_delta": _jdec(budget_delta, True), "interval": None, "at_most": None}
+    elif eps_iv == "undecided":
+        eps_text = "not enclosed within the precision cap"
+        out["total"]["epsilon"] = {"at_delta": _jdec(budget_delta, True), "interval": None, "at_most": None}
+    else:
+        elo, ehi = eps_iv
+        eps_text = (_dec(elo, True) if elo == ehi else
+                    f"<= {_dec(ehi, True)} (enclosure {_interval_text(elo, ehi)})")
+        out["total"]["epsilon"] = {"at_delta": _jdec(budget_delta, True),
+                                   "interval": [_jdec(elo, False), _jdec(ehi, True)],
+                                   "at_most": _jdec(ehi, True), "float_at_least": float_at_least(ehi)}
+    if fits is False:
+        out["fits"] = False
+        out["overspend"].append(
+            f"the optimal composition of the {n:,} spends at epsilon {_dec(budget_eps, True, 17)} needs delta "
+            f">= {_dec(lo, False, 17)} > budget delta {_dec(budget_delta, True, 17)}"
+            + (f" (at delta {_dec(budget_delta, True, 17)} it needs epsilon >= {_dec(eps_iv[0], False, 17)})"
+               if isinstance(eps_iv, tuple) else "")
+            + "; spend less (smaller parameters, i.e. more noise) or start from a larger budget")
+    delta_line = (_dec(lo, True) if lo == hi else f"<= {_dec(hi, True)} (enclosure {_interval_text(lo, hi)})")
+    at_sum_text = _dec(at_sum_hi, True)
+    lines += [
+        (f"optimal composition of {n:,} (epsilon, delta) spend{'s' if n != 1 else ''} "
+         f"({len(comp.groups)} distinct positive epsilon{'s' if len(comp.groups) != 1 else ''}, "
+         f"{comp.terms:,} combination{'s' if comp.terms != 1 else ''})"),
+        f"  rule:      {OPTIMAL_EXACT_RULE}",
+        f"  budget:    epsilon = {_dec(budget_eps, True, 17)}, delta = {_dec(budget_delta, True, 17)}",
+        f"  delta at the budget epsilon {_dec(budget_eps, True, 17)}: {delta_line}",
+        f"  smallest epsilon at the budget delta {_dec(budget_delta, True, 17)}: {eps_text}",
+        (f"  (--method sequential would give epsilon = {_dec(eps_sum, True)}, delta = "
+         f"{at_sum_text}; "
+         f"the sum of the deltas is {_dec(basic_delta, True)})"),
+    ]
+
+
+def _deciding_enclosure(comp, budget_eps, budget_delta, lo, hi):
+    """The 64-bit enclosure, or a finer one when it straddles the budget delta (the one that
+    decided the comparison)."""
+    prec = 64
+    while lo <= budget_delta < hi and prec < 3392:
+        prec *= 2
+        lo, hi = comp.delta_at(budget_eps, prec=prec)
+    return lo, hi
 
 
 def _delta_text(d: OptimalDelta, plain: bool = False) -> str:
@@ -499,6 +617,9 @@ def _rho(rhos, budget_rho, out, lines) -> None:
 def _show(value: Fraction, up: bool) -> str:
     """``1/3 (<= 0.33333333333333337)``: the exact value and its float on the safe side."""
     exact = format_exact(value)
+    if not _EXACT[0] and value.denominator != 1 and len(exact) > _LONG:  # a short safe decimal instead
+        return (f"{'<=' if up else '>='} {_dec(value, up)} (a fraction of {len(exact):,} characters; "
+                f"--exact prints it)" + (" OVERSPENT" if value < 0 else ""))
     f = _float(value, up)
     if f is None:
         note = " (beyond the largest float)"
