@@ -261,3 +261,56 @@ def test_the_lower_pair_starts_after_every_point_below_the_line():
                   params={"sigma": 1, "sampling": "poisson", "rate": "0.01"})
     # the enclosure the whole grid certified before: [0.70139..., 0.70217...]; now within the width
     assert r.width_met and r.lower > Fraction("0.70140") and r.upper < Fraction("0.70217")
+
+
+# --- a curve against k: one pass over the steps ----------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_powers_built_from_the_last_one_hold_the_exact_composition(seed):
+    """``_power`` with a squarings memo builds base**k from the last power kept (times
+    base**(k - k'), the gap's power kept for the next k): at every k of an increasing list the
+    enclosure holds the exact delta of the exact composition (rationals)."""
+    rng = random.Random(100 + seed)
+    bits, n = 64, rng.randint(2, 6)
+    raw = [rng.randint(1, 1000) for _ in range(n)]
+    w = [r * 2**bits // sum(raw) for r in raw]
+    w[0] += 2**bits - sum(w)
+    top, unit = rng.randint(-2, 4), Fraction(1, 8)
+    lat = A._Lattice(w, top, 1, bits, 0)
+    memo: dict = {}
+    exact = {top * unit - i * unit: Fraction(x, 2**bits) for i, x in enumerate(w)}
+    dist, done = {Fraction(0): Fraction(1)}, 0
+    ks = sorted(rng.sample(range(1, 30), 4))
+    for k in ks:
+        composed = A._power(lat, k, trim=2 ** (bits - 24), squarings=memo)
+        assert memo["last"][0] == k and sum(composed.w) <= 2**bits <= sum(composed.w) + composed.slack
+        for _ in range(k - done):
+            new: dict = {}
+            for l1, p1 in dist.items():
+                for l2, p2 in exact.items():
+                    new[l1 + l2] = new.get(l1 + l2, 0) + p1 * p2
+            dist = new
+        done = k
+        ev = A._LatticeEvaluator(composed, A._Unit(unit))
+        for eps in (Fraction(0), Fraction(1, 2), Fraction(2)):
+            lo, hi = ev(eps)
+            truth = _exact_delta(dist, eps)
+            with mpmath.workdps(60):
+                assert _mp(lo) <= truth * (1 + mpmath.mpf(10) ** -40) and truth <= _mp(hi) * (1 + mpmath.mpf(10) ** -40)
+
+
+def test_epsilons_over_steps_meet_each_k_alone():
+    """The curve against k (one pass, squarings shared) gives, at every k, a certified enclosure
+    within the width that meets the one account() gives for that k alone; the answers come back
+    in the order asked, repeats included."""
+    from exactdp.mechanisms.accounting.curve import PrivacyCurve
+
+    params = {"sigma": 1, "sampling": "poisson", "rate": "0.01"}
+    ks = [3000, 1000, 2000, 3000]
+    got = PrivacyCurve("gaussian", params=params).epsilons_over_steps("1e-5", ks)
+    assert [r.k for r in got] == ks and got[0] is got[3]
+    for r in got:
+        alone = A.account("gaussian", r.k, delta="1e-5", params=params)
+        assert r.width_met and max(r.lower, alone.lower) <= min(r.upper, alone.upper)
+    assert got[1].upper < got[2].lower  # epsilon grows with k

@@ -615,7 +615,8 @@ def _trim(lat: _Lattice, ulps: int = _TRIM_ULPS) -> _Lattice:
                     lat.slack + dropped + dropped_hi)
 
 
-def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, base_steps: int = 1) -> _Lattice:
+def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, base_steps: int = 1,
+           squarings: dict | None = None) -> _Lattice:
     """``base`` composed ``k`` times by repeated squaring (at most ``2 log2(k)`` products), each
     product trimming at each end at most ``max(trim, per_step * n)`` ulps into the slack, ``n`` the
     steps it holds (``base`` holds ``base_steps``): a trim at a product of ``n`` steps reaches the
@@ -624,7 +625,12 @@ def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, ba
     The same products, roundings and trims as :func:`_multiply`, held as FLINT polynomials
     between them (python-flint: the product, then ``floor(c / 2**bits)`` of every coefficient,
     and the trim reading only the end coefficients), so that no product converts its whole list
-    to Python integers and back; the result is the same lattice as the list-based products."""
+    to Python integers and back; the result is the same lattice as the list-based products.
+    ``squarings`` (a dict, ``j -> base**(2**j)`` as held here, and ``"last" -> (k', base**k')``)
+    keeps the squarings and the last power for another power of the same ``base`` with the same
+    trims (a curve against k): ``base**k`` is then ``base**k'`` times ``base**(k - k')`` for the
+    largest ``k' < k`` kept, one product more (the products' order changes nothing certified:
+    each product is exact before its rounding and trims, which go to the slack)."""
     try:
         from flint import fmpz, fmpz_poly  # lazy: python-flint, an optional import (as in _convolve)
     except ImportError:  # pragma: no cover - python-flint is a dependency
@@ -658,14 +664,34 @@ def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, ba
         return prod, hi - lo, tx + ty - stride * lo, slack + dropped + dropped_hi, kx + ky
 
     b = start = (fmpz_poly(base.w), len(base.w), base.top, base.slack, base_steps)
-    result = None
-    while True:
-        if k & 1:
-            result = b if result is None else product(result, b)
-        k >>= 1
-        if not k:
-            break
-        b = product(b, b)
+
+    def power(n):  # base**n by repeated squaring, the squarings kept
+        out, j, sq = None, 0, b
+        while True:
+            if n & 1:
+                out = sq if out is None else product(out, sq)
+            n >>= 1
+            if not n:
+                return out
+            j += 1
+            if squarings is not None and j in squarings:
+                sq = squarings[j]
+            else:
+                sq = product(sq, sq)
+                if squarings is not None:
+                    squarings[j] = sq
+
+    last = squarings.get("last") if squarings is not None else None
+    if last is not None and last[0] < k:  # base**k' held: times base**(k - k'), kept for the next gap alike
+        gap = k - last[0]
+        held = squarings.get("gap")
+        step = held[1] if held is not None and held[0] == gap else power(gap)
+        squarings["gap"] = (gap, step)
+        result = product(last[1], step)
+    else:
+        result = power(k)
+    if squarings is not None:
+        squarings["last"] = (k, result)
     if result[0] is start[0]:
         return base  # k = 1: the base itself
     poly, n, top, slack, _ = result
@@ -1198,7 +1224,7 @@ def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Frac
 def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | None = None,
             width=None, max_k: int | None = DEFAULT_MAX_K,
             max_slots: int | None | str = "auto", max_bits: int = _MAX_BITS,
-            _cache: dict | None = None) -> AccountResult:
+            _cache: dict | None = None, _plan_k: int | None = None) -> AccountResult:
     """Certified ``epsilon(delta)`` (give ``delta``) or ``delta(epsilon)`` (give ``epsilon``)
     of ``mechanisms`` composed ``k`` times.
 
@@ -1234,7 +1260,9 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     (``"auto"``: ``DEFAULT_MAX_SLOTS``, or ``SUBSAMPLED_MAX_SLOTS`` for the grid of a
     subsampled Gaussian; ``None``: no limit).
     (:class:`~exactdp.mechanisms.accounting.curve.PrivacyCurve` passes ``_cache``, a dict in which the
-    composed distributions are kept between queries.)
+    composed distributions are kept between queries, and, for a curve against k, ``_plan_k``, the
+    largest k, for which the grid's precision and trims are chosen so that its squarings serve
+    every k.)
     """
     started = time.perf_counter()
     event_note, k_factor = "", 1
@@ -1323,7 +1351,7 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
     if kind == "subsampled":
         try:
             return _account_subsampled([c for c, _ in scaled], k, quantity, given, w, max_slots, max_bits,
-                                       result, {} if _cache is None else _cache)
+                                       result, {} if _cache is None else _cache, _plan_k)
         except TooLarge:
             if lattice_refusal is None:
                 raise
@@ -1536,7 +1564,7 @@ def _tv_zero(parts: list, k: int, delta: Fraction) -> bool:
 
 
 def _account_subsampled(components: list, k: int, quantity: str, given: Fraction, w: Fraction,
-                        max_slots, max_bits: int, result, cache: dict) -> AccountResult:
+                        max_slots, max_bits: int, result, cache: dict, plan_k: int | None = None) -> AccountResult:
     """Gaussians, at least one Poisson-subsampled, composed on the loss grid ``h = 2**-m``: each
     component's certified pairs (``times`` each per round) multiplied, per direction, then ``k``
     rounds. ``m`` is refined until the width is met (or the next grid's work would pass
@@ -1557,30 +1585,35 @@ def _account_subsampled(components: list, k: int, quantity: str, given: Fraction
     progress = Progress("account", 1)
     try:
         return _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_bits, result,
-                            cache, progress, lattice_pairs)
+                            cache, progress, lattice_pairs, plan_k)
     finally:
         progress.close()
 
 
 def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_bits, result, cache,
-                 progress, lattice_pairs) -> AccountResult:
+                 progress, lattice_pairs, plan_k: int | None = None) -> AccountResult:
+    # the precision, the grid's range and the trims are chosen for plan_k rounds (k, or the
+    # largest k of a curve against k, whose squarings the smaller ones then share)
+    plan_k = max(k, plan_k or k)
+    plan_steps = steps // k * plan_k
     bracket, best, stop, capped = None, None, "", ""
     lo_all, hi_all = Fraction(0), None  # the intersection of the enclosures found so far
-    m, last_m = _SUB_FIRST_M, None
+    # a curve's next k starts at the grid the last one ended at (any grid is certified)
+    m, last_m = cache.get(("start",), _SUB_FIRST_M), None
     while m <= _SUB_LAST_M:
         # the precision a delta this small asks for: from delta itself, or from the best upper end so far
         target = given if quantity == "epsilon" else (hi_all if hi_all else Fraction(1, 2**32))
         need = 1 / (target * w) if target > 0 else Fraction(2**32)
         # each step's grid leaves out tails of at most 2**-tail_bits: in all at most steps * 2**-tail_bits
         # of delta, below 2**-16 of the width asked (delta * width)
-        tail_bits = steps.bit_length() + math.ceil(need).bit_length() + 16
+        tail_bits = plan_steps.bit_length() + math.ceil(need).bit_length() + 16
         one, _ = _subsampled_estimate(parts, m, k, 64, tail_bits)
         margin = _GRID_MARGIN_BITS if quantity == "epsilon" else 64  # a tiny delta(epsilon) is not known before
-        wanted = margin + (k * one).bit_length() + math.ceil(need).bit_length()
+        wanted = margin + (plan_k * one).bit_length() + math.ceil(need).bit_length()
         bits = min(max_bits, wanted)
         # the tolerances follow delta, known in advance only for epsilon(delta); delta(epsilon) keeps
         # the whole grid and the trim of a few ulps (a tiny delta(epsilon) is not known before)
-        per_step, tol = _grid_tolerances(target * w, bits, steps, len(parts)) if quantity == "epsilon" else (0, 0.0)
+        per_step, tol = _grid_tolerances(target * w, bits, plan_steps, len(parts)) if quantity == "epsilon" else (0, 0.0)
         slots = _subsampled_estimate(parts, m, k, bits, tail_bits)[1]
         points = _profile_points(parts, m, tail_bits, tol)
         work = _grid_work(points, slots, bits)
@@ -1600,14 +1633,14 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
                     f"try it, or ask for a larger width")
             break
         progress.show(f"grid 2**-{m}, about {slots:,} points of {bits} bits", phase=True)
-        kept = cache.get(("grid", m))
+        kept = cache.get(("grid", m, k))
         if kept is not None and kept[0] >= bits:  # composed before at this grid, precise enough
             bits, ev, held = kept
         else:
             unit = _Unit(Fraction(1, 2**m))
-            rounds: dict = {}
-            held_steps: dict = {}  # the steps each round's lattice holds so far
-            for model, times in parts:
+            grid_key = (m, bits, tail_bits, per_step, tol)
+            rounds, held_steps = cache.get(("rounds",) + grid_key) or ({}, {})  # a curve's other k built them
+            for model, times in (parts if not rounds else ()):
                 pairs = lattice_pairs(model, m, bits, tail_bits=tail_bits,
                                       cache=cache.setdefault(("points", model), {}), tol=tol)
                 for key, pair in pairs.items():
@@ -1620,12 +1653,15 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
                     rounds[key] = lat if key not in rounds else \
                         _multiply(rounds[key], lat, max(_TRIM_ULPS, per_step * n))
                     held_steps[key] = n
-            composed = {key: _power(lat, k, per_step=per_step, base_steps=held_steps[key])
+            if plan_k > k or ("rounds",) + grid_key in cache:  # a curve against k: kept for the others
+                cache[("rounds",) + grid_key] = rounds, held_steps
+            composed = {key: _power(lat, k, per_step=per_step, base_steps=held_steps[key],
+                                    squarings=cache.setdefault(("squarings",) + grid_key + (key,), {}))
                         for key, lat in rounds.items()}
             ev = _PairEvaluator(_LatticeEvaluator(composed["lower"], unit),
                                 [_LatticeEvaluator(composed[d], unit) for d in ("remove", "add") if d in composed])
             held = max(len(lat.w) for lat in composed.values())
-            cache[("grid", m)] = bits, ev, held
+            cache[("grid", m, k)] = bits, ev, held
         last_m = m
         notes = (f"Poisson subsampling, add/remove neighbours: the larger of the remove and add "
                  f"directions; certified pairs above and below on the loss grid 2**-{m}"
@@ -1663,6 +1699,8 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
             met = hi_all - lo_all <= w * hi_all
         best = result(lo_all, hi_all, met, bits, held, notes + extra, stopped="-")
         if met:
+            if plan_k > k:
+                cache[("start",)] = m
             return best
         if bits < wanted:  # said only if the width is missed in the end
             capped = (f"the working precision reached its cap of {max_bits:,} bits (max_bits), where a "
