@@ -295,9 +295,12 @@ def _dec(value: Fraction, up: bool, digits: int = _DIGITS) -> str:
     if _EXACT[0]:
         return format_exact(value)
     d = decimal_at_least(value, 20) if up else decimal_at_most(value, 20)
-    if Fraction(d) == value:
-        return str(d.normalize()) if d else "0"
-    return str(decimal_at_least(value, digits) if up else decimal_at_most(value, digits))
+    if Fraction(d) != value:
+        d = decimal_at_least(value, digits) if up else decimal_at_most(value, digits)
+    else:
+        d = d.normalize()
+    text = str(d)
+    return format(d, "f") if "E+" in text else text  # 100, not 1E+2
 
 
 def _jdec(value: Fraction, up: bool) -> str:

@@ -14,9 +14,13 @@ from exactdp.mechanisms.accounting.curve import (
 )
 from exactdp.mechanisms.accounting.composition import (
     AdvancedComposition as AdvancedComposition,
+    OptimalComposition as OptimalComposition,
     advanced_composition as advanced_composition,
+    compose_optimal_exact as compose_optimal_exact,
     compose_sequential as compose_sequential,
     compose_zcdp as compose_zcdp,
+    optimal_composition as optimal_composition,
+    optimal_epsilon as optimal_epsilon,
 )
 from exactdp.mechanisms.calibration.discrete import (
     DiscreteGaussianDelta as DiscreteGaussianDelta,
@@ -107,4 +111,4 @@ from exactdp.mechanisms.accounting.calibrate import (
     calibrate_dp_sgd as calibrate_dp_sgd,
 )
 
-__all__ = ['Calibrated', 'calibrate_dp_sgd', 'Calibration', 'AccountCheck', 'AccountResult', 'account', 'PrivacyCurve', 'AdvancedComposition', 'advanced_composition', 'compose_sequential', 'compose_zcdp', 'DiscreteGaussianDelta', 'discrete_gaussian_delta', 'discrete_gaussian_rho', 'discrete_gaussian_sigma_squared', 'discrete_laplace_epsilon', 'discrete_laplace_pmf', 'discrete_laplace_scale', 'discrete_laplace_tail', 'analytic_sigma', 'check_sigma', 'classic_sigma', 'delta_of_sigma', 'epsilon_of_sigma', 'Distribution', 'Divergence', 'hockey_stick', 'pure_epsilon', 'renyi', 'total_variation', 'laplace_epsilon', 'laplace_scale', 'Mechanism', 'make_mechanism', 'mechanism_names', 'RandomizedResponse', 'DiscreteGaussian', 'DiscreteLaplace', 'Gaussian', 'Laplace', 'float_exponential_sampler_distribution', 'float_laplace_distribution', 'float_threshold_rr_distribution', 'grid_sampler_counts', 'grid_sampler_distribution', 'ExponentialMechanism', 'PermuteAndFlip', 'compare_noise', 'laplace_better_below', 'GaussianMixture', 'expected_sensitivity', 'sensitivity_sampler_guarantee', 'sensitivity_sampler_plan', 'true_epsilon', 'discrete_gaussian_error', 'discrete_laplace_error', 'error_table', 'gaussian_error', 'laplace_error', 'noisy_mean_error', 'BudgetExceeded', 'BudgetLedger', 'Spend', 'epsilon_of_rho', 'rho_of_epsilon', 'rho_of_sigma']
+__all__ = ['Calibrated', 'calibrate_dp_sgd', 'Calibration', 'AccountCheck', 'AccountResult', 'account', 'PrivacyCurve', 'AdvancedComposition', 'OptimalComposition', 'advanced_composition', 'compose_optimal_exact', 'compose_sequential', 'compose_zcdp', 'optimal_composition', 'optimal_epsilon', 'DiscreteGaussianDelta', 'discrete_gaussian_delta', 'discrete_gaussian_rho', 'discrete_gaussian_sigma_squared', 'discrete_laplace_epsilon', 'discrete_laplace_pmf', 'discrete_laplace_scale', 'discrete_laplace_tail', 'analytic_sigma', 'check_sigma', 'classic_sigma', 'delta_of_sigma', 'epsilon_of_sigma', 'Distribution', 'Divergence', 'hockey_stick', 'pure_epsilon', 'renyi', 'total_variation', 'laplace_epsilon', 'laplace_scale', 'Mechanism', 'make_mechanism', 'mechanism_names', 'RandomizedResponse', 'DiscreteGaussian', 'DiscreteLaplace', 'Gaussian', 'Laplace', 'float_exponential_sampler_distribution', 'float_laplace_distribution', 'float_threshold_rr_distribution', 'grid_sampler_counts', 'grid_sampler_distribution', 'ExponentialMechanism', 'PermuteAndFlip', 'compare_noise', 'laplace_better_below', 'GaussianMixture', 'expected_sensitivity', 'sensitivity_sampler_guarantee', 'sensitivity_sampler_plan', 'true_epsilon', 'discrete_gaussian_error', 'discrete_laplace_error', 'error_table', 'gaussian_error', 'laplace_error', 'noisy_mean_error', 'BudgetExceeded', 'BudgetLedger', 'Spend', 'epsilon_of_rho', 'rho_of_epsilon', 'rho_of_sigma']

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
+from functools import cached_property
 
 from exactdp.errors import InvalidArgument, TooLarge, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
@@ -373,14 +373,18 @@ class OptimalComposition:
     survival: OptimalDelta
     terms: int
 
+    @cached_property
     def _combos(self):
-        """``(v, w, A)`` of every combination, exact, ``v`` decreasing."""
+        """``(v, w, A)`` of every combination, exact, ``v`` decreasing (computed once)."""
         out = [(Fraction(0), 1, Fraction(0))]
         for eps, k in self.groups:
+            row = [1] * (k + 1)  # the binomials C(k, j), by the recurrence
+            for j in range(k):
+                row[j + 1] = row[j] * (k - j) // (j + 1)
             nxt = []
             for v, w, a in out:
                 for j in range(k + 1):
-                    nxt.append((v + (k - 2 * j) * eps, w * comb(k, j), a + (k - j) * eps))
+                    nxt.append((v + (k - 2 * j) * eps, w * row[j], a + (k - j) * eps))
             out = nxt
         out.sort(key=lambda t: t[0], reverse=True)
         return out
@@ -388,7 +392,7 @@ class OptimalComposition:
     def delta_enclosure(self, epsilon):
         """``fn(iv)`` enclosing ``delta(epsilon)``, for :mod:`exactdp.numeric.intervals`."""
         big_e = nonnegative(epsilon, "epsilon")
-        active = [c for c in self._combos() if c[0] > big_e]
+        active = [c for c in self._combos if c[0] > big_e]
         spent = self.survival
 
         def fn(iv):
@@ -455,7 +459,7 @@ class OptimalComposition:
             return None
         if floor.exact == 1:
             return (Fraction(0), Fraction(0))
-        combos = self._combos()
+        combos = self._combos
         top = combos[0][0]  # the sum of the epsilons: delta(top) = 1 - S
         if floor.exact is not None and floor.exact == target:
             return (top, top)
