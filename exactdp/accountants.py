@@ -42,14 +42,16 @@ def certified_upper(components: list, *, delta=None, epsilon=None) -> float:
     """The float at or above the certified upper end of ``epsilon(delta)`` (give ``delta``) or
     ``delta(epsilon)`` (give ``epsilon``) of ``components``, ``(name, params, times)`` triples
     composed together (``[]``: no privacy loss, 0.0). Floats are read at their exact values."""
-    given = {"delta": Fraction(delta)} if delta is not None else {"epsilon": Fraction(epsilon)}
+    d = Fraction(delta) if delta is not None else None
+    e = Fraction(epsilon) if delta is None else None
     if not components:
         return 0.0
     if len(components) == 1:  # one mechanism composed with itself: times rounds
         name, params, times = components[0]
-        result = account((name, dict(params)), times, **given)
+        result = account((name, dict(params)), times, delta=d, epsilon=e)
     else:
-        result = account([(name, {**params, "times": times}) for name, params, times in components], 1, **given)
+        result = account([(name, {**params, "times": times}) for name, params, times in components], 1,
+                         delta=d, epsilon=e)
     return _upper_float(result)
 
 
@@ -146,14 +148,14 @@ def _opacus_class():
                 self.history.append((noise_multiplier, sample_rate, 1))
 
         def get_epsilon(self, delta: float, *args, **kwargs) -> float:
-            parts = []
+            parts: list = []
             for sigma, q, steps in self.history:
                 rate = Fraction(q)
                 if rate == 0 or steps == 0:
                     continue
                 if sigma == 0:
                     return math.inf
-                params = {"sigma": Fraction(sigma)}
+                params: dict[str, object] = {"sigma": Fraction(sigma)}
                 if rate < 1:
                     params.update(sampling="poisson", rate=rate)
                 parts = _merge(parts, [("gaussian", params, steps)], 1)

@@ -360,7 +360,7 @@ class MaxRowsPerID(_Truncation):
         super().__init__(k, "k", keep, None)
 
     def __call__(self, rows: Iterable[Row]) -> tuple[Row, ...]:
-        out = []
+        out: list[Row] = []
         for label, values in _by_id(rows).items():
             out.extend((label, v) for v in self._order(values)[: self.bound])
         return tuple(sorted(out, key=lambda r: (str(type(r[0])), r[0], r[1])))
@@ -377,7 +377,7 @@ class MaxGroupsPerID(_Truncation):
         super().__init__(g, "g", keep, group)
 
     def __call__(self, rows: Iterable[Row]) -> tuple[Row, ...]:
-        out = []
+        out: list[Row] = []
         for label, values in _by_id(rows).items():
             kept = set(self._order(sorted({self.group(v) for v in values}))[: self.bound])
             out.extend((label, v) for v in values if self.group(v) in kept)
@@ -391,7 +391,7 @@ class MaxRowsPerGroupPerID(_Truncation):
         super().__init__(r, "r", keep, group)
 
     def __call__(self, rows: Iterable[Row]) -> tuple[Row, ...]:
-        out = []
+        out: list[Row] = []
         for label, values in _by_id(rows).items():
             by_group: dict[object, list[Fraction]] = {}
             for v in values:

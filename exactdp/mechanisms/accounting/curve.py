@@ -106,7 +106,9 @@ class PrivacyCurve:
         ks = [_check_k(k, self.max_k) for k in steps]
         if not ks or len(ks) > MAX_BAND_POINTS:
             raise InvalidArgument(f"steps={list(steps)!r}: give 1 to {MAX_BAND_POINTS:,} numbers of compositions")
-        plan, shared, out = max(ks), {}, {}
+        plan = max(ks)
+        shared: dict = {}  # the profiles' points, the rounds' lattices and squarings, the grid to start at
+        out: dict[int, AccountResult] = {}
         for k in sorted(set(ks)):  # ascending: each k's power is the last one's times a few more steps
             cache = dict(shared)  # the profiles' points and the squarings; each k's own grids apart
             self.queries += 1

@@ -221,7 +221,7 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
         pairs = [(_exact(c, "sensitivities", ev), _exact(p, "sampling_probs", ev))
                  for c, p in zip(ev.sensitivities, ev.sampling_probs) if p]
         moving = [(c, p) for c, p in pairs if c != 0]
-        if relation == "replace-one" or len(moving) > 1 or abs(sum(p for _, p in pairs) - 1) > Fraction(1, 2**50):
+        if relation == "replace-one" or len(moving) > 1 or abs(sum((p for _, p in pairs), Fraction(0)) - 1) > Fraction(1, 2**50):
             raise InvalidArgument("MixtureOfGaussiansDpEvent: exactdp accounts a mixture of sensitivities 0 and one "
                                   "c > 0 (a Poisson-sampled Gaussian) under add/remove neighbours, not "
                                   f"sensitivities {list(ev.sensitivities)!r}")
