@@ -224,5 +224,5 @@ def test_help_has_description_examples_and_copy_limit():
     assert r.returncode == 0
     assert "Exit status: 0 everything fits; 1 something overspends" in r.stdout
     assert "K at most 1,000,000,000,000" in " ".join(r.stdout.split())
-    assert sum(line.strip().startswith("exactdp compose") for line in r.stdout.splitlines()) == 3
+    assert sum(line.strip().startswith("exactdp compose") for line in r.stdout.splitlines()) == 4
     assert "delta = 1 - prod(1 - delta_i), exact" in " ".join(r.stdout.split())

@@ -1,6 +1,7 @@
 """``exactdp compose``: add up privacy spends exactly and check them against a budget.
 
-    exactdp compose --spend 0.1 --spend 0.9 --budget 1
+    exactdp compose --spend 0.1x10 --budget 0.8,1e-3
+    exactdp compose --method sequential --spend 0.1 --spend 0.9 --budget 1
     exactdp compose --spend 0.5,1e-6 --rho 1/8x4 --budget 1,1e-5 --rho-budget 1/2 --json
     exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6
 
@@ -11,13 +12,23 @@ ten of them overspend a budget of 1). ``(epsilon, delta)`` spends are charged to
 ``--budget``, ``rho`` spends to ``--rho-budget`` (two separate accounts, as in
 :class:`~exactdp.mechanisms.accounting.ledger.BudgetLedger`).
 
-``--method sequential`` (default) adds the epsilons exactly and composes the deltas by the
-optimal composition theorem (Kairouz, Oh, Viswanath; Murtagh-Vadhan) at ``epsilon = sum of
+``--method optimal`` (default) composes the spends by the optimal composition theorem
+(Kairouz, Oh, Viswanath 2015 for identical spends; Murtagh & Vadhan 2016 for different ones):
+at a total epsilon ``E`` the tight delta is ``1 - S + S * H_E``, ``S = prod(1 - delta_i)``,
+``H_E`` the hockey-stick divergence at ``E`` of the composed randomized responses with the
+``epsilon_i``. Which terms count is decided exactly; the exponentials are enclosed in
+intervals and refined until the comparison with the budget delta is decided (UNDECIDED,
+exit 1, past the precision cap). It also encloses the smallest total epsilon at the budget
+delta. Equal epsilons are grouped (``K_j`` copies); the ``prod(K_j + 1)`` combinations are
+counted before any work and refused in one line above ``--max-terms``. Numbers print as
+short decimals on the safe side (``--exact``: fractions). ``10 x 0.1`` fits ``(0.8, 1e-3)``.
+
+``--method sequential`` adds the epsilons exactly and composes the deltas by the
+optimal composition theorem at ``epsilon = sum of
 epsilon_i``: ``delta = 1 - prod(1 - delta_i)``, exact, never more than the sum of the
 deltas (two spends of ``0.5,0.1`` need exactly ``delta = 0.19``). The same delta is exact at
 a budget epsilon above the sum. A budget epsilon below the sum is an overspend of this
-rule (the heterogeneous optimal theorem there is #P-hard in general): try ``--method
-advanced``. The output names the rule (``rule:`` in text, ``rule`` and ``rule_text`` in
+rule: the default ``--method optimal`` gives the tight delta there. The output names the rule (``rule:`` in text, ``rule`` and ``rule_text`` in
 JSON) and shows what the sum of the deltas (basic composition) would have been.
 ``--method advanced``
 applies the advanced composition theorem (Dwork, Rothblum, Vadhan) with the slack
@@ -76,10 +87,14 @@ _COPIES = re.compile(r"\A(?P<body>.*?)\s*[xX]\s*(?P<k>\d+)\s*\Z")
 
 _DESCRIPTION = """\
 Add up privacy spends exactly and check them against a budget: (epsilon, delta)
-spends by sequential or advanced composition, rho (zCDP) spends in their own
-account. Sequential composition adds the epsilons and composes the deltas by the
-optimal theorem at epsilon = the sum: delta = 1 - prod(1 - delta_i), exact (two
-spends of 0.5,0.1 fit the budget 1,0.19 exactly); the output names the rule. Numbers are exact: 0.1 is one tenth; with --floats binary, 0.1 is the
+spends by the optimal composition theorem (default; Kairouz-Oh-Viswanath,
+Murtagh-Vadhan: the tight delta at the budget epsilon, certified, and the smallest
+epsilon at the budget delta; 0.1x10 fits 0.8,1e-3), by sequential or by advanced
+composition; rho (zCDP) spends in their own account. Sequential composition adds
+the epsilons and composes the deltas by the optimal theorem at epsilon = the sum:
+delta = 1 - prod(1 - delta_i), exact (two spends of 0.5,0.1 fit the budget
+1,0.19 exactly); the output names the rule. Numbers print as short decimals on the
+safe side (--exact for fractions). Numbers are exact: 0.1 is one tenth; with --floats binary, 0.1 is the
 float64 a Python library spends (0x1.999999999999ap-4), at its exact value.
 
 Exit status: 0 everything fits; 1 something overspends, or the comparison could
@@ -87,7 +102,8 @@ not be decided (which is not a fit); 2 bad input (one line on stderr)."""
 
 _EPILOG = """\
 examples:
-  exactdp compose --spend 0.1 --spend 0.5,0.1 --spend 0.4,0.1 --budget 1,0.19
+  exactdp compose --spend 0.1x10 --budget 0.8,1e-3
+  exactdp compose --method sequential --spend 0.1 --spend 0.5,0.1 --spend 0.4,0.1 --budget 1,0.19
   exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6
   exactdp compose --floats binary --spend 0.1x10 --budget 1"""
 
