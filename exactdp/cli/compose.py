@@ -316,7 +316,7 @@ def _dec(value: Fraction, up: bool, digits: int = _DIGITS) -> str:
     else:
         d = d.normalize()
     text = str(d)
-    return format(d, "f") if "E+" in text else text  # 100, not 1E+2
+    return format(d, "f") if "E+" in text and d.adjusted() < 21 else text  # 100, not 1E+2
 
 
 def _jdec(value: Fraction, up: bool) -> str:
