@@ -8,6 +8,11 @@ import re
 from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("readme_guide", Path(__file__).with_name("readme_guide.py"))
+guide = _util.module_from_spec(_spec)
+_spec.loader.exec_module(guide)  # the README and the guide pages it links, as one text
 
 
 def test_readme_python_example():
@@ -23,7 +28,7 @@ def test_readme_python_example():
 
 
 def _run_block(index: int) -> list[str]:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(r"```python\n(.*?)```", guide.text(), re.S)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(blocks[index], f"README.md block {index}", "exec"), {})

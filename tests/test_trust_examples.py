@@ -39,6 +39,11 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("readme_guide", Path(__file__).with_name("readme_guide.py"))
+guide = _util.module_from_spec(_spec)
+_spec.loader.exec_module(guide)  # the README and the guide pages it links, as one text
 HEIGHTS = ROOT / "tests" / "sample_project" / "heights"
 
 
@@ -87,7 +92,7 @@ def help_examples() -> dict[str, str]:
 
 
 def readme_commands() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+    text = guide.text()
     found = [c for block in re.findall(r"```sh\n(.*?)```", text, re.S)
              for c in _commands(block.splitlines())]
     # inline commands with options (not 'exactdp audit LIBRARY', 'exactdp ...')
@@ -97,7 +102,7 @@ def readme_commands() -> list[str]:
 
 
 def readme_blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    return re.findall(rf"```{language}\n(.*?)```", guide.text(), re.S)
 
 
 def check_claims_toml() -> str:
