@@ -272,6 +272,8 @@ def run(args) -> int:
         out["budget"].update(epsilon=format_exact(budget_eps), delta=format_exact(budget_delta))
         if args.method == "optimal":
             _optimal(spends, budget_eps, budget_delta, args, out, lines)
+            if args.floats == "binary":
+                _decimal_reading_optimal(args, out, lines)
         elif args.method == "sequential":
             _sequential(spends, budget_eps, budget_delta, out, lines)
             if args.floats == "binary":
@@ -367,7 +369,7 @@ def _optimal(spends, budget_eps, budget_delta, args, out, lines) -> None:
         out["total"]["epsilon"] = {"at_delta": _jdec(budget_delta, True), "interval": None, "at_most": None}
     else:
         elo, ehi = eps_iv
-        eps_text = (_dec(elo, True) if elo == ehi else
+        eps_text = (_dec(elo, True, 17) if elo == ehi else
                     f"<= {_dec(ehi, True)} (enclosure {_interval_text(elo, ehi)})")
         out["total"]["epsilon"] = {"at_delta": _jdec(budget_delta, True),
                                    "interval": [_jdec(elo, False), _jdec(ehi, True)],
@@ -390,10 +392,27 @@ def _optimal(spends, budget_eps, budget_delta, args, out, lines) -> None:
         f"  budget:    epsilon = {_dec(budget_eps, True, 17)}, delta = {_dec(budget_delta, True, 17)}",
         f"  delta at the budget epsilon {_dec(budget_eps, True, 17)}: {delta_line}",
         f"  smallest epsilon at the budget delta {_dec(budget_delta, True, 17)}: {eps_text}",
-        (f"  (--method sequential would give epsilon = {_dec(eps_sum, True)}, delta = "
+        (f"  (--method sequential would give epsilon = {_dec(eps_sum, True, 17)}, delta = "
          f"{at_sum_text}; "
          f"the sum of the deltas is {_dec(basic_delta, True)})"),
     ]
+
+
+def _decimal_reading_optimal(args, out, lines) -> None:
+    """Under ``--floats binary``: the optimal verdict the decimal reading gives, when it differs."""
+    with float_reading("decimal"):
+        spends, _ = _spends(args)
+        budget_eps, budget_delta = _pair(args.budget, "--budget")
+    comp = optimal_composition_of_copies([(s["epsilon"], s["delta"], s["count"]) for s in spends],
+                                         max_terms=args.max_terms)
+    try:
+        fits = comp.delta_at_most(budget_eps, budget_delta)
+    except Undecided:
+        return
+    out["decimal_reading"] = {"epsilon": _jdec(budget_eps, True), "fits": fits}
+    if fits != (not out["overspend"]):
+        lines.append(f"  read as decimals (--floats decimal): the spends {'fit' if fits else 'overspend'} "
+                     f"the budget ({_dec(budget_eps, True, 17)}, {_dec(budget_delta, True, 17)})")
 
 
 def _deciding_enclosure(comp, budget_eps, budget_delta, lo, hi):

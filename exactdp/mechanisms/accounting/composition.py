@@ -9,6 +9,12 @@ rounded up where it is not.
   It is also the exact optimal delta at every larger epsilon (see :func:`optimal_delta`).
   :func:`optimal_delta_of_copies` is the same for counted spends (``K`` copies each), exact
   while the numbers stay of reasonable size and enclosed in an interval beyond.
+- :func:`optimal_composition` (and :func:`optimal_composition_of_copies` for counted
+  spends): the tight composition at every total epsilon, also below the sum (KOV for
+  identical spends, Murtagh & Vadhan for different ones: ``delta(E) = 1 - S + S H(E)``),
+  terms chosen exactly and exponentials enclosed; :func:`compose_optimal_exact` encloses the
+  delta at an epsilon, :func:`optimal_epsilon` the smallest epsilon at a delta. The work,
+  ``prod(K_j + 1)`` over the distinct epsilons, is counted before any is done.
 - :func:`compose_zcdp`: zCDP composes by adding ``rho`` (Bun & Steinke 2016), exact.
 - :func:`advanced_composition`: the k-fold theorem of Dwork, Rothblum and Vadhan (FOCS
   2010; Dwork & Roth 2014, Thm 3.20): ``k`` mechanisms, each ``(epsilon, delta)``-DP,
