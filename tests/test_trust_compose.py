@@ -336,7 +336,12 @@ def test_readme_compose_paragraph_runs_as_it_says(capsys):
     spec.loader.exec_module(guide)
     text = " ".join(guide.text().split())  # the README and the guide pages it links
     command = "exactdp compose --spend 0.5,0.1x2 --budget 1,0.19"
-    assert f"`{command}` fits" in text and "a budget delta of 0.189 overspends with 19/100 shown" in text
+    assert f"`{command}` fits" in text
+    assert "under `--method sequential` a budget delta of 0.189 overspends with 19/100 shown" in text
+    assert "`exactdp compose --spend 0.1x10 --budget 0.8,1e-3` fits" in text
+    code, out, _ = main(["compose", "--spend", "0.1x10", "--budget", "0.8,1e-3"]), *capsys.readouterr()
+    assert code == 0 and "delta at the budget epsilon 0.8: <= 0.000288234" in out
+    assert "(enclosure [0.753573, 0.753574])" in out
     code, out, _ = _compose(capsys, *command.split()[2:])
     assert code == 0 and out.rstrip().endswith("FITS")
     code, out, _ = _compose(capsys, "--spend", "0.5,0.1x2", "--budget", "1,0.189")
