@@ -134,17 +134,12 @@ def _walk(ev, relation: str, times: int, out: list, notes: list) -> None:
         for e in ev.events:
             _walk(e, relation, times, out, notes)
         return
-    if name == "GaussianDpEvent":
+    if name in ("GaussianDpEvent", "LaplaceDpEvent"):  # noise multiplier = the sigma or scale at sensitivity 1
         s = _exact(ev.noise_multiplier, "noise_multiplier", ev)
         if s == 0:
-            raise NonPrivate("GaussianDpEvent(noise_multiplier=0)")
-        out.append(("gaussian", {"sigma": s, "sensitivity": scale}, times))
-        return
-    if name == "LaplaceDpEvent":
-        s = _exact(ev.noise_multiplier, "noise_multiplier", ev)
-        if s == 0:
-            raise NonPrivate("LaplaceDpEvent(noise_multiplier=0)")
-        out.append(("laplace", {"scale": s, "sensitivity": scale}, times))
+            raise NonPrivate(f"{name}(noise_multiplier=0)")
+        mechanism, parameter = ("gaussian", "sigma") if name == "GaussianDpEvent" else ("laplace", "scale")
+        out.append((mechanism, {parameter: s, "sensitivity": scale}, times))
         return
     if name == "DiscreteLaplaceDpEvent":
         a = _exact(ev.noise_parameter, "noise_parameter", ev)
