@@ -188,14 +188,17 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
     "exactdp calibrate dp-sgd --epsilon 1 --delta 1e-5 --rate 0.1 --steps 10": (0, (
         "sigma = 1.75 for 10 steps", "(above the target)")),
     # compose
-    "exactdp compose --spend 0.1 --spend 0.5,0.1 --spend 0.4,0.1 --budget 1,0.19": (0, (
+    "exactdp compose --method sequential --spend 0.1 --spend 0.5,0.1 --spend 0.4,0.1 --budget 1,0.19": (0, (
         "epsilon = 1, delta = 19/100 (<= 0.19)", "delta = 1 - prod(1 - delta_i)")),
+    "exactdp compose --spend 0.1x10 --budget 0.8,1e-3": (0, (  # optimal: fits where the sum overspends
+        "delta at the budget epsilon 0.8: <= 0.000288234", "(enclosure [0.753573, 0.753574])", "FITS")),
     "exactdp compose --spend 0.1x100 --method advanced --delta-prime 1e-6 --budget 7,1e-6": (0, (
         "<= 6.308230950513408", "FITS")),
     "exactdp compose --floats binary --spend 0.1x10 --budget 1": (1, (  # README: 2^-54 overspent
-        "epsilon = -1/18014398509481984 OVERSPENT",)),
+        "needs delta >= 8.8267555208197408E-20 > budget delta 0",
+        "read as decimals (--floats decimal): the spends fit the budget (1, 0)")),
     "exactdp compose --spend 0.5,0.1x2 --budget 1,0.19": (0, (  # README: fits (1 - 0.9^2 = 0.19)
-        "delta = 19/100", "FITS")),
+        "delta at the budget epsilon 1: 0.19", "FITS")),
     # floatsum
     "exactdp floatsum --model sequential --dtype float32 --bounds 0,1 --max-n 10000": (1, (
         "VIOLATED: the sequential sum in float32 moves by 2 > claim 1",)),
