@@ -61,3 +61,19 @@ def test_a_jupyter_kernel_shows_progress_on_stderr_not_stdout():
 
 def test_outside_a_kernel_the_detector_says_no():
     assert _progress.in_jupyter_kernel() is False
+
+
+def test_verify_in_json_shows_which_claim_it_is_on(monkeypatch, capsys):
+    """verify --json prints nothing until its report: on a terminal (here forced) a progress
+    line names the claim it is on; the report on stdout stays only JSON."""
+    import json
+
+    from exactdp.cli import main
+
+    monkeypatch.setenv("EXACTDP_PROGRESS", "1")
+    ticks = iter(range(0, 10**6))  # a clock half a second further at every reading
+    monkeypatch.setattr("exactdp._progress.time.monotonic", lambda: next(ticks) / 2)
+    assert main(["verify", "--only", "s000", "--no-catalogue", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "exactdp: verify: claim 1 of 16 (s000/" in err
+    assert sum(row.get("kind") == "claim" for row in json.loads(out)) == 16

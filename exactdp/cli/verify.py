@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from exactdp.cli import _claims_report as report
 from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
+from exactdp._progress import Progress
 from exactdp.errors import InvalidArgument
 from exactdp import registry
 from exactdp.checkers.results import Verdict, evidence_note, format_value, verdict_counts
@@ -46,7 +47,10 @@ def run(args) -> int:
     failures = 0
     rows = []
     counts: dict[str, int] = {}
-    for claim in claims:
+    shown = Progress("verify", len(claims)) if collect else None  # text mode prints a line per claim
+    for number, claim in enumerate(claims, 1):
+        if shown is not None:
+            shown.show(f"claim {number:,} of {len(claims):,} ({claim.id})")
         result = claim.check(progress=None)
         met = claim.meets_expectation(result)
         failures += not met
@@ -74,6 +78,8 @@ def run(args) -> int:
         if s.witness is not None:
             print(f"            witness {s.witness}")
         print(f"            scope: {s.scope.describe()}")
+    if shown is not None:
+        shown.close()
     private_counts: dict[str, int] = {}
     if private and not collect:
         print()
