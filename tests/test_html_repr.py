@@ -65,3 +65,16 @@ def test_badges():
     assert [badge_class(v) for v in ("holds-tight", "holds-on-grid", "violated", "vacuous", "undecided")] == [
         "pass", "pass", "fail", "none", "undecided"]
     assert "&amp;" in card("a & b", rows=[("k", "v")])
+
+
+def test_a_catalogue_entry_check_renders_its_verdicts_and_witness():
+    """The catalogue's checks (exactdp.symbolic.catalogue.check_entry) render as a card: the
+    published formula's verdict as the badge, the derived one's, the witness and the grid."""
+    from exactdp.symbolic.catalogue import catalogue, check_entry
+
+    entry = next(e for e in catalogue() if e.id == "s000/sum/bounded-values")
+    check = check_entry(entry)
+    shown = check._repr_html_()
+    assert check.verdict.value == "violated" and ">violated</span>" in shown
+    assert html.escape(str(check.witness)) in shown and "bindings" in shown
+    assert html.escape(f"{entry.derived}: {check.derived_verdict.value}") in shown

@@ -40,6 +40,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import sympy
 
+from exactdp._display import card
 from exactdp.checkers.results import Evidence, Verdict, format_value, qualify
 from exactdp.errors import InvalidArgument, Undecided
 from exactdp.numeric.decide import compare
@@ -280,6 +281,19 @@ class EntryCheck:
     def grid_text(self) -> str:
         """The entry's grid in words (:func:`describe_grid`)."""
         return describe_grid(self.entry.grid)
+
+    def _repr_html_(self) -> str:
+        e, witness = self.entry, self.witness
+        verdict = self.verdict.value if self.verdict is not None else f"derived {self.derived_verdict.value}"
+        return card(f"{e.id}: {e.statistic} under {e.neighbors}", verdict, [
+            ("published", "none" if e.published is None else f"{e.published}" + (" (tight on some binding)"
+                                                                                if self.published_tight else "")),
+            ("derived", f"{e.derived}: {self.derived_verdict.value}"
+                        + (", tight on every binding" if self.derived_tight else "")),
+            ("witness", witness),
+            ("evidence", f"{self.evidence.value}: {self.instances:,} bindings, {self.grid_text()}"),
+            ("source", e.source),
+        ])
 
     def to_dict(self) -> dict:
         e, witness = self.entry, self.witness
