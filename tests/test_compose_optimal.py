@@ -133,7 +133,9 @@ MIXED = [("0.1", "1e-3"), ("0.3", 0), ("0.3", "2e-3"), ("0.7", 0), ("0.1", 0), (
 @pytest.mark.parametrize("big_e", ["0", "0.05", "0.2", "0.5", "0.9", "1.3", "1.7", "1.8", "1.9", "2", "5/3"])
 def test_mixed_spends_match_brute_force_over_the_outcomes(big_e):
     c = optimal_composition(MIXED)
-    assert c.terms == 3 * 3 * 2 * 2  # 0.1 twice, 0.3 twice, 0.7 and 1/3 once
+    # 0.1 twice, 0.3 twice, 1/3 and 0.7 once: 3 + 3*3 + 9*2 + 18*2 combinations visited (no unit shared
+    # by 1/3 and tenths small enough to merge totals before the bound)
+    assert c.terms == 3 + 9 + 18 + 36
     lo, hi = c.delta_at(big_e)
     ref = brute_delta(MIXED, big_e)
     assert lo - TOL <= F(ref) <= hi + TOL
@@ -150,7 +152,7 @@ def test_mixed_verdict_and_json(capsys):
     lo, hi = (Fraction(x) for x in d["total"]["delta"]["interval"])
     assert lo <= F(ref) <= hi and d["total"]["delta"]["at_most"] == d["total"]["delta"]["interval"][1]
     assert Fraction(d["total"]["delta"]["float_at_least"]) >= F(ref)
-    assert d["optimal"] == {"distinct_epsilons": 4, "combinations": 36, "max_terms": 200000}
+    assert d["optimal"] == {"distinct_epsilons": 4, "combinations": 66, "max_terms": 200000}
     assert d["sequential_total"]["epsilon"] == "1.8333333333333334"  # 11/6 rounded up
 
 
@@ -202,14 +204,18 @@ def test_the_combination_budget_is_checked_before_any_work(capsys):
     code, out, err = run(capsys, "--spend", "0.1x1000", "--spend", "0.2x1000", "--spend", "0.3x10", "--budget", "2,1e-3")
     assert time.perf_counter() - t < 2
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "11,022,011 combinations" in err and "--max-terms 11022011" in err and "max_terms=200,000" in err
+    # 1001 + 1001*1001 + 3001*11: the 0.2s visit the 1001 totals of the 0.1s; then at most 3001 totals
+    assert "1,036,013 combinations" in err and "--max-terms 1036013" in err and "max_terms=200,000" in err
     with pytest.raises(TooLarge) as info:
         optimal_composition_of_copies([("0.1", 0, 10**6), ("0.2", 0, 10**6)])
-    assert info.value.estimate == (10**6 + 1) ** 2 and info.value.budget == 200_000
-    code, out, _ = run(capsys, "--spend", "0.1x10", "--spend", "0.2x10", "--budget", "2,1e-3", "--max-terms", "121")
+    assert info.value.estimate == (10**6 + 1) ** 2 + (10**6 + 1) and info.value.budget == 200_000
+    # epsilons sharing a unit merge their totals: 500 copies each of 0.1 and 0.2 are 1,002,002 steps
+    # without merging and far fewer with it (at most 501 * 501 + 501)
+    assert optimal_composition_of_copies([("0.1", 0, 500), ("0.2", 0, 500)], max_terms=10**6).terms == 501 + 501 * 501
+    code, out, _ = run(capsys, "--spend", "0.1x10", "--spend", "0.2x10", "--budget", "2,1e-3", "--max-terms", "132")
     assert code == 0
-    code, out, err = run(capsys, "--spend", "0.1x10", "--spend", "0.2x10", "--budget", "2,1e-3", "--max-terms", "120")
-    assert code == 2 and "121 combinations" in err
+    code, out, err = run(capsys, "--spend", "0.1x10", "--spend", "0.2x10", "--budget", "2,1e-3", "--max-terms", "131")
+    assert code == 2 and "132 combinations" in err  # 11 + 11*11
 
 
 @pytest.mark.parametrize("argv, fragment", [

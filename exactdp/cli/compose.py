@@ -19,8 +19,8 @@ at a total epsilon ``E`` the tight delta is ``1 - S + S * H_E``, ``S = prod(1 - 
 ``epsilon_i``. Which terms count is decided exactly; the exponentials are enclosed in
 intervals and refined until the comparison with the budget delta is decided (UNDECIDED,
 exit 1, past the precision cap). It also encloses the smallest total epsilon at the budget
-delta. Equal epsilons are grouped (``K_j`` copies); the ``prod(K_j + 1)`` combinations are
-counted before any work and refused in one line above ``--max-terms``. Numbers print as
+delta. Equal epsilons are grouped (``K_j`` copies); the combinations (at most
+``prod(K_j + 1)``, fewer when equal totals merge) are counted before any work and refused in one line above ``--max-terms``. Numbers print as
 short decimals on the safe side (``--exact``: fractions). ``10 x 0.1`` fits ``(0.8, 1e-3)``.
 
 ``--method sequential`` adds the epsilons exactly and composes the deltas by the
@@ -122,7 +122,7 @@ def register(subparsers) -> None:
     c.add_argument("--rho-budget", metavar="R", help="the zCDP budget rho")
     c.add_argument("--method", choices=("optimal", "sequential", "advanced"), default="optimal",
                    help="how (epsilon, delta) spends compose (default: optimal, the tight composition)")
-    budget_option(c, "--max-terms", f"--method optimal: at most N combinations prod(K_j + 1) over the "
+    budget_option(c, "--max-terms", f"--method optimal: at most N combinations (at most prod(K_j + 1)) over the "
                   f"distinct epsilons (default {MAX_OPTIMAL_TERMS:,}), counted before any work",
                   default=MAX_OPTIMAL_TERMS)
     c.add_argument("--exact", action="store_true",

@@ -14,7 +14,8 @@ rounded up where it is not.
   identical spends, Murtagh & Vadhan for different ones: ``delta(E) = 1 - S + S H(E)``),
   terms chosen exactly and exponentials enclosed; :func:`compose_optimal_exact` encloses the
   delta at an epsilon, :func:`optimal_epsilon` the smallest epsilon at a delta. The work,
-  ``prod(K_j + 1)`` over the distinct epsilons, is counted before any is done.
+  the combinations of copies of the distinct epsilons (at most ``prod(K_j + 1)``), is
+  counted before any is done.
 - :func:`compose_zcdp`: zCDP composes by adding ``rho`` (Bun & Steinke 2016), exact.
 - :func:`advanced_composition`: the k-fold theorem of Dwork, Rothblum and Vadhan (FOCS
   2010; Dwork & Roth 2014, Thm 3.20): ``k`` mechanisms, each ``(epsilon, delta)``-DP,
@@ -38,6 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from math import gcd
 
 from exactdp.errors import InvalidArgument, TooLarge, Undecided
 from exactdp.mechanisms._params import nonnegative, probability, shown
@@ -359,7 +361,7 @@ OPTIMAL_EXACT_RULE = ("optimal composition (Kairouz-Oh-Viswanath 2015; Murtagh-V
 
 MAX_OPTIMAL_TERMS = 200_000
 """Default budget of :func:`compose_optimal_exact`: the number of combinations
-``prod (K_j + 1)`` over the distinct epsilons (``K_j`` copies of each) enumerated."""
+visited over the distinct epsilons (``K_j`` copies of each; at most ``prod (K_j + 1)``)."""
 
 
 @dataclass(frozen=True)
@@ -381,19 +383,22 @@ class OptimalComposition:
 
     @cached_property
     def _combos(self):
-        """``(v, w, A)`` of every combination, exact, ``v`` decreasing (computed once)."""
-        out = [(Fraction(0), 1, Fraction(0))]
+        """``(v, w, A)`` of every distinct ``v``, exact, ``v`` decreasing (computed once).
+        Combinations with the same ``v`` have the same ``A = (sum K_j eps_j + v)/2``, so
+        they are one term with the sum of their weights."""
+        weights = {Fraction(0): 1}
         for eps, k in self.groups:
             row = [1] * (k + 1)  # the binomials C(k, j), by the recurrence
             for j in range(k):
                 row[j + 1] = row[j] * (k - j) // (j + 1)
-            nxt = []
-            for v, w, a in out:
+            nxt: dict[Fraction, int] = {}
+            for v, w in weights.items():
                 for j in range(k + 1):
-                    nxt.append((v + (k - 2 * j) * eps, w * row[j], a + (k - j) * eps))
-            out = nxt
-        out.sort(key=lambda t: t[0], reverse=True)
-        return out
+                    key = v + (k - 2 * j) * eps
+                    nxt[key] = nxt.get(key, 0) + w * row[j]
+            weights = nxt
+        total = sum((k * e for e, k in self.groups), Fraction(0))
+        return sorted(((v, w, (total + v) / 2) for v, w in weights.items()), key=lambda t: t[0], reverse=True)
 
     def delta_enclosure(self, epsilon):
         """``fn(iv)`` enclosing ``delta(epsilon)``, for :mod:`exactdp.numeric.intervals`."""
@@ -553,7 +558,8 @@ def optimal_composition(spends: Iterable, *, max_terms: int = MAX_OPTIMAL_TERMS)
     with ``S = prod(1 - delta_i)`` and ``H(E)`` the hockey-stick divergence at ``E`` of the
     product of the randomized responses with ``epsilon_i`` (the canonical pair of each
     spend). Spends with equal epsilons are grouped (``K_j`` copies), so the work is the
-    number of combinations ``prod (K_j + 1)``; it is counted before any work and refused
+    number of combinations visited (at most ``prod (K_j + 1)``, fewer when the epsilons share a
+    unit: totals that coincide are merged); it is counted before any work and refused
     (:class:`~exactdp.errors.TooLarge`) above ``max_terms``.
 
     >>> c = optimal_composition([("0.1", 0)] * 10)
@@ -587,23 +593,38 @@ def optimal_composition_of_copies(terms: Iterable[tuple], *,
     if isinstance(max_terms, bool) or not isinstance(max_terms, int) or max_terms < 1:
         raise InvalidArgument(f"max_terms={shown(max_terms)} is not a positive int; pass a budget such as "
                               f"{MAX_OPTIMAL_TERMS}")
-    terms = 1
-    for k in counts.values():
-        terms *= k + 1
-        if terms > max_terms:
-            break
-    if terms > max_terms:
-        total = 1
-        for k in counts.values():
-            total *= k + 1
-        raise TooLarge(
-            f"the optimal composition of these spends enumerates {total:,} combinations "
-            f"(prod(K_j + 1) over {len(counts)} distinct epsilons), over the budget max_terms="
-            f"{max_terms:,}; raise it (--max-terms {total}) or round the epsilons up to fewer "
-            f"distinct values", estimate=total, budget=max_terms)
     groups = tuple(sorted((e, k) for e, k in counts.items() if e > 0))
+    steps = _steps(groups)
+    if steps > max_terms:
+        raise TooLarge(
+            f"the optimal composition of these spends enumerates {steps:,} combinations (copies of "
+            f"{len(groups)} distinct epsilons, equal totals merged), over the budget max_terms="
+            f"{max_terms:,}; raise it (--max-terms {steps}) or round the epsilons up to fewer "
+            f"distinct values", estimate=steps, budget=max_terms)
     survival = optimal_delta_of_copies([(d, k) for d, k in deltas.items()])
+    terms = steps
     return OptimalComposition(groups, survival, terms)
+
+
+def _steps(groups) -> int:
+    """The combinations the enumeration of :attr:`OptimalComposition._combos` visits, bounded
+    before any work: group ``j`` visits ``(K_j + 1)`` times the distinct totals so far, which
+    are at most ``prod (K_i + 1)`` and at most ``span + 1`` (every total is the sum of the
+    epsilons less twice a multiple of their gcd ``g``; ``span`` is that sum over ``g``)."""
+    if not groups:
+        return 1
+    lcm = 1
+    for e, _ in groups:
+        lcm = lcm * e.denominator // gcd(lcm, e.denominator)
+    g = 0
+    for e, _ in groups:
+        g = gcd(g, e.numerator * (lcm // e.denominator))
+    size, steps, span = 1, 0, 0
+    for e, k in groups:
+        steps += size * (k + 1)
+        span += k * (e.numerator * (lcm // e.denominator) // g)
+        size = min(size * (k + 1), span + 1)
+    return steps
 
 
 def compose_optimal_exact(spends: Iterable, epsilon, *, max_terms: int = MAX_OPTIMAL_TERMS,
