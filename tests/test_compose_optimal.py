@@ -237,3 +237,20 @@ def test_api_refuses_bad_arguments():
         optimal_composition_of_copies([("0.1", 0)])
     with pytest.raises(InvalidArgument, match="count"):
         optimal_composition_of_copies([("0.1", 0, 0)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 12), st.sampled_from(["0", "1e-6", "1e-3"])), min_size=1, max_size=4),
+       st.sampled_from(["1e-5", "1e-3", "0.01", "0.1", "0.3"]))
+def test_the_smallest_epsilon_enclosure_holds_the_true_one(spends, target):
+    spends = [(Fraction(n, 10), d) for n, d in spends]
+    found = optimal_epsilon(spends, target, rel_width=Fraction(1, 10**9))
+    floor = 1 - __import__("math").prod(1 - Fraction(d) for _, d in spends)
+    if found is None:
+        assert floor > Fraction(target)
+        return
+    lo, hi = found
+    assert 0 <= lo <= hi <= sum(e for e, _ in spends)
+    assert F(brute_delta(spends, hi)) <= Fraction(target) + TOL  # hi is a valid epsilon
+    if lo > 0:
+        assert F(brute_delta(spends, lo)) >= Fraction(target) - TOL  # nothing below lo is
