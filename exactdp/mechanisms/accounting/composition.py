@@ -423,8 +423,8 @@ class OptimalComposition:
         return fn
 
     def exact_delta(self, epsilon) -> Fraction | None:
-        """``delta(epsilon)`` exactly when it is rational: at ``epsilon >= `` the sum of the
-        epsilons (every term vanishes, ``delta = 1 - S``) with ``S`` exact, or when some
+        """``delta(epsilon)`` exactly when it is rational: at an ``epsilon`` at least the sum of
+        the epsilons (every term vanishes, ``delta = 1 - S``) with ``S`` exact, or when some
         ``delta_i`` is 1; ``None`` otherwise."""
         big_e = nonnegative(epsilon, "epsilon")
         if self.survival.exact == 1:
