@@ -47,8 +47,8 @@ Numbers are exact: 0.1 is one tenth (with --floats binary, the float64 Python st
 for 0.1, at its exact value: the parameter a library holds).
 
 --rdp ORDERS prints the certified Renyi DP of the composition at each order instead (2..64,
-a comma list 2,4,8.5, or both: 2..8,16,32; integer orders only for a subsampled gaussian,
-where the exact binomial formula is used), and with --delta the (epsilon, delta) guarantee
+a comma list 2,4,8.5, or both: 2..8,16,32; a subsampled gaussian is exact at integer
+orders, by the binomial formula, and enclosed between them), and with --delta the (epsilon, delta) guarantee
 it implies, minimised over the orders (Canonne-Kamath-Steinke 2020, and Mironov 2017): a
 sound upper bound on epsilon(delta), not the tight value the enclosure above gives.
 

@@ -320,7 +320,7 @@ def test_cli_rdp_text_and_json(capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--rdp", "2.5"], "integer orders only"),
+    (["--mechanism", "discrete-gaussian", "--param", "sigma=1", "--rdp", "2.5"], "at integer orders"),
     (["--rdp", "1"], "alpha='1' is not > 1"),
     (["--rdp", "2..8", "--epsilon", "1"], "--epsilon='1' does not go with --rdp"),
     (["--rdp", "2..8", "--delta", "1e-6", "--check", "3"], "--check='3' does not go with --rdp"),
@@ -337,8 +337,6 @@ def test_cli_rdp_bad_input(extra, message, capsys):
 BAD = [
     (dict(mechanisms="gaussian", params={"sigma": 1}, orders=[1]), InvalidArgument, "alpha=1 is not > 1"),
     (dict(mechanisms="gaussian", params={"sigma": 1}, orders=["1/2"]), InvalidArgument, "alpha='1/2' is not > 1"),
-    (dict(mechanisms="gaussian", params=DPSGD, orders=["5/2"]), InvalidArgument,
-     "alpha=5/2: the Poisson-subsampled Gaussian's RDP is computed at integer orders only"),
     (dict(mechanisms="discrete-gaussian", params={"sigma": 1}, orders=["5/2"]), InvalidArgument,
      "alpha=5/2: the discrete Gaussian's RDP is exact"),
     (dict(mechanisms="gaussian", params={**DPSGD, "rate": 0}, orders=[2]), InvalidArgument, "is outside (0, 1]"),
@@ -375,3 +373,26 @@ def test_bad_conversion_arguments(delta, method, message):
     with pytest.raises(InvalidArgument, match=None) as e:
         rdp("gaussian", params={"sigma": 1}, orders=[2]).epsilon(delta, method=method)
     assert message in str(e.value)
+
+
+def test_fractional_orders_of_the_subsampled_gaussian_are_enclosed_by_the_integers_around():
+    """Issue 27, item 7: a fractional order of DP-SGD's RDP is enclosed from the exact integer
+    orders either side (monotone in the order; (alpha - 1) D convex); the enclosure holds
+    dp_accounting's own (float) computation at that order, and the exact integers are unchanged."""
+    r = rdp("gaussian", 100, params=DPSGD, orders=[2, "5/2", 3, "9/2", 5])
+    lo, hi = dict(zip(r.orders, r.lower)), dict(zip(r.orders, r.upper))
+    two, three, five = Fraction(2), Fraction(3), Fraction(5)
+    close = Fraction(1, 10**12)  # the integer orders' enclosures, each rounded on its own
+    assert abs(lo[two] - hi[two]) <= close * hi[two] and abs(lo[three] - hi[three]) <= close * hi[three]
+    assert abs(lo[Fraction(5, 2)] - lo[two]) <= close * lo[two]
+    assert abs(hi[Fraction(5, 2)] - (hi[two] + 2 * hi[three]) / 3) <= close * hi[three]
+    four_alone = rdp("gaussian", 100, params=DPSGD, orders=[4])
+    assert abs(lo[Fraction(9, 2)] - four_alone.lower[0]) <= close * four_alone.lower[0]
+    assert lo[Fraction(9, 2)] < hi[Fraction(9, 2)] < hi[five]
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.rdp import rdp_privacy_accountant as R
+
+    q, sigma = float(Fraction(DPSGD["rate"])), float(DPSGD["sigma"])
+    for order in (2.5, 4.5):
+        theirs = 100 * R._compute_rdp_poisson_subsampled_gaussian(q, sigma, [order])[0]
+        assert lo[Fraction(order)] * (1 - Fraction(1, 10**9)) <= Fraction(theirs) <= hi[Fraction(order)]

@@ -376,10 +376,31 @@ def _gaussian_part(comp, raw: dict) -> _Part | None:
         return _Part(name, shown_params, times, _exact_at(rho), rho=rho)
     if comp.kind == "subsampled":
         m = comp.model
-        return _Part(name, shown_params, times, _subsampled_at(m.q, m.mu * m.mu),
-                     integer_only="the Poisson-subsampled Gaussian's RDP is computed at integer orders "
-                                  "only (the exact binomial formula of Mironov, Talwar and Zhang 2019)")
+        return _Part(name, shown_params, times, _between_integers(_subsampled_at(m.q, m.mu * m.mu)),
+                     note="the Poisson-subsampled Gaussian's RDP is exact at integer orders (the binomial "
+                          "formula of Mironov, Talwar and Zhang 2019); at a fractional order it is enclosed "
+                          "from the integer orders either side (RDP grows with the order, and (alpha - 1) "
+                          "times it is convex)")
     return None
+
+
+def _between_integers(at):
+    """``at`` (the RDP of one step at integer orders) extended to every order ``alpha > 1``: at a
+    fractional ``alpha`` between ``n`` and ``n + 1``, ``D_n <= D_alpha`` (Renyi divergences grow with
+    the order) and, ``(alpha - 1) D_alpha = log E_Q[(P/Q)^alpha]`` being convex in ``alpha``,
+    ``(alpha - 1) D_alpha <= (n + 1 - alpha)(n - 1) D_n + (alpha - n) n D_(n+1)`` (the chord; at
+    ``n = 1`` the left end is ``0``, so ``D_alpha <= D_2`` and ``D_alpha >= 0``)."""
+
+    def extended(alpha: Fraction):
+        if alpha.denominator == 1:
+            return at(alpha)
+        n = alpha.numerator // alpha.denominator
+        lo_n, hi_n = (Fraction(0), Fraction(0)) if n == 1 else at(Fraction(n))
+        _, hi_next = at(Fraction(n + 1))
+        hi = ((n + 1 - alpha) * (n - 1) * hi_n + (alpha - n) * n * hi_next) / (alpha - 1)
+        return lo_n, hi
+
+    return extended
 
 
 def _discrete_gaussian_part(comp, raw: dict) -> _Part:
