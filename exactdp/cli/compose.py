@@ -22,6 +22,12 @@ exit 1, past the precision cap). It also encloses the smallest total epsilon at 
 delta. Equal epsilons are grouped (``K_j`` copies); the combinations (at most
 ``prod(K_j + 1)``, fewer when equal totals merge) are counted before any work and refused in one line above ``--max-terms``. Numbers print as
 short decimals on the safe side (``--exact``: fractions). ``10 x 0.1`` fits ``(0.8, 1e-3)``.
+In JSON: ``total.delta`` is ``{at_epsilon, interval, at_most, float_at_least}`` (the
+enclosure of the tight delta at the budget epsilon, ends rounded outward to 17 digits),
+``total.epsilon`` is ``{at_delta, interval, at_most, float_at_least}`` (the smallest epsilon
+at the budget delta; ``interval`` ``null`` when none reaches it), ``optimal`` counts the
+work, ``sequential_total`` is what ``--method sequential`` gives; ``remaining`` is ``null``
+(what is left of a budget is not a difference under this rule).
 
 ``--method sequential`` adds the epsilons exactly and composes the deltas by the
 optimal composition theorem at ``epsilon = sum of
