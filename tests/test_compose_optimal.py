@@ -254,3 +254,19 @@ def test_the_smallest_epsilon_enclosure_holds_the_true_one(spends, target):
     assert F(brute_delta(spends, hi)) <= Fraction(target) + TOL  # hi is a valid epsilon
     if lo > 0:
         assert F(brute_delta(spends, lo)) >= Fraction(target) - TOL  # nothing below lo is
+
+
+def test_an_undecided_comparison_is_said_and_is_not_a_fit(capsys, monkeypatch):
+    from exactdp.errors import Undecided
+    from exactdp.mechanisms.accounting.composition import OptimalComposition
+
+    def undecided(self, epsilon, delta):
+        raise Undecided("not decided at 3392 bits (forced here)")
+
+    monkeypatch.setattr(OptimalComposition, "delta_at_most", undecided)
+    code, out, _ = run(capsys, "--spend", "0.1x10", "--budget", "0.8,1e-3")
+    assert code == 1 and "FITS" not in out and "OVERSPENDS" not in out
+    assert out.rstrip().splitlines()[-1].startswith("UNDECIDED: the optimal delta at epsilon 4/5 against the budget delta")
+    code, out, _ = run(capsys, "--spend", "0.1x10", "--budget", "0.8,1e-3", "--json")
+    d = json.loads(out)
+    assert code == 1 and d["fits"] is False and d["overspend"] == [] and "forced here" in d["undecided"]
