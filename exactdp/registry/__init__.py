@@ -48,6 +48,7 @@ SOURCES = (
     ("exactdp.registry.seed_semantics_privacy", "privacy"),
     ("exactdp.registry.seed_code", "privacy"),
     ("exactdp.registry.seed_remaining", "privacy"),
+    ("exactdp.registry.seed_last", "privacy"),
     ("exactdp.registry.catalogue", "formula"),
     ("exactdp.registry.audits", "audit"),
 )

@@ -1,0 +1,47 @@
+"""The seeds' last statements (issue 28): exactdp.registry.seed_last."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from exactdp import registry
+from exactdp.checkers.results import Verdict
+from exactdp.mechanisms.models.samplers import float_exponential_sampler_distribution
+
+
+def _run(id):
+    c = registry.claim(id)
+    r = c.check()
+    assert c.meets_expectation(r)
+    return r
+
+
+def test_float_sampler_gives_infinite_epsilon_at_the_first_vanishing_step():
+    r = _run("s002/exponential/float-sampler")
+    assert r.verdict is Verdict.VIOLATED
+    w = r.witness
+    # the witness pair: candidate 1 reachable from one score vector and not from the other
+    assert w.output == 1 and w.fx[0] == w.fx_prime[0] == 0 and w.fx_prime[1] == w.fx[1] - 1
+    assert r.to_dict()["epsilon"] in ("inf", "oo", "infinity") or "inf" in str(r.to_dict()["epsilon"])
+    s = int(-w.fx[1])
+    p = float_exponential_sampler_distribution((0, -s), 1.0, 1.0).p(1)
+    q = float_exponential_sampler_distribution((0, -s - 1), 1.0, 1.0).p(1)
+    assert p == Fraction(1, 2**53) and q == 0
+    # and it is the first such gap
+    assert all(float_exponential_sampler_distribution((0, -t), 1.0, 1.0).p(1) > 0
+               for t in range(60, s + 1))
+
+
+def test_duplicate_exercise_raises_name_error():
+    r = _run("s002/exercise/duplicate/code-runs")
+    assert r.verdict is Verdict.VIOLATED
+    assert r.to_dict()["error"] == "NameError" and "instanceof" in r.to_dict()["message"]
+
+
+def test_adult_printed_arithmetic():
+    r = _run("s000/adult/education-counts-add-up")
+    assert r.verdict is Verdict.HOLDS and r.to_dict()["sum"] == 32563
+    m = _run("s000/adult/mean-is-sum-over-count")
+    d = m.to_dict()
+    assert m.verdict is Verdict.HOLDS and d["exact"] == "441431/10517"
+    assert d["float"] == d["printed"] == "41.973091185699346"
