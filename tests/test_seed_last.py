@@ -45,3 +45,16 @@ def test_adult_printed_arithmetic():
     d = m.to_dict()
     assert m.verdict is Verdict.HOLDS and d["exact"] == "441431/10517"
     assert d["float"] == d["printed"] == "41.973091185699346"
+
+
+def test_larger_k_does_not_always_increase_the_sensitivity():
+    from exactdp.registry.seed003 import seed003_claims
+
+    r = _run("s003/conclusions/larger-k-increases")
+    d = r.to_dict()
+    assert r.verdict is Verdict.VIOLATED and d["series"] == 120 and d["undecided"] == []
+    # no series falls; the flat steps include the bounded count, 0 at every k
+    assert d["falls"] == [] and d["flat"] > 0
+    bounded_counts = {c.id: c.check().sensitivity.value for c in seed003_claims(None)
+                      if c.id.startswith("s003/a/school_year/bounded/") and c.id.endswith("/count")}
+    assert set(bounded_counts.values()) == {0} and len(bounded_counts) == 4

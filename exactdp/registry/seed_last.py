@@ -13,6 +13,11 @@
   arithmetic between seed 000's printed adult-dataset values, which can be checked
   without the dataset (exact integers; the float64 quotient as Python rounds it,
   correctly, from the exact rational).
+* ``s003/conclusions/larger-k-increases``: seed 003's conclusion that a larger Hamming
+  distance increases the sensitivities, against the exact sensitivity of every printed
+  series (scenario, column, mode, query) at every ``k`` the notebook ran: a series that
+  stays flat or falls from one ``k`` to the next is the witness (exact comparisons,
+  :func:`~exactdp.numeric.decide.compare`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
 from exactdp.checkers.results import Verdict
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.mechanisms.models.samplers import float_exponential_sampler_distribution
+from exactdp.errors import Undecided
+from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact
+from exactdp.registry.seed003 import seed003_claims
 
 __all__ = ["claims", "ADULT_PRINTED", "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE"]
 
@@ -33,6 +41,7 @@ _S000_COUNT = "seed 000 (Near & Abuah, Sensitivity), sections Counting Queries a
 _S000_MEAN = "seed 000 (Near & Abuah, Sensitivity), section Average Queries"
 _S002_EXP = ("seed 002 (Hands-on DP, ch. 6), section A Private Mechanism on l-infinity Sensitivity: "
              "mechanism_exponential_discrete")
+_S003_CONC = "seed 003 notebook (Global Sensitivity From Scratch), Conclusions"
 _S002_EX1 = "seed 002 (Hands-on DP, ch. 6), Exercises 1: duplicate"
 
 ADULT_PRINTED = {"rows": 32563, "education_above_10": 10517, "education_at_most_10": 22046,
@@ -101,6 +110,41 @@ def _mean_claim() -> StatementResult:
         {"exact": format_exact(exact), "float": shown, "printed": a["mean"]})
 
 
+def _larger_k_claim() -> StatementResult:
+    series: dict[str, dict[int, object]] = {}
+    for c in seed003_claims(None):
+        name, k_part, query = c.id.rsplit("/", 2)
+        series.setdefault(f"{name}/{query}", {})[int(k_part[2:])] = c.check().sensitivity.value
+    falls, flat, undecided = [], [], []
+    for name, by_k in series.items():
+        ks = sorted(by_k)
+        for a, b in zip(ks, ks[1:]):
+            try:
+                step = compare(by_k[b], by_k[a])
+            except Undecided:
+                undecided.append(f"{name} k={a}->{b}")
+                continue
+            if step < 0:
+                falls.append((name, a, b, by_k[a], by_k[b]))
+            elif step == 0:
+                flat.append((name, a, b, by_k[a], by_k[b]))
+    scope = (f"the exact sensitivity of each of seed 003's {len(series)} printed series (scenario, "
+             f"column, mode, query) at every k it ran (1..{max(max(v) for v in series.values())}), "
+             f"under the notebook's conventions (exactdp.registry.seed003), consecutive k compared "
+             f"exactly")
+    data = {"series": len(series), "falls": [f"{n} k={a}->{b}" for n, a, b, _, _ in falls],
+            "flat": len(flat), "undecided": undecided}
+    if not falls and not flat:
+        verdict = Verdict.UNDECIDED if undecided else Verdict.HOLDS
+        return StatementResult(verdict, f"every series increases with k ({len(undecided)} steps "
+                               f"undecided)", scope, data)
+    shown = falls[0] if falls else flat[0]
+    n, a, b, va, vb = shown
+    text = (f"{len(falls)} steps fall and {len(flat)} stay flat as k grows, e.g. {n}: "
+            f"{format_exact(va)} at k={a}, {format_exact(vb)} at k={b}")
+    return StatementResult(Verdict.VIOLATED, text, scope, data)
+
+
 def claims(all_k: bool = False) -> list[PrivacyClaim]:
     return [
         PrivacyClaim("s002/exponential/float-sampler", _S002_EXP,
@@ -110,6 +154,9 @@ def claims(all_k: bool = False) -> list[PrivacyClaim]:
         PrivacyClaim("s002/exercise/duplicate/code-runs", _S002_EX1,
                      "the exercise's duplicate(x), which starts with assert instanceof(x, list), "
                      "runs on a list", _duplicate_claim, "violated"),
+        PrivacyClaim("s003/conclusions/larger-k-increases", _S003_CONC,
+                     "a larger Hamming distance increases the sensitivities", _larger_k_claim,
+                     "violated"),
         PrivacyClaim("s000/adult/education-counts-add-up", _S000_COUNT,
                      "the records with education above 10 (10517) and at or below 10 (22046) are "
                      "the dataset's 32563 rows", _counts_claim, "holds"),
