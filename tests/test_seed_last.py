@@ -58,3 +58,14 @@ def test_larger_k_does_not_always_increase_the_sensitivity():
     bounded_counts = {c.id: c.check().sensitivity.value for c in seed003_claims(None)
                       if c.id.startswith("s003/a/school_year/bounded/") and c.id.endswith("/count")}
     assert set(bounded_counts.values()) == {0} and len(bounded_counts) == 4
+
+
+def test_noise_overwhelms_the_signal_only_at_the_largest_log_bound():
+    from math import isqrt
+
+    r = _run("s000/clip-sweep/noise-overwhelms-signal")
+    d = r.to_dict()
+    assert r.verdict is Verdict.HOLDS and d["bounds_over"] == [2**14]
+    # sqrt(2) * 16384 * 100 = 2317047.6...: floor, and 2^13 stays below the signal
+    assert d["sd_floor_at_top"] == isqrt(2 * 1638400**2) == 2317047
+    assert 2 * 819200**2 < 1360238**2 < 2 * 1638400**2

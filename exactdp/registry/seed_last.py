@@ -13,6 +13,11 @@
   arithmetic between seed 000's printed adult-dataset values, which can be checked
   without the dataset (exact integers; the float64 quotient as Python rounds it,
   correctly, from the exact rational).
+* ``s000/clip-sweep/noise-overwhelms-signal``: in seed 000's log-scale sweep (bounds
+  ``2^0..2^14``, ``epsilon_i = 0.01``) the Laplace noise's standard deviation
+  ``sqrt(2) b / epsilon_i`` against the signal, the printed clipped sum 1360238 (every age is
+  below 90 by the chapter's histogram, so the sum clipped at any bound from 125 on is that
+  one): compared exactly through squares.
 * ``s003/conclusions/larger-k-increases``: seed 003's conclusion that a larger Hamming
   distance increases the sensitivities, against the exact sensitivity of every printed
   series (scenario, column, mode, query) at every ``k`` the notebook ran: a series that
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 from fractions import Fraction
+from math import isqrt
 
 from exactdp.checkers.privacy import check_mechanism
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
@@ -35,9 +41,10 @@ from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact
 from exactdp.registry.seed003 import seed003_claims
 
-__all__ = ["claims", "ADULT_PRINTED", "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE"]
+__all__ = ["claims", "ADULT_PRINTED", "CLIP_SWEEP_CASE", "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE"]
 
 _S000_COUNT = "seed 000 (Near & Abuah, Sensitivity), sections Counting Queries and Summation Queries"
+_S000_CLIP = "seed 000 (Near & Abuah, Sensitivity), section Clipping"
 _S000_MEAN = "seed 000 (Near & Abuah, Sensitivity), section Average Queries"
 _S002_EXP = ("seed 002 (Hands-on DP, ch. 6), section A Private Mechanism on l-infinity Sensitivity: "
              "mechanism_exponential_discrete")
@@ -51,6 +58,10 @@ ADULT_PRINTED = {"rows": 32563, "education_above_10": 10517, "education_at_most_
 FLOAT_SAMPLER_CASE = {"epsilon": 1, "sensitivity": 1, "gaps": (1, 200)}
 """Two candidates with scores ``(0, -s)`` and the neighbour ``(0, -s - 1)`` (each score
 moves by the sensitivity 1), ``s`` searched over ``gaps``, the uniform on the 2^-53 grid."""
+
+CLIP_SWEEP_CASE = {"epsilon_i": "0.01", "log_bounds": 15, "signal": 1360238, "chosen": 256}
+"""Seed 000's log-scale clipping sweep: ``xs = [2**i for i in range(15)]``, the printed
+clipped sum as the signal, and the bound it reads off the plot (``2^8``)."""
 
 DUPLICATE_FIRST_LINE = "assert instanceof(x, list)"
 """The first line of exercise 1's ``duplicate(x)``."""
@@ -110,6 +121,29 @@ def _mean_claim() -> StatementResult:
         {"exact": format_exact(exact), "float": shown, "printed": a["mean"]})
 
 
+def _noise_vs_signal_claim() -> StatementResult:
+    c = CLIP_SWEEP_CASE
+    eps, signal = Fraction(c["epsilon_i"]), c["signal"]
+    bounds = [2**i for i in range(c["log_bounds"])]
+    # sd^2 = 2 (b / eps)^2 against signal^2, exactly
+    over = [b for b in bounds if 2 * (b / eps) ** 2 > signal**2]
+    top = bounds[-1]
+    sd_floor = isqrt(int(2 * (top / eps) ** 2))
+    chosen_sd = isqrt(int(2 * (Fraction(c["chosen"]) / eps) ** 2))
+    verdict = Verdict.HOLDS if over and over[-1] == top else Verdict.VIOLATED
+    text = (f"at the largest bound {top} the noise's standard deviation sqrt(2) * {top} / "
+            f"({format_exact(eps)}) (floor {sd_floor:,}) exceeds the signal {signal:,}; of the "
+            f"{len(bounds)} bounds it does at {', '.join(map(str, over)) or 'none'}; at the "
+            f"chosen {c['chosen']} the standard deviation is {chosen_sd:,} (floor), "
+            f"{format_exact(Fraction(chosen_sd, signal))} of the signal")
+    scope = (f"the log-scale sweep's {len(bounds)} bounds 2^0..2^{c['log_bounds'] - 1}, "
+             f"epsilon_i = {format_exact(eps)}, Laplace scale b / epsilon_i; the signal is the "
+             f"printed clip(0, 125) sum (the adult dataset is not shipped); squares compared "
+             f"exactly, square roots shown as integer floors")
+    return StatementResult(verdict, text, scope,
+                           {"bounds_over": over, "sd_floor_at_top": sd_floor, "signal": signal})
+
+
 def _larger_k_claim() -> StatementResult:
     series: dict[str, dict[int, object]] = {}
     for c in seed003_claims(None):
@@ -154,6 +188,10 @@ def claims(all_k: bool = False) -> list[PrivacyClaim]:
         PrivacyClaim("s002/exercise/duplicate/code-runs", _S002_EX1,
                      "the exercise's duplicate(x), which starts with assert instanceof(x, list), "
                      "runs on a list", _duplicate_claim, "violated"),
+        PrivacyClaim("s000/clip-sweep/noise-overwhelms-signal", _S000_CLIP,
+                     "as the upper bound gets really large the noise overwhelms the signal (the "
+                     "log-scale sweep fluctuates wildly at its largest bounds)",
+                     _noise_vs_signal_claim, "holds"),
         PrivacyClaim("s003/conclusions/larger-k-increases", _S003_CONC,
                      "a larger Hamming distance increases the sensitivities", _larger_k_claim,
                      "violated"),
