@@ -3,7 +3,9 @@ count has sensitivity 1; a clipped sum has sensitivity ``U - L``. The clipped-su
 stated for add/remove neighbours, where it is wrong when ``L > 0`` (adding one record moves
 the sum by ``U``) and loose when ``L < 0 < U``; under substitution it is exact. A change
 counted as one add/remove instead of two is also wrong. The correct add/remove rule
-``d_in * max(|L|, |U|)`` sits beside them.
+``d_in * max(|L|, |U|)`` sits beside them. Seed 003's statement that a multi-dimensional
+count moves by 2 when one record changes (``s003/limitations/histogram-substitute``) is
+checked here too, on the same small space as seed 000's count.
 
 Each claim is a :class:`~exactdp.checkers.builtin.BuiltinClaim` on one small space, with
 what the exact check is expected to find (``expect``).
@@ -40,7 +42,8 @@ def seed000_claims() -> list[BuiltinClaim]:
                      "counting queries have sensitivity 1 (here: one record changed, size known)",
                      "1", count, Multisets(IntegerRange(0, 3), size=3), sub, 1,
                      Verdict.HOLDS.value),
-        BuiltinClaim("s000/histogram/substitute", f"{src}; seed 003, Limitations",
+        BuiltinClaim("s003/limitations/histogram-substitute",
+                     "seed 003 notebook (Global Sensitivity From Scratch), Limitations",
                      "a histogram's counts move by 2 in L1 when one record changes",
                      "2", histogram([0, 2, 4], "L1"), Multisets(IntegerRange(0, 3), size=3), sub, 1,
                      Verdict.HOLDS_TIGHT.value),
