@@ -69,3 +69,15 @@ def test_noise_overwhelms_the_signal_only_at_the_largest_log_bound():
     # sqrt(2) * 16384 * 100 = 2317047.6...: floor, and 2^13 stays below the signal
     assert d["sd_floor_at_top"] == isqrt(2 * 1638400**2) == 2317047
     assert 2 * 819200**2 < 1360238**2 < 2 * 1638400**2
+
+
+def test_universe_sweep_counts_the_notebooks_datasets():
+    from math import comb
+
+    r = _run("s003/limitations/universe-size-sweep")
+    d = r.to_dict()
+    assert r.verdict is Verdict.HOLDS and d["sizes"] == [10, 20, 40, 80, 160]
+    # N = 10, n = 5, k = 1: 252 releases, each with 5 smaller and 5 larger neighbours
+    assert int(d["datasets"][0]) == 252 * 11 == comb(10, 5) * (1 + 5 + 5)
+    f = [Fraction(x) for x in d["factors"]]
+    assert f[0] == Fraction(comb(20, 10) * 21, comb(10, 5) * 11) and all(a < b for a, b in zip(f, f[1:]))

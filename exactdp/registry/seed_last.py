@@ -18,6 +18,12 @@
   ``sqrt(2) b / epsilon_i`` against the signal, the printed clipped sum 1360238 (every age is
   below 90 by the chapter's histogram, so the sum clipped at any bound from 125 on is that
   one): compared exactly through squares.
+* ``s003/limitations/universe-size-sweep``: seed 003's "the functions do not scale with
+  the universe's size", as the exact number of datasets its unbounded function builds
+  (every release of ``n`` of the ``N`` universe records, with each one's ``C(n, n - k)``
+  smaller and ``C(N - n, k)`` larger neighbours) over a sweep of ``N`` at ``n = N/2``,
+  ``k = 1``: the growth factor per doubling of ``N`` rises at every step (no polynomial
+  bound, whose factor would settle at ``2^degree``).
 * ``s003/conclusions/larger-k-increases``: seed 003's conclusion that a larger Hamming
   distance increases the sensitivities, against the exact sensitivity of every printed
   series (scenario, column, mode, query) at every ``k`` the notebook ran: a series that
@@ -29,7 +35,7 @@ from __future__ import annotations
 
 import builtins
 from fractions import Fraction
-from math import isqrt
+from math import comb, isqrt
 
 from exactdp.checkers.privacy import check_mechanism
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
@@ -62,6 +68,9 @@ moves by the sensitivity 1), ``s`` searched over ``gaps``, the uniform on the 2^
 CLIP_SWEEP_CASE = {"epsilon_i": "0.01", "log_bounds": 15, "signal": 1360238, "chosen": 256}
 """Seed 000's log-scale clipping sweep: ``xs = [2**i for i in range(15)]``, the printed
 clipped sum as the signal, and the bound it reads off the plot (``2^8``)."""
+
+UNIVERSE_SWEEP = {"sizes": (10, 20, 40, 80, 160), "k": 1}
+"""Universe sizes ``N`` (release size ``N/2``) and the Hamming distance of the sweep."""
 
 DUPLICATE_FIRST_LINE = "assert instanceof(x, list)"
 """The first line of exercise 1's ``duplicate(x)``."""
@@ -144,6 +153,29 @@ def _noise_vs_signal_claim() -> StatementResult:
                            {"bounds_over": over, "sd_floor_at_top": sd_floor, "signal": signal})
 
 
+def _notebook_work(universe: int, release: int, k: int) -> int:
+    """Datasets seed 003's unbounded function builds: each release and its neighbours."""
+    return comb(universe, release) * (1 + comb(release, release - k) + comb(universe - release, k))
+
+
+def _universe_sweep_claim() -> StatementResult:
+    sizes, k = UNIVERSE_SWEEP["sizes"], UNIVERSE_SWEEP["k"]
+    work = [_notebook_work(n, n // 2, k) for n in sizes]
+    factors = [Fraction(b, a) for a, b in zip(work, work[1:])]
+    rising = all(f < g for f, g in zip(factors, factors[1:]))
+    verdict = Verdict.HOLDS if rising else Verdict.VIOLATED
+    text = ("datasets built: " + ", ".join(f"N={n}: {w:.3e}" for n, w in zip(sizes, work))
+            + "; growth per doubling: " + ", ".join(f"{float(f):.4g}" for f in factors)
+            + (" (rising at every step)" if rising else " (not rising)"))
+    scope = (f"seed 003's unbounded function (itertools.combinations of releases, then of their "
+             f"smaller and larger neighbours), counted exactly for universes of N = "
+             f"{', '.join(map(str, sizes))} distinct records, release size N/2, k = {k}; the "
+             f"factors compared as exact fractions (shown rounded)")
+    return StatementResult(verdict, text, scope,
+                           {"sizes": list(sizes), "datasets": [str(w) for w in work],
+                            "factors": [format_exact(f) for f in factors]})
+
+
 def _larger_k_claim() -> StatementResult:
     series: dict[str, dict[int, object]] = {}
     for c in seed003_claims(None):
@@ -192,6 +224,10 @@ def claims(all_k: bool = False) -> list[PrivacyClaim]:
                      "as the upper bound gets really large the noise overwhelms the signal (the "
                      "log-scale sweep fluctuates wildly at its largest bounds)",
                      _noise_vs_signal_claim, "holds"),
+        PrivacyClaim("s003/limitations/universe-size-sweep",
+                     "seed 003 notebook (Global Sensitivity From Scratch), Limitations",
+                     "the functions that calculate the sensitivities do not scale well with the "
+                     "size of the universe", _universe_sweep_claim, "holds"),
         PrivacyClaim("s003/conclusions/larger-k-increases", _S003_CONC,
                      "a larger Hamming distance increases the sensitivities", _larger_k_claim,
                      "violated"),
