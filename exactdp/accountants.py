@@ -27,7 +27,7 @@ from functools import cache
 from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accounting.accountant import AccountResult, account
-from exactdp.mechanisms.accounting.events import NonPrivate, translate
+from exactdp.mechanisms.accounting.events import NonPrivate, history_components, translate
 from exactdp.numeric.rounding import float_at_least
 
 __all__ = ["dp_accounting_accountant", "opacus_accountant", "certified_upper"]
@@ -148,17 +148,10 @@ def _opacus_class():
                 self.history.append((noise_multiplier, sample_rate, 1))
 
         def get_epsilon(self, delta: float, *args, **kwargs) -> float:
-            parts: list = []
-            for sigma, q, steps in self.history:
-                rate = Fraction(q)
-                if rate == 0 or steps == 0:
-                    continue
-                if sigma == 0:
-                    return math.inf
-                params: dict[str, object] = {"sigma": Fraction(sigma)}
-                if rate < 1:
-                    params.update(sampling="poisson", rate=rate)
-                parts = _merge(parts, [("gaussian", params, steps)], 1)
+            try:
+                parts = history_components(self.history)
+            except NonPrivate:
+                return math.inf
             return certified_upper(parts, delta=delta)
 
         def __len__(self) -> int:

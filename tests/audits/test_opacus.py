@@ -293,6 +293,8 @@ def test_the_certified_accountant_drops_into_a_privacy_engine():
     assert eps == certified_upper([("gaussian", {"sigma": Fraction(1), "sampling": "poisson", "rate": Fraction(1, 8)},
                                     steps)], delta=1e-5)
     assert Fraction(eps) >= truth.upper and Fraction(eps) - truth.upper < Fraction(1, 10**15)
+    # Opacus's own accountant's history, given to account(), is the same DP-SGD
+    assert account(_stepped("rdp", steps=steps, sigma=1.0, q=1 / 8), delta=Fraction(1e-5)).upper == truth.upper
     # its state round-trips as Opacus's accountants' do
     again = opacus_accountant()
     again.load_state_dict(acc.state_dict())

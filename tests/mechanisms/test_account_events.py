@@ -57,7 +57,7 @@ def test_privacy_curve_takes_an_event_and_multiplies_its_count():
 
 @pytest.mark.parametrize("event, message", [
     (E.NonPrivateDpEvent(), "NonPrivateDpEvent: NonPrivateDpEvent releases without noise, so it has no finite epsilon"),
-    (E.NoOpDpEvent(), "NoOpDpEvent: the event has no privacy loss"),
+    (E.NoOpDpEvent(), "NoOpDpEvent: no privacy loss"),
     (E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 1.0, 1.0), "RepeatAndSelectDpEvent: exactdp's certified accountant has no model of it"),
     (E.PoissonSampledDpEvent(0.1, E.ComposedDpEvent([E.GaussianDpEvent(1.0), E.GaussianDpEvent(2.0)])),
      "PoissonSampledDpEvent of ComposedDpEvent: exactdp's accountant samples one"),
@@ -73,3 +73,35 @@ def test_events_that_cannot_be_certified_are_refused_naming_them(event, message)
 def test_params_do_not_go_with_an_event():
     with pytest.raises(InvalidArgument, match="not with a DpEvent"):
         account(E.GaussianDpEvent(1.0), delta="1e-5", params={"sigma": 2})
+
+
+class _Stepped:
+    """The shape of an Opacus accountant (history, step, get_epsilon), for the main environment;
+    tests/audits/test_opacus.py passes Opacus's own."""
+
+    def __init__(self, history):
+        self.history = history
+
+    def step(self, *, noise_multiplier, sample_rate):
+        raise NotImplementedError
+
+    def get_epsilon(self, delta):
+        raise NotImplementedError
+
+
+def test_an_opacus_history_is_dp_sgd_at_its_exact_floats():
+    acc = _Stepped([(1.0, 0.01, 600), (1.0, 0.01, 400), (2.0, 0.01, 0)])
+    got = account(acc, delta=DELTA)
+    rate = Fraction(0.01)
+    alone = account(("gaussian", {"sigma": 1, "sampling": "poisson", "rate": rate}), 1000, delta=DELTA)
+    assert (got.k, got.lower, got.upper) == (1000, alone.lower, alone.upper)
+    assert "history of 3 entries read as DP-SGD steps" in got.notes
+    mixed = account(_Stepped([(1.0, 0.01, 500), (2.0, 0.05, 300)]), delta=DELTA)
+    listed = account([("gaussian", {"sigma": 1, "sampling": "poisson", "rate": rate, "times": 500}),
+                      ("gaussian", {"sigma": 2, "sampling": "poisson", "rate": Fraction(0.05), "times": 300})],
+                     delta=DELTA)
+    assert (mixed.lower, mixed.upper) == (listed.lower, listed.upper)
+    with pytest.raises(InvalidArgument, match="noise_multiplier=0 releases without noise"):
+        account(_Stepped([(0.0, 0.01, 10)]), delta=DELTA)
+    with pytest.raises(InvalidArgument, match="no privacy loss"):
+        account(_Stepped([]), delta=DELTA)

@@ -24,31 +24,75 @@ from fractions import Fraction
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import show_exact
 
-__all__ = ["RELATIONS", "NonPrivate", "components", "is_event", "relation_of", "translate"]
+__all__ = ["RELATIONS", "NonPrivate", "components", "history_components", "is_event", "is_opacus_accountant",
+           "relation_of", "translate"]
 
 
 def is_event(obj) -> bool:
     """Whether ``obj`` looks like a dp_accounting ``DpEvent`` (its class name ends in
-    ``DpEvent``)."""
-    return type(obj).__name__.endswith("DpEvent") and not isinstance(obj, (str, tuple, list, dict))
+    ``DpEvent``) or an Opacus accountant (a ``history`` list beside ``step`` and ``get_epsilon``)."""
+    if isinstance(obj, (str, tuple, list, dict)):
+        return False
+    return type(obj).__name__.endswith("DpEvent") or is_opacus_accountant(obj)
+
+
+def is_opacus_accountant(obj) -> bool:
+    """Whether ``obj`` keeps an Opacus accountant's ``history`` of ``(noise_multiplier,
+    sample_rate, steps)`` (Opacus's own accountants and :func:`exactdp.accountants.opacus_accountant`)."""
+    return isinstance(getattr(obj, "history", None), list) and hasattr(obj, "step") and hasattr(obj, "get_epsilon")
+
+
+def history_components(history) -> list[tuple[str, dict, int]]:
+    """An Opacus ``history`` as ``(name, params, times)`` triples: each ``(noise_multiplier,
+    sample_rate, steps)`` a Poisson-subsampled Gaussian (DP-SGD, add/remove neighbours) taken
+    ``steps`` times, the floats at their exact values, the same ``(sigma, q)`` merged; steps at
+    rate 0 release nothing. :class:`NonPrivate` for a noise multiplier of 0."""
+    out: list[tuple[str, dict, int]] = []
+    for entry in history:
+        sigma, rate, steps = entry
+        q = _exact(rate, "sample_rate", history)
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0 or not 0 <= q <= 1:
+            raise InvalidArgument(f"history entry {entry!r} is not (noise_multiplier, sample_rate in [0, 1], "
+                                  f"steps >= 0)")
+        if q == 0 or steps == 0:
+            continue
+        s = _exact(sigma, "noise_multiplier", history)
+        if s == 0:
+            raise NonPrivate("a step with noise_multiplier=0")
+        params: dict = {"sigma": s, "sensitivity": 1}
+        if q < 1:
+            params.update(sampling="poisson", rate=q)
+        for i, (name, held, times) in enumerate(out):
+            if held == params:
+                out[i] = (name, held, times + steps)
+                break
+        else:
+            out.append(("gaussian", params, steps))
+    return out
 
 
 def components(event) -> tuple[list[tuple[str, dict]], int, str]:
     """``(mechanisms, k, note)``: what :func:`~exactdp.mechanisms.accounting.accountant.account`
-    composes for ``event`` under the relation dp_accounting accounts it under (one mechanism
-    ``k`` times, or a list of ``(name, params)`` pairs each with its ``times``, once), and a note
-    naming the event, the relation and what the translation assumed. One line of :class:`~exactdp.errors.InvalidArgument` for an event with
-    no finite epsilon, no privacy loss at all, or a part exactdp has no model of."""
-    relation = relation_of(event)
+    composes for ``event`` (a ``DpEvent`` under the relation dp_accounting accounts it under, or an
+    Opacus accountant's history) as one mechanism ``k`` times, or a list of ``(name, params)``
+    pairs each with its ``times``, once, and a note naming what was read. One line of
+    :class:`~exactdp.errors.InvalidArgument` for no finite epsilon, no privacy loss at all, or a part
+    exactdp has no model of."""
+    what = type(event).__name__
     try:
-        comps, notes = translate(event, relation)
+        if is_opacus_accountant(event):
+            relation, comps, notes = "add-or-remove", history_components(event.history), []
+            read = f"the {what}'s history of {len(event.history)} entries read as DP-SGD steps (add/remove neighbours)"
+        else:
+            relation = relation_of(event)
+            comps, notes = translate(event, relation)
+            read = f"{what} read under {relation} neighbours, as dp_accounting accounts it"
     except NonPrivate as e:
-        raise InvalidArgument(f"{type(event).__name__}: {e} releases without noise, so it has no finite epsilon; "
+        raise InvalidArgument(f"{what}: {e} releases without noise, so it has no finite epsilon; "
                               f"there is nothing to certify") from None
     if not comps:
-        raise InvalidArgument(f"{type(event).__name__}: the event has no privacy loss (epsilon 0 at every delta); "
-                              f"there is nothing to compose")
-    note = "; ".join([f"{type(event).__name__} read under {relation} neighbours, as dp_accounting accounts it"] + notes)
+        raise InvalidArgument(f"{what}: no privacy loss (epsilon 0 at every delta); there is nothing to compose")
+    note = "; ".join([read] + notes)
     if len(comps) == 1:  # one mechanism composed with itself: k rounds, as account composes them
         name, params, times = comps[0]
         return [(name, params)], times, note
