@@ -339,6 +339,10 @@ class EntryCheck:
         lines = [f"{e.id}: {e.statistic}, {e.neighbors} ({e.source})"]
         if e.published is not None:
             lines.append(f"  published {e.published}: {self._published_line()}")
+        elif e.note:
+            # a blank cell: the derived formula below is for the finite universe the note
+            # names, not the cell's domain (issue 28: "any numeric vector" beside unbounded)
+            lines.append(f"  published blank: {e.note}")
         lines.append(f"  derived   {e.derived}: {self._derived_line()}"
                      + ("" if self.ok else "  <-- DERIVED FORMULA FAILS"))
         lines.append(f"  evidence: {self.evidence.value}, {self.instances} parameter binding"
