@@ -79,9 +79,10 @@ def components(event) -> tuple[list[tuple[str, dict]], int, str]:
     :class:`~exactdp.errors.InvalidArgument` for no finite epsilon, no privacy loss at all, or a part
     exactdp has no model of."""
     what = type(event).__name__
+    notes: list[str]
     try:
         if is_opacus_accountant(event):
-            relation, comps, notes = "add-or-remove", history_components(event.history), []
+            comps, notes = history_components(event.history), []
             read = f"the {what}'s history of {len(event.history)} entries read as DP-SGD steps (add/remove neighbours)"
         else:
             relation = relation_of(event)
