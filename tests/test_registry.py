@@ -72,7 +72,8 @@ def test_lookup_by_prefix_and_by_id():
         "s000/clipped-sum/add-remove/L<0<U"]
     assert ids(registry.claims("privacy", "s004/laplace/")) == [
         "s004/laplace/expected-sensitivity", "s004/laplace/sampled-sensitivity",
-        "s004/laplace/expected-plus-sigma", "s004/laplace/expected-plus-2sigma"]
+        "s004/laplace/expected-plus-sigma", "s004/laplace/expected-plus-2sigma",
+        "s004/laplace/high-percentile"]  # issue 28 (exactdp.registry.seed_last)
     # a prefix across kinds, in registry order: sensitivity, privacy, formula
     assert [c.kind for c in registry.claims(prefix="s000/count")] == ["sensitivity", "sensitivity", "formula"]
     assert registry.claims(prefix="nope/") == []

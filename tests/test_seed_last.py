@@ -81,3 +81,20 @@ def test_universe_sweep_counts_the_notebooks_datasets():
     assert int(d["datasets"][0]) == 252 * 11 == comb(10, 5) * (1 + 5 + 5)
     f = [Fraction(x) for x in d["factors"]]
     assert f[0] == Fraction(comb(20, 10) * 21, comb(10, 5) * 11) and all(a < b for a, b in zip(f, f[1:]))
+
+
+def test_a_high_percentile_as_sensitivity_is_not_epsilon_dp():
+    from exactdp.mechanisms.calibration.typical import exceedance_probability
+    from exactdp.numeric.decide import compare
+    from exactdp.registry.seed004 import height_mixture
+
+    r = _run("s004/laplace/high-percentile")
+    d = r.to_dict()
+    lo, hi = (Fraction(q) for q in d["quantile"])
+    assert r.verdict is Verdict.VIOLATED and hi - lo <= Fraction(1, 100)
+    # the bracket straddles the 99th percentile: above lo more than 1% exceed, at hi at most 1%
+    mix = height_mixture()
+    assert compare(exceedance_probability(lo, mix), Fraction(1, 100)) > 0
+    assert compare(exceedance_probability(hi, mix), Fraction(1, 100)) <= 0
+    assert Fraction(d["true_epsilon"]) == 300 / hi > 8
+    assert d["witness"] == {"x": "0", "x_prime": "300", "output": "300"}

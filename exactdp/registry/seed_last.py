@@ -24,6 +24,12 @@
   smaller and ``C(N - n, k)`` larger neighbours) over a sweep of ``N`` at ``n = N/2``,
   ``k = 1``: the growth factor per doubling of ``N`` rises at every step (no polynomial
   bound, whose factor would settle at ``2^degree``).
+* ``s004/laplace/high-percentile``: seed 004's "some high percentile" of ``|h - h'|`` as
+  the sensitivity: the 99th percentile of its height mixture bracketed to 1/100 cm by
+  bisection on the exact ``P(|h - h'| > t)``
+  (:func:`~exactdp.mechanisms.calibration.typical.exceedance_probability`, each step
+  decided exactly), and Laplace noise calibrated to it judged on heights in [0, 300] cm
+  (:func:`~exactdp.mechanisms.calibration.typical.true_epsilon`).
 * ``s003/conclusions/larger-k-increases``: seed 003's conclusion that a larger Hamming
   distance increases the sensitivities, against the exact sensitivity of every printed
   series (scenario, column, mode, query) at every ``k`` the notebook ran: a series that
@@ -40,14 +46,16 @@ from math import comb, isqrt
 from exactdp.checkers.privacy import check_mechanism
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
 from exactdp.checkers.results import Verdict
+from exactdp.mechanisms.calibration.typical import exceedance_probability, true_epsilon
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.mechanisms.models.samplers import float_exponential_sampler_distribution
 from exactdp.errors import Undecided
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact
 from exactdp.registry.seed003 import seed003_claims
+from exactdp.registry.seed004 import height_mixture
 
-__all__ = ["claims", "ADULT_PRINTED", "CLIP_SWEEP_CASE", "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE"]
+__all__ = ["claims", "ADULT_PRINTED", "CLIP_SWEEP_CASE", "PERCENTILE_CASE", "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE"]
 
 _S000_COUNT = "seed 000 (Near & Abuah, Sensitivity), sections Counting Queries and Summation Queries"
 _S000_CLIP = "seed 000 (Near & Abuah, Sensitivity), section Clipping"
@@ -71,6 +79,10 @@ clipped sum as the signal, and the bound it reads off the plot (``2^8``)."""
 
 UNIVERSE_SWEEP = {"sizes": (10, 20, 40, 80, 160), "k": 1}
 """Universe sizes ``N`` (release size ``N/2``) and the Hamming distance of the sweep."""
+
+PERCENTILE_CASE = {"tail": "1/100", "resolution": "1/100", "epsilon": 1, "domain": (0, 300)}
+"""The 99th percentile (tail 1/100) of ``|h - h'|``, bracketed to ``resolution`` cm, and the
+Laplace calibration judged at ``epsilon`` on one height in ``domain``."""
 
 DUPLICATE_FIRST_LINE = "assert instanceof(x, list)"
 """The first line of exercise 1's ``duplicate(x)``."""
@@ -176,6 +188,33 @@ def _universe_sweep_claim() -> StatementResult:
                             "factors": [format_exact(f) for f in factors]})
 
 
+def _percentile_claim() -> StatementResult:
+    c = PERCENTILE_CASE
+    mix, tail, step = height_mixture(), Fraction(c["tail"]), Fraction(c["resolution"])
+    lo, hi = Fraction(c["domain"][0]), Fraction(c["domain"][1])
+    while hi - lo > step:  # P(|h - h'| > t) falls in t: lo stays above the tail, hi at or below
+        mid = (lo + hi) / 2
+        if compare(exceedance_probability(mid, mix), tail) > 0:
+            lo = mid
+        else:
+            hi = mid
+    te = true_epsilon(hi, c["epsilon"], c["domain"])
+    verdict = Verdict(te.verdict)
+    text = (f"the {format_exact(1 - tail)} quantile of |h - h'| lies in [{format_exact(lo)}, "
+            f"{format_exact(hi)}] cm; calibrated to its upper end (more noise than the quantile "
+            f"itself asks, so the quantile's own epsilon is larger still): "
+            f"{te.statement()}")
+    scope = (f"seed 004's mixture {mix} (h, h' independent); quantile bracketed by bisection on "
+             f"the exact exceedance probability, each step decided exactly; one height in "
+             f"[{c['domain'][0]}, {c['domain'][1]}] cm (proof: proofs/s004-true-epsilon.md for "
+             f"the true epsilon)")
+    return StatementResult(verdict, text, scope,
+                           {"quantile": [format_exact(lo), format_exact(hi)],
+                            "true_epsilon": format_exact(te.exact),
+                            "witness": {k: format_exact(v[0] if isinstance(v, tuple) else v)
+                                        for k, v in te.witness.items()}})
+
+
 def _larger_k_claim() -> StatementResult:
     series: dict[str, dict[int, object]] = {}
     for c in seed003_claims(None):
@@ -228,6 +267,11 @@ def claims(all_k: bool = False) -> list[PrivacyClaim]:
                      "seed 003 notebook (Global Sensitivity From Scratch), Limitations",
                      "the functions that calculate the sensitivities do not scale well with the "
                      "size of the universe", _universe_sweep_claim, "holds"),
+        PrivacyClaim("s004/laplace/high-percentile",
+                     "seed 004 (Sherpa.ai, The Laplace mechanism), section 3) Estimating the "
+                     "sensitivity", "some high percentile of |h - h'| could be used as the "
+                     "sensitivity of Laplace noise (here the 99th, epsilon = 1)",
+                     _percentile_claim, "violated"),
         PrivacyClaim("s003/conclusions/larger-k-increases", _S003_CONC,
                      "a larger Hamming distance increases the sensitivities", _larger_k_claim,
                      "violated"),
