@@ -314,3 +314,58 @@ def test_epsilons_over_steps_meet_each_k_alone():
         alone = A.account("gaussian", r.k, delta="1e-5", params=params)
         assert r.width_met and max(r.lower, alone.lower) <= min(r.upper, alone.upper)
     assert got[1].upper < got[2].lower  # epsilon grows with k
+
+
+# --- large grids: the lattices composed in two processes ---------------------------------------
+
+
+def _random_lattice(rng, bits=64):
+    n = rng.randint(50, 400)
+    raw = [rng.randint(1, 1000) for _ in range(n)]
+    w = [r * 2**bits // sum(raw) for r in raw]
+    w[0] += 2**bits - sum(w)
+    return A._Lattice(w, rng.randint(-3, 3), 1, bits, 0)
+
+
+def test_two_processes_compose_the_same_lattices():
+    import multiprocessing
+
+    rng = random.Random(7)
+    jobs = {key: (_random_lattice(rng), rng.randint(2, 60), rng.choice([0, 3]), rng.randint(1, 3))
+            for key in ("remove", "add", "lower")}
+    serial = {key: A._power(lat, k, per_step=per_step, base_steps=steps) for key, (lat, k, per_step, steps) in jobs.items()}
+    both = A._powers_in_two_processes(jobs)
+    assert set(both) == set(serial)
+    for key in serial:
+        assert (both[key].w, both[key].top, both[key].slack) == (serial[key].w, serial[key].top, serial[key].slack)
+    assert multiprocessing.active_children() == []
+
+
+def test_an_error_in_the_child_is_raised_here_and_no_process_is_left(monkeypatch):
+    import multiprocessing
+
+    real = A._power
+
+    def failing(lat, k, **kw):
+        if k == 7:
+            raise ValueError("a product failed")
+        return real(lat, k, **kw)
+
+    monkeypatch.setattr(A, "_power", failing)
+    rng = random.Random(8)
+    big, small = _random_lattice(rng), _random_lattice(rng)
+    # the larger job stays here, the smaller one (k = 7) goes to the child
+    big.w.extend([0] * 1000)
+    with pytest.raises(ValueError, match="a product failed"):
+        A._powers_in_two_processes({"remove": (big, 3, 0, 1), "lower": (small, 7, 0, 1)})
+    assert multiprocessing.active_children() == []
+
+
+def test_a_large_grid_gives_the_serial_enclosure(monkeypatch):
+    """DP-SGD at q = 0.001, sigma = 0.6, k = 100 (its composed lattices about 87,000 points):
+    the enclosure with the lattices composed in two processes is the serial one."""
+    params = {"sigma": "0.6", "sampling": "poisson", "rate": "0.001"}
+    both = A.account("gaussian", 100, delta="1e-5", params=params)
+    monkeypatch.setattr(A, "_PARALLEL_POINTS", 10**12)
+    serial = A.account("gaussian", 100, delta="1e-5", params=params)
+    assert (both.lower, both.upper) == (serial.lower, serial.upper) and both.width_met
