@@ -73,7 +73,8 @@ class PrivacyWitness:
         }
 
     def __str__(self) -> str:
-        head = "" if self.x is None else f"x={format_dataset(self.x)}, x'={format_dataset(self.x_prime)}: "
+        head = ("" if self.x is None or self.x_prime is None
+                else f"x={format_dataset(self.x)}, x'={format_dataset(self.x_prime)}: ")
         text = f"{head}f(x)={format_value(self.fx)}, f(x')={format_value(self.fx_prime)}"
         if self.output is not None:
             text += f", output {_output_text(self.output)}"
@@ -331,6 +332,7 @@ def check_mechanism(
                 f"here takes rational query values (use the variance)"
             )
         table = setup.table
+        assert table is not None  # plan_with(build=True) builds the value table
         sources = source_keys(table, setup.space)
         plan = setup.plans[d_in]
         raw = RawPairs({}, 0, 0)

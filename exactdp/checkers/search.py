@@ -92,6 +92,7 @@ class SearchResult:
         claim = f"claim {self.claim} = {format_value(self.claim_value)}"
         if self.verdict is SearchVerdict.VIOLATED:
             w = self.witness
+            assert w is not None  # a violation always carries its witness pair
             return (f"violated ({self.found_by}): {claim} < |f(x) - f(x')| = "
                     f"{format_value(w.distance)} at {w}")
         return (f"not-found: no pair beyond {claim} in {self.examples:,} examples "
@@ -267,7 +268,9 @@ def search_claim(
     >>> r.verdict, r.witness.x, r.witness.x_prime
     (<SearchVerdict.VIOLATED: 'violated'>, (), (Fraction(11, 1),))
     """
-    query = _query(query)
+    parsed = _query(query)
+    assert isinstance(parsed, Query)  # as_query without functions=True gives a multiset Query or refuses
+    query = parsed
     universe = _universe(universe)
     space = Multisets(universe, sizes=sizes)
     metric = as_metric(metric)
