@@ -12,12 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXTRA = ["exactdp/mechanisms/accounting/accountant.py", "exactdp/mechanisms/accounting/curve.py",
          "exactdp/mechanisms/accounting/events.py", "exactdp/accountants.py", "exactdp/glue.py"]
-MOST_ERRORS = 40
+MOST_ERRORS = 31
 """Measured on 2026-11-29 (69 on the morning of 2026-11-28); lower it when errors are fixed."""
 WITH_ERRORS = {
     "exactdp/checkers/float_witness.py", "exactdp/checkers/privacy.py",
     "exactdp/checkers/sensitivity.py", "exactdp/mechanisms/accounting/accountant.py",
-    "exactdp/mechanisms/accounting/ledger.py", "exactdp/mechanisms/mechanism.py", "exactdp/numeric/rounding.py",
+    "exactdp/mechanisms/accounting/ledger.py", "exactdp/numeric/rounding.py",
     "exactdp/spaces/datasets.py", "exactdp/spaces/metrics.py",
 }
 """The public modules mypy still reports errors in; every other one must stay clean."""

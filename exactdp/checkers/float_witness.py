@@ -212,6 +212,7 @@ class FloatWitnessResult:
     def message(self) -> str:
         c = format_exact(self.claim)
         if self.violated:
+            assert self.witness is not None  # a violation carries its witness
             largest = ""
             if self.maximize:
                 first = self.first.exact_difference if self.first is not None else None

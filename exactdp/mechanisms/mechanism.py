@@ -131,6 +131,7 @@ def make_mechanism(name: str, **params: Any) -> Mechanism:
     """Build the mechanism named ``name`` (see :mod:`exactdp.mechanisms.specs`) with exact
     keyword parameters."""
     record = specs.spec(name, "model")
+    assert record.model is not None  # spec(name, "model") refuses a record without a model
     factory, help_text = specs.resolve(record.model), record.help_for("model")
     signature = _parameters(factory)
     if signature is None:  # a constructor taking any keyword: let it judge

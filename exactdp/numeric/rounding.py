@@ -230,11 +230,11 @@ before any work: ``digits=10**9`` would build a billion-digit number)."""
 
 
 def _check_digits(digits: object) -> int:
-    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or int(digits) < 1:
         raise InvalidArgument(
             f"digits={digits!r} is not a positive integer; pass the number of significant digits to show"
         )
-    if digits > MAX_DECIMAL_DIGITS:
+    if int(digits) > MAX_DECIMAL_DIGITS:
         raise InvalidArgument(
             f"digits={digits!r} is more than {MAX_DECIMAL_DIGITS:,} significant digits (the most shown); "
             f"ask for fewer digits, or keep the exact value (a Fraction) instead of a Decimal"
@@ -288,7 +288,8 @@ def _decimal_directed_large(value: Fraction, digits: int, ctx: decimal.Context, 
     result = rounded.scaleb(-s, ctx)
     if not r and rounded == signed:  # exact: written as Decimal's division would write it
         result = result.normalize(ctx)
-        if result.as_tuple().exponent > 0:  # the exponent nearest 0 that fits in the digits
+        exponent = result.as_tuple().exponent  # an int: the value is finite
+        if isinstance(exponent, int) and exponent > 0:  # the exponent nearest 0 that fits in the digits
             result = result.quantize(Decimal(1).scaleb(max(0, result.adjusted() - digits + 1)), context=ctx)
     return result
 

@@ -63,7 +63,7 @@ def _sizes(size: int | None, sizes: object) -> tuple[int, int]:
             ) from None
     else:
         try:
-            pair = tuple(sizes)  # type: ignore[arg-type]
+            pair = tuple(sizes)  # type: ignore[arg-type, assignment]
         except TypeError:
             raise InvalidArgument(f"sizes={sizes!r} is not a pair; pass sizes=(A, B)") from None
         if len(pair) != 2:
@@ -430,7 +430,7 @@ def as_space(space: object) -> DatasetSpace:
     """``space`` if it is a dataset space, else one line saying how to build one."""
     if not isinstance(space, DatasetSpace):
         what = {"sequences": "a space of sequences (ordered data)",
-                "units": "a space of (id, value) datasets"}.get(getattr(space, "kind", None),
+                "units": "a space of (id, value) datasets"}.get(getattr(space, "kind", None) or "",
                                                                 "not a dataset space")
         raise InvalidArgument(
             f"space={space!r} is {what}; this works on multisets only: build one with "
