@@ -28,7 +28,7 @@ from functools import cache
 from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms.accounting.accountant import AccountResult, account
-from exactdp.mechanisms.accounting.events import NonPrivate, history_components, translate
+from exactdp.mechanisms.accounting.events import NonPrivate, as_account, history_components, merged, translate
 from exactdp.numeric.rounding import float_at_least
 
 __all__ = ["dp_accounting_accountant", "opacus_accountant", "certified_upper"]
@@ -43,16 +43,11 @@ def certified_upper(components: list, *, delta=None, epsilon=None) -> float:
     """The float at or above the certified upper end of ``epsilon(delta)`` (give ``delta``) or
     ``delta(epsilon)`` (give ``epsilon``) of ``components``, ``(name, params, times)`` triples
     composed together (``[]``: no privacy loss, 0.0). Floats are read at their exact values."""
-    d = Fraction(delta) if delta is not None else None
-    e = Fraction(epsilon) if delta is None else None
     if not components:
         return 0.0
-    if len(components) == 1:  # one mechanism composed with itself: times rounds
-        name, params, times = components[0]
-        result = account((name, dict(params)), times, delta=d, epsilon=e)
-    else:
-        result = account([(name, {**params, "times": times}) for name, params, times in components], 1,
-                         delta=d, epsilon=e)
+    mechanisms, k = as_account(components)
+    result = account(mechanisms, k, delta=Fraction(delta) if delta is not None else None,
+                     epsilon=Fraction(epsilon) if delta is None else None)
     return _upper_float(result)
 
 
@@ -61,19 +56,6 @@ def _upper_float(result: AccountResult) -> float:
     if isinstance(upper, float):  # infinite: nothing certified
         return math.inf
     return float_at_least(upper)
-
-
-def _merge(components: list, new: list, count: int) -> list:
-    """``components`` with ``new`` (each ``count`` times) added, the same mechanism's times summed."""
-    out = [list(c) for c in components]
-    for name, params, times in new:
-        for c in out:
-            if c[0] == name and c[1] == params:
-                c[2] += times * count
-                break
-        else:
-            out.append([name, dict(params), times * count])
-    return [tuple(c) for c in out]
 
 
 @cache
@@ -104,7 +86,7 @@ def _dp_accounting_class():
                 private = True
             if do_compose and count:
                 self._non_private = self._non_private or not private
-                self._components = _merge(self._components, new, count)
+                self._components = merged(self._components, new, count)
             return None
 
         def get_epsilon(self, target_delta: float) -> float:

@@ -24,8 +24,8 @@ from fractions import Fraction
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import show_exact
 
-__all__ = ["RELATIONS", "NonPrivate", "components", "history_components", "is_event", "is_opacus_accountant",
-           "relation_of", "translate"]
+__all__ = ["RELATIONS", "NonPrivate", "as_account", "components", "history_components", "is_event",
+           "is_opacus_accountant", "merged", "relation_of", "translate"]
 
 
 def is_event(obj) -> bool:
@@ -62,13 +62,31 @@ def history_components(history) -> list[tuple[str, dict, int]]:
         params: dict = {"sigma": s, "sensitivity": 1}
         if q < 1:
             params.update(sampling="poisson", rate=q)
-        for i, (name, held, times) in enumerate(out):
-            if held == params:
-                out[i] = (name, held, times + steps)
-                break
-        else:
-            out.append(("gaussian", params, steps))
+        out = merged(out, [("gaussian", params, steps)])
     return out
+
+
+def merged(parts: list, new: list, count: int = 1) -> list[tuple[str, dict, int]]:
+    """``(name, params, times)`` triples ``parts`` with ``new`` added ``count`` times each, the
+    same mechanism's ``times`` summed (a new one appended in order)."""
+    out = [(name, dict(params), times) for name, params, times in parts]
+    for name, params, times in new:
+        at = next((i for i, (n, p, _) in enumerate(out) if n == name and p == params), None)
+        if at is None:
+            out.append((name, dict(params), times * count))
+        else:
+            out[at] = (name, out[at][1], out[at][2] + times * count)
+    return out
+
+
+def as_account(parts: list) -> tuple[list[tuple[str, dict]], int]:
+    """``(mechanisms, k)`` for :func:`~exactdp.mechanisms.accounting.accountant.account` from
+    ``(name, params, times)`` triples: one mechanism composed ``k = times`` rounds, or the list
+    with each ``times``, once."""
+    if len(parts) == 1:  # one mechanism composed with itself: k rounds, as account composes them
+        name, params, times = parts[0]
+        return [(name, dict(params))], times
+    return [(name, {**params, "times": times}) for name, params, times in parts], 1
 
 
 def components(event) -> tuple[list[tuple[str, dict]], int, str]:
@@ -93,11 +111,8 @@ def components(event) -> tuple[list[tuple[str, dict]], int, str]:
                               f"there is nothing to certify") from None
     if not comps:
         raise InvalidArgument(f"{what}: no privacy loss (epsilon 0 at every delta); there is nothing to compose")
-    note = "; ".join([read] + notes)
-    if len(comps) == 1:  # one mechanism composed with itself: k rounds, as account composes them
-        name, params, times = comps[0]
-        return [(name, params)], times, note
-    return [(name, {**params, "times": times}) for name, params, times in comps], 1, note
+    mechanisms, k = as_account(comps)
+    return mechanisms, k, "; ".join([read] + notes)
 
 
 RELATIONS = ("add-or-remove", "replace-one", "replace-special")
