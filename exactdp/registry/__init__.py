@@ -49,6 +49,7 @@ SOURCES = (
     ("exactdp.registry.seed_code", "privacy"),
     ("exactdp.registry.seed_remaining", "privacy"),
     ("exactdp.registry.seed_last", "privacy"),
+    ("exactdp.registry.seed_domains", "privacy"),
     ("exactdp.registry.catalogue", "formula"),
     ("exactdp.registry.audits", "audit"),
 )

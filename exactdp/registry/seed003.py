@@ -17,7 +17,7 @@ from exactdp.checkers.builtin import FLOAT_CLOSE, BuiltinClaim
 from exactdp.queries import count, mean, median, percentile, std, sum_, variance
 from exactdp.spaces import ChangeDistance, Metric, SubMultisets, SymmetricDistance
 
-__all__ = ["claims", "seed003_claims", "seed003_tables"]
+__all__ = ["claims", "seed003_claims", "seed003_tables", "replicated_pool"]
 
 
 def claims(all_k: bool = False) -> list[BuiltinClaim]:
@@ -32,10 +32,27 @@ _SEED003_QUERIES = {
 }
 
 
+def replicated_pool(values: list, release_size: int) -> list:
+    """Seed 003's scenario (b) universe: every value of the range ``release_size`` times
+    (the notebook's ``[1, 2]*4``), so that a release may repeat any value up to its size.
+
+    >>> replicated_pool([1, 2], 3)
+    [1, 2, 1, 2, 1, 2]
+    """
+    return list(values) * release_size
+
+
 def seed003_tables() -> dict:
-    """The notebook's printed tables (see ``exactdp/data/seed003_tables.json``)."""
+    """The notebook's printed tables (see ``exactdp/data/seed003_tables.json``), each run's
+    ``universe`` included: stored for scenario (a), computed by :func:`replicated_pool`
+    from the value ranges and the release size where the run gives ``value_ranges``."""
     text = resources.files("exactdp").joinpath("data/seed003_tables.json").read_text("utf-8")
-    return json.loads(text)
+    data = json.loads(text)
+    for run in data["runs"].values():
+        if "value_ranges" in run:
+            run["universe"] = {column: replicated_pool(values, run["release_size"])
+                               for column, values in run["value_ranges"].items()}
+    return data
 
 
 def seed003_claims(ks: tuple[int, ...] | None = (1, 2)) -> list[BuiltinClaim]:

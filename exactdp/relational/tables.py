@@ -43,9 +43,9 @@ class Row(NamedTuple):
     pid: Hashable = None
 
     def __str__(self) -> str:
-        parts = [self.key] + ([] if self.value is None else [self.value]) + \
-            ([] if self.pid is None else [f"id={self.pid}"])
-        return "(" + ",".join(str(p) for p in parts) + ")"
+        parts = [_plain(self.key)] + ([] if self.value is None else [_plain(self.value)]) + \
+            ([] if self.pid is None else [f"id={_plain(self.pid)}"])
+        return "(" + ",".join(parts) + ")"
 
 
 Table = tuple  # a sorted tuple of rows (or of output tuples): a multiset in canonical form

@@ -30,10 +30,11 @@ import sympy
 
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import to_exact
-from exactdp.relational.tables import Row, Table, make_table, _order
+from exactdp.relational.tables import Row, Table, format_table, make_table, _order
 
 __all__ = [
     "flat_map", "public_join", "DropExcess", "DropNonUnique", "private_join",
+    "public_join_by_id", "private_join_on_id",
     "max_rows_per_id", "max_groups_per_id", "max_rows_per_group_per_id", "groupby_count",
     "groupby_sum",
     "l1_distance", "l2_distance", "flat_map_stability", "public_join_stability",
@@ -76,15 +77,51 @@ def public_join(private: Iterable, public: Iterable) -> Table:
     >>> public_join([("z1", "Susie")], [("z1", "TN"), ("z1", "KY"), ("z2", "NC")])
     (('z1', 'Susie', 'KY'), ('z1', 'Susie', 'TN'))
     """
+    return tuple(sorted((out for _, out in _matches(private, public)), key=_order))
+
+
+def public_join_by_id(private: Iterable, public: Iterable) -> Table:
+    """:func:`public_join` for a table of privacy ids: each output row keeps the id of the
+    private row it came from, as ``Row(key, (private value, public value), pid)``.
+
+    >>> format_table(public_join_by_id([("z1", "S", 7)], [("z1", "TN"), ("z1", "KY")]))
+    '{(z1,(S,KY),id=7), (z1,(S,TN),id=7)}'
+    """
+    return make_table(Row(key, (value, pv), row.pid)
+                      for row, (key, value, pv) in _matches(private, public))
+
+
+def _matches(private: Iterable, public: Iterable):
     by_key = defaultdict(list)
     for p in public:
         p = p if isinstance(p, Row) else Row(*p)
         by_key[p.key].append(p.value)
-    out = []
     for row in private:
         row = row if isinstance(row, Row) else Row(*row)
-        out.extend((row.key, row.value, pv) for pv in by_key.get(row.key, ()))
-    return tuple(sorted(out, key=_order))
+        for pv in by_key.get(row.key, ()):
+            yield row, (row.key, row.value, pv)
+
+
+def private_join_on_id(left: Iterable, right: Iterable, on_id: bool = True) -> Table:
+    """Inner join of two private tables of one id space on the key and the privacy id:
+    ``Row(key, (left value, right value), pid)`` for every left and right row sharing both.
+
+    ``on_id=False`` joins on the key alone (rows of two ids meet; the output row's id is the
+    pair of ids), the join that does *not* keep ``AddRowsWithID`` (see
+    :func:`~exactdp.relational.worst.id_change_kept`).
+
+    >>> format_table(private_join_on_id([("a", 1, 7), ("a", 2, 8)], [("a", 5, 7)]))
+    '{(a,(1,5),id=7)}'
+    """
+    right_rows = [r if isinstance(r, Row) else Row(*r) for r in right]
+    out = []
+    for row in left:
+        row = row if isinstance(row, Row) else Row(*row)
+        for r in right_rows:
+            if r.key == row.key and (not on_id or r.pid == row.pid):
+                out.append(Row(row.key, (row.value, r.value),
+                               row.pid if on_id else (row.pid, r.pid)))
+    return make_table(out)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,6 +12,9 @@ Three searches:
   brute force on small domains.
 - :func:`id_worst_case`: for per-id truncations followed by a group-by count under
   ``AddRowsWithID``: other ids' rows cancel, so the maximum is over one id's rows.
+- :func:`id_change_kept`: not a distance but a relation: whether a transformation of one or
+  more tables of one id space maps every ``AddRowsWithID`` pair to outputs that are equal or
+  again ``AddRowsWithID`` neighbours (seed 001: flat maps and joins keep the change).
 
 Each returns a :class:`WorstCase` whose witness is a :class:`TablePair`.
 """
@@ -30,14 +33,15 @@ import sympy
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import format_exact
-from exactdp.relational.changes import AddMaxRows, ProtectedChange
+from exactdp.relational.changes import AddMaxRows, AddRowsWithID, ProtectedChange
 from exactdp.relational.tables import Row, Table, TableDomain, format_table, make_table, \
     symmetric_difference
 from exactdp.relational.transforms import groupby_count
 from exactdp.relational.transforms import private_join
 
 __all__ = ["TablePair", "WorstCase", "neighbour_pairs", "worst_case", "keyed_worst_case",
-           "private_join_worst_case", "truncation_worst_case", "id_worst_case", "DEFAULT_MAX_PAIRS"]
+           "private_join_worst_case", "truncation_worst_case", "id_worst_case", "ChangeKept",
+           "id_change_kept", "DEFAULT_MAX_PAIRS"]
 
 DEFAULT_MAX_PAIRS = 2_000_000
 
@@ -367,3 +371,66 @@ def id_worst_case(truncate: Callable[[Table], Table], domain: TableDomain, group
     scope = (f"every multiset of rows of one id in {domain.describe()} ({len(blocks):,}), "
              f"added to any table; AddRowsWithID; {norm.upper()} distance of the group-by outputs")
     return WorstCase(best.distance, best if best_key > 0 else None, scope, len(blocks))
+
+
+@dataclasses.dataclass(frozen=True)
+class ChangeKept:
+    """Whether a transformation kept ``AddRowsWithID`` on every pair examined; if not, the
+    first pair (in enumeration order) whose outputs are neither equal nor neighbours."""
+
+    kept: bool
+    pairs: int
+    witness: TablePair | None
+    scope: str
+
+
+def id_change_kept(transform: Callable[..., Table], domains: Sequence[TableDomain],
+                   names: Sequence[str], max_pairs: int = DEFAULT_MAX_PAIRS) -> ChangeKept:
+    """Whether ``transform(*tables)`` keeps ``AddRowsWithID``: for every database (one table
+    from each of ``domains``, all over the same privacy ids) and every id ``i`` in it, the
+    outputs on the database and on the database without every row of ``i`` (in every
+    table) are equal or are ``AddRowsWithID`` neighbours. Every neighbour pair is examined
+    (a pair that adds an id's rows is the reverse of one that removes them, and the relation
+    is symmetric), so ``kept`` is a statement about the whole domain.
+
+    Raises :class:`~exactdp.errors.TooLarge` before enumerating when the databases times the
+    ids exceed ``max_pairs``.
+
+    >>> from exactdp.relational.transforms import private_join_on_id
+    >>> d = TableDomain(keys=("a",), values=(1, 2), ids=(1, 2), rows_per_id=1)
+    >>> id_change_kept(private_join_on_id, (d, d), ("left", "right")).kept
+    True
+    >>> r = id_change_kept(lambda x, y: private_join_on_id(x, y, on_id=False), (d, d), ("left", "right"))
+    >>> r.kept, str(r.witness)
+    (False, "x: left={(a,1,id=2)}, right={(a,1,id=1), (a,1,id=2)}; x': left={}, right={(a,1,id=1)}: f(x)={(a,(1,1),id=(2,1)), (a,(1,1),id=(2,2))}, f(x')={}, distance 2")
+    """
+    ids = domains[0].ids
+    for d in domains:
+        if d.rows_per_id is None or d.ids != ids:
+            raise InvalidArgument(f"domain {d.describe()!r}: AddRowsWithID over several tables "
+                                  f"needs every domain to cap rows per id over the same ids "
+                                  f"{ids!r}; give rows_per_id and ids=...")
+    databases = 1
+    for d in domains:
+        databases *= d.count()
+    refuse_above(databases * len(ids), max_pairs,
+                 what="database-and-id pairs of " + "; ".join(d.describe() for d in domains),
+                 option="max_pairs", hint="use fewer keys, values, ids or rows per id")
+    relation = AddRowsWithID()
+    pairs = 0
+    for x in itertools.product(*(d.tables(max_tables=max_pairs) for d in domains)):
+        fx = transform(*x)
+        for i in sorted({r.pid for t in x for r in t}, key=repr):
+            y = tuple(tuple(r for r in t if r.pid != i) for t in x)
+            fy = transform(*y)
+            pairs += 1
+            if fx != fy and not relation.related(fx, fy):
+                witness = TablePair(x, y, fx, fy, symmetric_difference(fx, fy), tuple(names))
+                return ChangeKept(False, pairs, witness, _kept_scope(domains, names, pairs))
+    return ChangeKept(True, pairs, None, _kept_scope(domains, names, pairs))
+
+
+def _kept_scope(domains: Sequence[TableDomain], names: Sequence[str], pairs: int) -> str:
+    tables = "; ".join(f"{n}: {d.describe()}" for n, d in zip(names, domains))
+    return (f"{tables}; every database and every id in it removed from every table "
+            f"({pairs:,} AddRowsWithID pairs examined)")
