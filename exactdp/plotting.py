@@ -44,14 +44,19 @@ from exactdp.numeric.decide import compare, to_sympy
 from exactdp.numeric.exact import format_exact, to_exact
 from exactdp.numeric.rounding import float_at_least, float_at_most
 from exactdp.mechanisms.calibration import utility
+from exactdp.mechanisms.calibration.typical import GaussianMixture
 
 __all__ = [
     "PlotData", "Series", "composition", "privacy_profile", "plot_sensitivity_curves",
-    "plot_privacy_profile", "plot_error_vs_epsilon", "MAX_PROFILE_POINTS",
+    "plot_privacy_profile", "plot_error_vs_epsilon", "plot_mixture_density", "MAX_PROFILE_POINTS",
+    "MAX_DENSITY_POINTS",
 ]
 
 MAX_PROFILE_POINTS = 1_000
 """Most epsilons in one privacy profile (each is an exact computation)."""
+
+MAX_DENSITY_POINTS = 5_000
+"""Most abscissae of one density figure (each curve's value is an exact expression)."""
 
 
 # --- what a figure shows --------------------------------------------------------------
@@ -445,6 +450,46 @@ def plot_error_vs_epsilon(path: str | None = None, epsilons=None, sensitivities:
     data = PlotData(_path(path), tuple(series))
     figure = _draw(data, _path(path), xlabel="epsilon", ylabel=f"expected |error| of the mean of {table.n} reports",
                    title=title, columns=1, xlog=True, ylog=True, ax=ax)
+    return dataclasses.replace(data, figure=figure)
+
+
+# --- densities ---------------------------------------------------------------------------
+
+
+def plot_mixture_density(mixture: GaussianMixture, path: str | None = None, xs=None, *,
+                         labels: Sequence[str] | None = None, title: str | None = None,
+                         ax: Any = None) -> PlotData:
+    """Seed 004's figure of the heights: each component's normal density and the mixture's
+    density ``p(h)`` at the exact abscissae ``xs`` (default: the integers 0..220, the
+    seed's plotted range in cm). ``labels`` names the components (default
+    ``N(mu, sigma^2)``); the mixture is labelled ``general``.
+
+    Returns the :class:`PlotData` drawn: every ``y`` is the exact density (a SymPy real,
+    :meth:`~exactdp.mechanisms.calibration.typical.GaussianMixture.density`) with certified
+    float bounds. The drawing is float; ``path=None`` writes no file, ``ax`` draws into a
+    matplotlib Axes of yours.
+    """
+    _check_target(path)
+    if not isinstance(mixture, GaussianMixture):
+        raise InvalidArgument(f"mixture={mixture!r} is not a GaussianMixture; build one with "
+                              f"GaussianMixture.of([('1/2', 178, 7), ('1/2', 162, '6.5')])")
+    points = list(range(0, 221)) if xs is None else list(xs)
+    refuse_above(len(points), MAX_DENSITY_POINTS, what="abscissae for the density figure",
+                 option=None, hint="give fewer xs")
+    points = [to_exact(x, "x") for x in points]
+    parts = mixture.components()
+    if labels is None:
+        labels = [f"N({format_exact(m)}, {format_exact(s)}^2)"
+                  for m, s in zip(mixture.means, mixture.sigmas)]
+    elif len(labels) != len(parts):
+        raise InvalidArgument(f"labels={list(labels)!r} names {len(labels)} components; the "
+                              f"mixture has {len(parts)}")
+    series = [_exact_series(label, points, [part.density(x) for x in points])
+              for label, part in zip(labels, parts)]
+    series.append(_exact_series("general", points, [mixture.density(x) for x in points]))
+    data = PlotData(_path(path), tuple(series))
+    figure = _draw(data, _path(path), xlabel="height (cm)", ylabel="density", title=title,
+                   columns=1, ax=ax)
     return dataclasses.replace(data, figure=figure)
 
 

@@ -98,3 +98,70 @@ def test_a_high_percentile_as_sensitivity_is_not_epsilon_dp():
     assert compare(exceedance_probability(hi, mix), Fraction(1, 100)) <= 0
     assert Fraction(d["true_epsilon"]) == 300 / hi > 8
     assert d["witness"] == {"x": "0", "x_prime": "300", "output": "300"}
+
+
+def test_curve_shapes_of_the_printed_series():
+    from exactdp.registry.seed003 import seed003_claims
+    from exactdp.registry.seed_last import curve_shape
+
+    r = _run("s003/conclusions/curve-shapes")
+    d = r.to_dict()
+    assert r.verdict is Verdict.VIOLATED and d["series"] == 80 and d["no_shape"] == 40
+    assert d["counts"] == {"constant": 4, "linear": 12, "plateau": 40, "concave": 9, "falls": 0,
+                           "other": 15}
+    # the first series outside, re-read from its claims: steps 4/3... rise, shrink, then grow again
+    name = d["outside"][0]
+    values = [c.check().sensitivity.value for c in seed003_claims(None)
+              if c.id.rsplit("/", 2)[0] + "/" + c.id.rsplit("/", 1)[1] == name]
+    steps = [b - a for a, b in zip(values, values[1:])]
+    assert all(s > 0 for s in steps) and steps[1] < steps[0] and steps[2] > steps[1]
+    assert curve_shape(values) == "other"
+
+
+def test_curve_shape_reads_each_shape():
+    from exactdp.registry.seed_last import curve_shape
+
+    assert curve_shape([0, 0, 0]) == "constant"
+    assert curve_shape([2, 4, 6, 8]) == "linear" and curve_shape([1, 3, 5]) == "linear"
+    assert curve_shape([1, 3, 4, 4]) == "plateau" and curve_shape([1, 1, 2]) == "other"
+    assert curve_shape([1, 3, 4, 5]) == "concave" and curve_shape([1, 2, 4]) == "other"
+    assert curve_shape([3, 2, 4]) == "falls"
+
+
+def test_the_density_figure_claim_against_mpmath():
+    import mpmath
+
+    r = _run("s004/mixture/density-figure")
+    d = r.to_dict()
+    assert r.verdict is Verdict.HOLDS
+    with mpmath.workdps(50):
+        def cdf(x, mu, s):
+            return (1 + mpmath.erf((x - mu) / (s * mpmath.sqrt(2)))) / 2
+
+        def slope(h):
+            return sum(-(h - mu) / s**2 * mpmath.npdf(h, mu, s) / 2
+                       for mu, s in ((178, 7), (162, mpmath.mpf(13) / 2)))
+
+        inside = sum((cdf(220, mu, s) - cdf(0, mu, s)) / 2 for mu, s in ((178, 7), (162, mpmath.mpf(13) / 2)))
+        lo, hi = (mpmath.mpf(v) for v in d["missing_mass"])
+        assert lo <= 1 - inside <= hi < mpmath.mpf("1e-9")
+        signs = [(h, mpmath.sign(slope(h))) for h in range(150, 191)]
+    peaks = [[h, h + 1] for (h, a), (_, b) in zip(signs, signs[1:]) if a > 0 > b]
+    dips = [[h, h + 1] for (h, a), (_, b) in zip(signs, signs[1:]) if a < 0 < b]
+    assert d["peaks"] == peaks == [[163, 164], [176, 177]] and d["dips"] == dips == [[171, 172]]
+
+
+def test_plot_mixture_density_returns_the_exact_values():
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    from exactdp.plotting import plot_mixture_density
+    from exactdp.registry.seed004 import height_mixture
+
+    mix = height_mixture()
+    data = plot_mixture_density(mix, xs=range(160, 181, 5), labels=["male", "female"])
+    assert data.figure is not None and data.labels() == ["male", "female", "general"]
+    general = data["general"]
+    assert general.x == tuple(Fraction(x) for x in range(160, 181, 5))
+    assert general.y[2] == mix.density(170)
+    assert all(lo <= float(y) <= hi for y, lo, hi in zip(general.y, general.lower, general.upper))

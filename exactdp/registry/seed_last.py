@@ -30,6 +30,15 @@
   (:func:`~exactdp.mechanisms.calibration.typical.exceedance_probability`, each step
   decided exactly), and Laplace noise calibrated to it judged on heights in [0, 300] cm
   (:func:`~exactdp.mechanisms.calibration.typical.true_epsilon`).
+* ``s003/conclusions/curve-shapes``: seed 003's conclusion that the sensitivities plateau,
+  grow logarithmically or linearly with k: each printed series with three or four values
+  of k sorted by :func:`curve_shape` from its exact steps; a series of none of those shapes
+  is the witness.
+* ``s004/mixture/density-figure``: seed 004's figure of the heights: the mixture's exact
+  density (:meth:`~exactdp.mechanisms.calibration.typical.GaussianMixture.density`), the
+  mass the plotted range leaves out, the peaks and dip read from the exact slope's sign,
+  and the shaded band's mass; the figure itself is
+  :func:`exactdp.plotting.plot_mixture_density`.
 * ``s003/conclusions/larger-k-increases``: seed 003's conclusion that a larger Hamming
   distance increases the sensitivities, against the exact sensitivity of every printed
   series (scenario, column, mode, query) at every ``k`` the notebook ran: a series that
@@ -52,10 +61,12 @@ from exactdp.mechanisms.models.samplers import float_exponential_sampler_distrib
 from exactdp.errors import Undecided
 from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import format_exact
+from exactdp.numeric.rounding import decimal_at_least, decimal_at_most
 from exactdp.registry.seed003 import seed003_claims
 from exactdp.registry.seed004 import height_mixture
 
-__all__ = ["claims", "ADULT_PRINTED", "CLIP_SWEEP_CASE", "PERCENTILE_CASE", "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE"]
+__all__ = ["claims", "curve_shape", "ADULT_PRINTED", "CLIP_SWEEP_CASE", "DENSITY_FIGURE", "PERCENTILE_CASE",
+           "FLOAT_SAMPLER_CASE", "DUPLICATE_FIRST_LINE", "SHAPES"]
 
 _S000_COUNT = "seed 000 (Near & Abuah, Sensitivity), sections Counting Queries and Summation Queries"
 _S000_CLIP = "seed 000 (Near & Abuah, Sensitivity), section Clipping"
@@ -215,11 +226,18 @@ def _percentile_claim() -> StatementResult:
                                         for k, v in te.witness.items()}})
 
 
-def _larger_k_claim() -> StatementResult:
+def _printed_series() -> dict[str, dict[int, object]]:
+    """The exact sensitivity of each of seed 003's printed series (scenario, column, mode,
+    query) at every k the notebook ran."""
     series: dict[str, dict[int, object]] = {}
     for c in seed003_claims(None):
         name, k_part, query = c.id.rsplit("/", 2)
         series.setdefault(f"{name}/{query}", {})[int(k_part[2:])] = c.check().sensitivity.value
+    return series
+
+
+def _larger_k_claim() -> StatementResult:
+    series = _printed_series()
     falls, flat, undecided = [], [], []
     for name, by_k in series.items():
         ks = sorted(by_k)
@@ -250,6 +268,105 @@ def _larger_k_claim() -> StatementResult:
     return StatementResult(Verdict.VIOLATED, text, scope, data)
 
 
+SHAPES = ("constant", "linear", "plateau", "concave", "falls", "other")
+"""The shapes a series of sensitivities against k is sorted into (:func:`curve_shape`)."""
+
+
+def curve_shape(values: list) -> str:
+    """The shape of exact values at consecutive k, from the signs and sizes of the steps
+    (exact comparisons): ``constant`` (no step moves), ``linear`` (every step the same
+    rise), ``plateau`` (it rises, then every later step is flat), ``concave`` (it rises at
+    the last step and no step rises more than the one before: a logarithm's shape, as far
+    as a few points can tell), ``falls`` (some step falls), else ``other`` (e.g. a rise
+    after a flat step, or a step rising more than the one before it). Raises
+    :class:`~exactdp.errors.Undecided` if a comparison cannot be decided.
+
+    >>> curve_shape([1, 2, 3]), curve_shape([1, 2, 2]), curve_shape([9, 18, 26, 33])
+    ('linear', 'plateau', 'concave')
+    >>> curve_shape([Fraction(1, 2), Fraction(1, 2), 1])
+    'other'
+    """
+    steps = [b - a for a, b in zip(values, values[1:])]
+    signs = [compare(d, 0) for d in steps]
+    if any(x < 0 for x in signs):
+        return "falls"
+    if all(x == 0 for x in signs):
+        return "constant"
+    if all(compare(d, steps[0]) == 0 for d in steps):
+        return "linear"
+    if signs[-1] == 0:
+        first_flat = signs.index(0)
+        return "plateau" if all(x == 0 for x in signs[first_flat:]) else "other"
+    if all(compare(b, a) <= 0 for a, b in zip(steps, steps[1:])):
+        return "concave"
+    return "other"
+
+
+def _shapes_claim() -> StatementResult:
+    series = _printed_series()
+    shapes: dict[str, str] = {}
+    short = []
+    for name, by_k in series.items():
+        ks = sorted(by_k)
+        if len(ks) < 3:
+            short.append(name)
+            continue
+        shapes[name] = curve_shape([by_k[k] for k in ks])
+    counts = {shape: sum(v == shape for v in shapes.values()) for shape in SHAPES}
+    outside = [name for name, shape in shapes.items() if shape in ("falls", "other")]
+    scope = (f"the exact sensitivity of each of seed 003's printed series at every k it ran "
+             f"({len(shapes)} series with 3 or 4 values of k; the {len(short)} series of the "
+             f"small dataset, run at k = 1 only, have no shape), each step compared exactly; "
+             f"'logarithmic' is read as concave growth, all that 3 or 4 points can show")
+    data = {"counts": counts, "outside": outside, "series": len(shapes), "no_shape": len(short)}
+    fitting = ", ".join(f"{counts[s]} {s}" for s in ("constant", "linear", "plateau", "concave"))
+    if not outside:
+        return StatementResult(Verdict.HOLDS, f"every series is one of the three shapes ({fitting})",
+                               scope, data)
+    name = outside[0]
+    ks = sorted(series[name])
+    values = ", ".join(f"{format_exact(series[name][k])} at k={k}" for k in ks)
+    text = (f"{len(outside)} of {len(shapes)} series fit none of plateau, logarithmic (concave) "
+            f"or linear ({fitting}; {counts['other']} other, {counts['falls']} falling), e.g. "
+            f"{name}: {values}")
+    return StatementResult(Verdict.VIOLATED, text, scope, data)
+
+
+DENSITY_FIGURE = {"range": (0, 220), "scan": (150, 190), "missing_below": "1e-9"}
+"""Seed 004's plotted range of heights (cm), the integers scanned for the density's slope,
+and the bound on the mass the plotted range leaves out."""
+
+
+def _density_claim() -> StatementResult:
+    mix, c = height_mixture(), DENSITY_FIGURE
+    lo, hi = c["range"]
+    missing = 1 - mix.mass(lo, hi)
+    limit = Fraction(c["missing_below"])
+    held = compare(missing, limit) < 0
+    signs = [(h, compare(mix.slope(h), 0)) for h in range(c["scan"][0], c["scan"][1] + 1)]
+    peaks = [h for (h, a), (_, b) in zip(signs, signs[1:]) if a > 0 and b < 0]
+    dips = [h for (h, a), (_, b) in zip(signs, signs[1:]) if a < 0 and b > 0]
+    sigma = mix.sigma
+    band = mix.mass(mix.mean - sigma, mix.mean + sigma)
+    band_text = f"[{decimal_at_most(band, 4)}, {decimal_at_least(band, 4)}]"
+    text = (f"the general density p(h) = {mix} leaves {decimal_at_least(missing, 3)} (at most) "
+            f"of its mass outside the plotted {lo}..{hi} cm"
+            f"{' (below ' + c['missing_below'] + ')' if held else ', not below ' + c['missing_below']}; "
+            f"it has {len(peaks)} peaks, in "
+            + ", ".join(f"[{h}, {h + 1}]" for h in peaks)
+            + (" and a dip in " + ", ".join(f"[{h}, {h + 1}]" for h in dips) if dips else "")
+            + f" cm (the slope changes sign there); the shaded band mu +- sigma holds {band_text} "
+            f"of the heights")
+    scope = (f"the mixture's exact density, its mass by erf and its slope's sign at each integer "
+             f"{c['scan'][0]}..{c['scan'][1]} cm decided exactly (exactdp.numeric.decide.compare); "
+             f"the figure is exactdp.plotting.plot_mixture_density, every point an exact value")
+    return StatementResult(Verdict.HOLDS if held else Verdict.VIOLATED, text, scope,
+                           {"missing_mass": [str(decimal_at_most(missing, 4)),
+                                             str(decimal_at_least(missing, 4))],
+                            "peaks": [[h, h + 1] for h in peaks], "dips": [[h, h + 1] for h in dips],
+                            "band_mass": [str(decimal_at_most(band, 6)), str(decimal_at_least(band, 6))]})
+
+
 def claims(all_k: bool = False) -> list[PrivacyClaim]:
     return [
         PrivacyClaim("s002/exponential/float-sampler", _S002_EXP,
@@ -275,6 +392,15 @@ def claims(all_k: bool = False) -> list[PrivacyClaim]:
         PrivacyClaim("s003/conclusions/larger-k-increases", _S003_CONC,
                      "a larger Hamming distance increases the sensitivities", _larger_k_claim,
                      "violated"),
+        PrivacyClaim("s003/conclusions/curve-shapes", _S003_CONC,
+                     "sensitivities, in general, seem to either plateau, have a logarithmic "
+                     "behaviour, or be linear (in the Hamming distance k)", _shapes_claim,
+                     "violated"),
+        PrivacyClaim("s004/mixture/density-figure",
+                     "seed 004 (Sherpa.ai, The Laplace mechanism), section 2.1) General "
+                     "distribution", "the plot shows the height distribution of the populations "
+                     "(male, female and the general mixture) over 0..220 cm", _density_claim,
+                     "holds"),
         PrivacyClaim("s000/adult/education-counts-add-up", _S000_COUNT,
                      "the records with education above 10 (10517) and at or below 10 (22046) are "
                      "the dataset's 32563 rows", _counts_claim, "holds"),

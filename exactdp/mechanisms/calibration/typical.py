@@ -160,9 +160,59 @@ class GaussianMixture:
         """The standard deviation ``sqrt(variance)``, exact (a SymPy real)."""
         return sympy.sqrt(to_sympy(self.variance))
 
+    def density(self, h) -> sympy.Expr:
+        """The density ``p(h) = sum_i w_i exp(-(h - mu_i)^2 / (2 sigma_i^2)) /
+        (sigma_i sqrt(2 pi))`` at an exact ``h``, as an exact SymPy real.
+
+        >>> GaussianMixture.of([(1, 0, 1)]).density(0)
+        sqrt(2)/(2*sqrt(pi))
+        """
+        x = _exact_real(h, "h")
+        return sympy.Add(*(to_sympy(w) * sympy.exp(-(x - to_sympy(m)) ** 2 / (2 * to_sympy(s) ** 2))
+                           / (to_sympy(s) * sympy.sqrt(2 * sympy.pi))
+                           for w, m, s in zip(self.weights, self.means, self.sigmas)))
+
+    def slope(self, h) -> sympy.Expr:
+        """The density's derivative ``p'(h) = -sum_i w_i (h - mu_i)/sigma_i^2 N(h | mu_i,
+        sigma_i^2)`` at an exact ``h``, exact: its sign, decided by
+        :func:`~exactdp.numeric.decide.compare`, says where the density rises or falls."""
+        x = _exact_real(h, "h")
+        return sympy.Add(*(-(x - to_sympy(m)) / to_sympy(s) ** 2
+                           * GaussianMixture((Fraction(1),), (m,), (s,)).density(x) * to_sympy(w)
+                           for w, m, s in zip(self.weights, self.means, self.sigmas)))
+
+    def mass(self, a, b) -> sympy.Expr:
+        """``P(a <= h <= b)``: ``sum_i w_i/2 (erf((b - mu_i)/(sigma_i sqrt 2)) -
+        erf((a - mu_i)/(sigma_i sqrt 2)))``, exact; ``a``, ``b`` exact reals (SymPy
+        allowed, e.g. ``mean - sigma``).
+
+        >>> GaussianMixture.of([(1, 0, 1)]).mass(-1, 1)
+        erf(sqrt(2)/2)
+        """
+        lo, hi = _exact_real(a, "a"), _exact_real(b, "b")
+        return sympy.Add(*(to_sympy(w) / 2 * (sympy.erf((hi - to_sympy(m)) / (to_sympy(s) * sympy.sqrt(2)))
+                                             - sympy.erf((lo - to_sympy(m)) / (to_sympy(s) * sympy.sqrt(2))))
+                           for w, m, s in zip(self.weights, self.means, self.sigmas)))
+
+    def components(self) -> list[GaussianMixture]:
+        """Each component alone, with weight 1 (the male and female normals of seed 004)."""
+        return [GaussianMixture((Fraction(1),), (m,), (s,)) for m, s in zip(self.means, self.sigmas)]
+
     def __str__(self) -> str:
-        return " + ".join(f"{format_exact(w)} N({format_exact(m)}, {format_exact(s)}^2)"
+        return " + ".join(f"{format_exact(w)} N({format_exact(m)}, "
+                          f"{format_exact(s) if s.denominator == 1 else '(' + format_exact(s) + ')'}^2)"
                           for w, m, s in zip(self.weights, self.means, self.sigmas))
+
+
+def _exact_real(value, name: str) -> sympy.Expr:
+    """An exact real as SymPy: a SymPy number without free symbols or floats as it is,
+    anything else through :func:`~exactdp.numeric.exact.to_exact` (floats refused)."""
+    if isinstance(value, sympy.Basic):
+        if value.free_symbols or value.has(sympy.Float) or not value.is_real:
+            raise InvalidArgument(f"{name}={value} is not an exact real; give an exact number "
+                                  f"such as 170 or '162.5'")
+        return value
+    return to_sympy(to_exact(value, name))
 
 
 # --- E|h - h'| --------------------------------------------------------------------------
