@@ -201,6 +201,10 @@ def check_seed004(out: str, ns: dict, shown: list, figures: Path) -> None:
     assert (ns["plans"]["shfl"].m, ns["plans"]["diffpriv"].m) == (1325, 1305)
     assert ns["printed_output"].verdict == "plausible" and ns["printed_mean"].verdict == "plausible"
     assert "P(X <= 47.38) in [0.7128, 0.7129]" in out
+    figure = ns["heights_figure"]
+    assert figure.figure is not None and figure.labels() == ["male", "female", "general"]
+    assert figure["general"].y[170] == ns["mixture"].density(170)
+    assert "density at 170 cm: [0.0292197, 0.0292198]" in out
     _corrections_as_expected(ns, out, 10)
 
 
