@@ -28,6 +28,7 @@ from typing import Callable
 from dataclasses import replace
 
 from exactdp import _optional
+from exactdp._progress import Progress
 from exactdp._alarm import alarm_after, read_seconds
 from exactdp.audits.coverage import Coverage, map_coverage
 from exactdp.audits.plugins import LOAD_TIME_LIMIT, PluginBroken, PluginLibraryMissing, load, plugins
@@ -396,8 +397,14 @@ def _misbehaved(box: Contained, strict: bool) -> tuple[str, str]:
 def run_audits(library: str, only: list[str] | None = None, *,
                time_limit: float | None = DEFAULT_TIME_LIMIT,
                progress: Callable[[AuditResult], None] | None = None,
-               any_version: bool = False, depth: str = "quick") -> list[AuditResult]:
+               any_version: bool = False, depth: str = "quick",
+               show_progress: bool | None = None) -> list[AuditResult]:
     """Run ``library``'s suite against its installed version (``only``: these ids).
+
+    ``progress`` is called with each result as it comes. ``show_progress`` shows a line on
+    stderr naming the audit that is running (``[3/40] <id>``) and the results so far: by
+    default on a terminal and in a Jupyter kernel (``EXACTDP_PROGRESS`` overrides), never
+    on stdout; the ``exactdp audit`` command prints its own line per result instead.
 
     ``depth`` is ``"quick"`` (each audit's check: its first witness) or ``"full"`` (also each
     audit's severity step: the worst case it certifies, replayed; see :func:`run_one`).
@@ -420,10 +427,19 @@ def run_audits(library: str, only: list[str] | None = None, *,
                                   f"'exactdp audit {library} --list' shows the {len(known)} ids")
         audits = [a for a in audits if a.id in set(only)]
     strict = library not in SUITES  # a plug-in's code: any misbehaviour is an error result
-    results = []
-    for audit in audits:
-        result = run_one(audit, version, time_limit, depth=depth, strict=strict)
-        results.append(result)
-        if progress is not None:
-            progress(result)
+    results: list[AuditResult] = []
+    line = Progress(f"{library} audits", len(audits), show_progress)
+    verdicts: dict[str, int] = {}
+    try:
+        for i, audit in enumerate(audits, 1):
+            so_far = ", ".join(f"{n} {v}" for v, n in verdicts.items())
+            line.show(f"[{i}/{len(audits)}] {printable(audit.id)}" + (f" ({so_far})" if so_far else ""),
+                      phase=True)
+            result = run_one(audit, version, time_limit, depth=depth, strict=strict)
+            results.append(result)
+            verdicts[result.verdict] = verdicts.get(result.verdict, 0) + 1
+            if progress is not None:
+                progress(result)
+    finally:
+        line.close()
     return results

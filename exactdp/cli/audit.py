@@ -249,7 +249,7 @@ def run(args) -> int:
 
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     results = runner.run_audits(args.library, args.only, time_limit=args.time_limit, progress=progress,
-                                any_version=True, depth=depth)
+                                any_version=True, depth=depth, show_progress=False)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
