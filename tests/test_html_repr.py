@@ -78,3 +78,46 @@ def test_a_catalogue_entry_check_renders_its_verdicts_and_witness():
     assert check.verdict.value == "violated" and ">violated</span>" in shown
     assert html.escape(str(check.witness)) in shown and "bindings" in shown
     assert html.escape(f"{entry.derived}: {check.derived_verdict.value}") in shown
+
+
+def test_a_built_in_statement_claim():
+    from exactdp import registry
+
+    r = registry.claim("s002/exercise/graph/node-count").check()
+    markup = r._repr_html_()
+    text = _text(markup)
+    assert "holds-tight" in text and "#dcefdc" in markup  # holds: green
+    assert "the node count changes by at most 1" in text and "1,450 graphs" in text
+
+
+def test_a_search_result_says_it_is_not_a_proof_when_nothing_is_found():
+    from exactdp import search_claim
+
+    found = search_claim("U - L", "sum", "2..6", (0, 3), budget=200, seed=1)
+    text = _text(found._repr_html_())
+    assert "violated" in text and "seed=1" in text and str(found.witness) in text
+    quiet = search_claim("U", "sum", "0..6", (0, 3), budget=50, seed=1)
+    text = _text(quiet._repr_html_())
+    assert "not-found" in text and "a search, not a proof" in text
+
+
+def test_an_rdp_result_shows_its_orders():
+    from exactdp.mechanisms.accounting.rdp import rdp
+
+    r = rdp("gaussian", 10, params={"sigma": 2}, orders="2,4")
+    text = _text(r._repr_html_())
+    assert "Renyi DP" in text and "rho = 5/4 exactly" in text
+    assert re.search(r"\b2\s+5/2\s+5/2\b", text) or "2.5" in text  # order 2: 10 * 2/(2*4)
+
+
+def test_an_audit_report_lists_each_audit():
+    from exactdp.audits.report import Report
+
+    rows = (AuditResult(id="lib/a", library="lib", version="1.0", component="sum", claim="U - L",
+                        truth="U", verdict="violated", witness={"x": "[]"}, replay="confirmed"),
+            AuditResult(id="lib/b", library="lib", version="1.0", component="count", claim="1",
+                        truth="1", verdict="holds", evidence="bit-exact"))
+    markup = Report("lib", "lib", "1.0", rows)._repr_html_()
+    text = _text(markup)
+    assert "exactdp audit lib: lib 1.0" in text and "#f6d2d2" in markup  # a violation: red
+    assert "lib/a" in text and "lib/b" in text and "confirmed" in text and "bit-exact" in text

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
+from exactdp._display import card
 from exactdp.audits.base import EVIDENCE_TEXT, AuditResult
 from exactdp.checkers.results import Evidence
 from exactdp._version import __version__
@@ -79,6 +80,17 @@ class Report:
         for r in self.results:
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
         return counts
+
+    def _repr_html_(self) -> str:
+        """A card: the run's facts and summary, one row per audit (``render(report, "html")``
+        gives the whole page with each audit's witness)."""
+        worst = ("violated" if self.counts.get("violated") else "error" if self.counts.get("error")
+                 else "undecided" if self.counts.get("undecided") else "holds" if self.results else None)
+        rows = _facts(self) + [("summary", summary_line(self.suite, self.results))]
+        return card(_title(self), worst, rows,
+                    table=(("audit", "component", "verdict", "evidence", "replay"),
+                           [(r.id, r.component, r.verdict, r.evidence or "", r.replay or "")
+                            for r in self.results]))
 
 
 def _outcome(r: AuditResult) -> str:

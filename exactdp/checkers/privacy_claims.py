@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
+from exactdp._display import card
 from exactdp.checkers.privacy import PrivacyResult
 from exactdp.checkers.results import Evidence, Verdict, evidence_note, qualify
 
@@ -59,6 +60,10 @@ class StatementResult:
     def to_dict(self) -> dict:
         return {"verdict": self.verdict.value, "evidence": self.evidence.value, "text": self.text,
                 "scope": self.scope_text, **self.data}
+
+    def _repr_html_(self) -> str:
+        return card("statement", self.verdict.value,
+                    [("found", self.text), ("scope", self.scope_text), ("evidence", self.evidence.value)])
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp import _optional
+from exactdp._display import card
 from exactdp._budget import refuse_above
 from exactdp.checkers.results import SensitivityResult, Witness, format_value
 from exactdp.checkers.sensitivity import bind_claim, claim_parameters, sensitivity
@@ -114,6 +115,12 @@ class SearchResult:
             "scope": self.scope,
             "proof": False,
         }
+
+    def _repr_html_(self) -> str:
+        return card(f"search: claim {self.claim} = {format_value(self.claim_value)}", self.verdict.value,
+                    [("found", self.summary()), ("witness", self.witness), ("scope", self.scope),
+                     ("reproduce", f"search_claim(..., seed={self.seed})"),
+                     ("evidence", "a search, not a proof" if self.witness is None else "exact pair")])
 
     def _repr_latex_(self) -> str:
         if self.witness is None:

@@ -54,6 +54,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from exactdp._budget import refuse_above
+from exactdp._display import card
 from exactdp import _optional
 from exactdp.errors import InvalidArgument
 from exactdp.mechanisms import specs
@@ -569,6 +570,15 @@ class RdpResult:
         if self.notes:
             lines.append(f"  {self.notes}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        title, *_ = str(self).split(":", 1)
+        return card(f"{title}: Renyi DP", "certified",
+                    [("zCDP", None if self.rho is None else f"rho = {show_exact(self.rho)} exactly"),
+                     ("notes", self.notes)],
+                    table=(("order", "lower (rounded down)", "upper (rounded up)"),
+                           [(_order_text(a), _down(lo), _up(hi))
+                            for a, lo, hi in zip(self.orders, self.lower, self.upper)]))
 
 
 def _convert(method: str, alpha: Fraction, delta: Fraction, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
