@@ -21,6 +21,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
 from exactdp.checkers.results import Verdict
 from exactdp.relational.tables import Row, TableDomain
@@ -39,7 +41,7 @@ _S001 = ("seed 001 (Tumult Analytics, Understanding sensitivity), section 'Queri
 _S002_EX4 = "seed 002 (Hands-on DP, ch. 6), Exercises 4: graph datasets"
 _S003_B = "seed 003 notebook (Global Sensitivity From Scratch), Further clarification, scenario (b)"
 
-ID_SPACE = {"keys": ("a", "b"), "values": (1, 2), "right_values": (5,), "ids": (1, 2),
+ID_SPACE: dict[str, Any] = {"keys": ("a", "b"), "values": (1, 2), "right_values": (5,), "ids": (1, 2),
             "rows_per_id": 2}
 """The id space of the join check: rows ``(key, value, id)``, at most ``rows_per_id`` rows of
 each id in each table; the right table of the private join takes ``right_values``."""
@@ -53,7 +55,9 @@ GRAPH_INDIVIDUALS = ("a", "b", "c", "d", "e")
 
 def _copy_row(row: Row) -> list[Row]:
     """The flat map of the check: each row repeated ``value`` times (0 to 2 rows), its id kept."""
-    return [row] * row.value
+    copies = row.value
+    assert isinstance(copies, int)  # the domain's values are 1 and 2
+    return [row] * copies
 
 
 def _joins_claim() -> StatementResult:

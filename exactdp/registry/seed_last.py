@@ -49,12 +49,13 @@
 from __future__ import annotations
 
 import builtins
+from typing import Any
 from fractions import Fraction
 from math import comb, isqrt
 
 from exactdp.checkers.privacy import check_mechanism
 from exactdp.checkers.privacy_claims import PrivacyClaim, StatementResult
-from exactdp.checkers.results import Verdict
+from exactdp.checkers.results import Verdict, format_value
 from exactdp.mechanisms.calibration.typical import exceedance_probability, true_epsilon
 from exactdp.mechanisms.mechanism import make_mechanism
 from exactdp.mechanisms.models.samplers import float_exponential_sampler_distribution
@@ -264,7 +265,7 @@ def _larger_k_claim() -> StatementResult:
     shown = falls[0] if falls else flat[0]
     n, a, b, va, vb = shown
     text = (f"{len(falls)} steps fall and {len(flat)} stay flat as k grows, e.g. {n}: "
-            f"{format_exact(va)} at k={a}, {format_exact(vb)} at k={b}")
+            f"{format_value(va)} at k={a}, {format_value(vb)} at k={b}")
     return StatementResult(Verdict.VIOLATED, text, scope, data)
 
 
@@ -325,14 +326,14 @@ def _shapes_claim() -> StatementResult:
                                scope, data)
     name = outside[0]
     ks = sorted(series[name])
-    values = ", ".join(f"{format_exact(series[name][k])} at k={k}" for k in ks)
+    values = ", ".join(f"{format_value(series[name][k])} at k={k}" for k in ks)
     text = (f"{len(outside)} of {len(shapes)} series fit none of plateau, logarithmic (concave) "
             f"or linear ({fitting}; {counts['other']} other, {counts['falls']} falling), e.g. "
             f"{name}: {values}")
     return StatementResult(Verdict.VIOLATED, text, scope, data)
 
 
-DENSITY_FIGURE = {"range": (0, 220), "scan": (150, 190), "missing_below": "1e-9"}
+DENSITY_FIGURE: dict[str, Any] = {"range": (0, 220), "scan": (150, 190), "missing_below": "1e-9"}
 """Seed 004's plotted range of heights (cm), the integers scanned for the density's slope,
 and the bound on the mass the plotted range leaves out."""
 
