@@ -121,3 +121,19 @@ def test_an_audit_report_lists_each_audit():
     text = _text(markup)
     assert "exactdp audit lib: lib 1.0" in text and "#f6d2d2" in markup  # a violation: red
     assert "lib/a" in text and "lib/b" in text and "confirmed" in text and "bit-exact" in text
+
+
+def test_a_conversion_a_relation_mismatch_and_a_data_dependent_result():
+    from exactdp import Sequences, verify_conversion
+    from exactdp.checkers.data_dependent import DataDependentSum, check_data_dependent
+    from exactdp.registry.seed004 import seed004_typical_relations
+
+    conv = verify_conversion(Sequences(IntegerRange(0, 1), size=2), "insert-delete", "hamming", 2, 1)
+    text = _text(conv._repr_html_())
+    assert "violated" in text and "x=(0, 1), x'=(1, 0)" in text and "exact maximum" in text
+    mismatch = seed004_typical_relations()
+    text = _text(mismatch._repr_html_())
+    assert mismatch.verdict.value in text and mismatch.stated.describe() in text
+    dd = check_data_dependent(DataDependentSum("min-max", epsilon=1), Multisets(IntegerRange(0, 2), sizes=(1, 2)))
+    text = _text(dd._repr_html_())
+    assert "data-dependent clipped sum: worst loss" in text and dd.witness_text() in text

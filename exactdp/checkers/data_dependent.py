@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from exactdp._display import card
 from exactdp.checkers.privacy import PrivacyResult, check_mechanism
 from exactdp.checkers.results import Evidence, Verdict, evidence_note, format_value
 from exactdp.errors import InvalidArgument
@@ -242,6 +243,12 @@ class DataDependentResult:
     @property
     def scope_text(self) -> str:
         return self.privacy.scope_text
+
+    def _repr_html_(self) -> str:
+        verdict = None if self.verdict is None else self.verdict.value
+        return card(f"data-dependent clipped sum: worst loss {format_value(self.loss)}", verdict,
+                    [("witness", self.witness_text()), ("scope", self.scope_text),
+                     ("evidence", self.evidence.value)])
 
     def witness_text(self) -> str:
         """The witness datasets, their bounds and scales, and why the loss is what it is."""

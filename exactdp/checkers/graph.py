@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS
+from exactdp._display import card
 from exactdp.checkers.judging import bind_claim, judge
 from exactdp.checkers.results import (
     ClaimResult, Evidence, SensitivityResult, Verdict, evidence_note, format_value,
@@ -223,6 +224,15 @@ class ConversionResult:
         return (f"{self.source.name} <= {self.d_in} -> {self.target.name}: claim {self.claim}, "
                 f"exact maximum {shown}: {self.verdict.value.upper()}{evidence_note(self.evidence)}"
                 f"{pair}\n  scope: {self.pairs:,} pairs of {self.space_text}")
+
+    def _repr_html_(self) -> str:
+        shown = "infinite" if self.value is None else str(self.value)
+        return card(f"{self.source.name} <= {self.d_in} -> {self.target.name}: claim {self.claim}",
+                    self.verdict.value,
+                    [("exact maximum", shown),
+                     ("witness", None if self.x is None else f"x={self.x}, x'={self.x_prime}"),
+                     ("scope", f"{self.pairs:,} pairs of {self.space_text}"),
+                     ("evidence", self.evidence.value)])
 
     def to_dict(self) -> dict:
         """JSON-ready: the relations, the claim and the exact maximum (``None``: infinite),

@@ -24,6 +24,7 @@ from typing import Any
 
 import sympy
 
+from exactdp._display import card
 from exactdp.checkers.results import Evidence, SensitivityResult, Verdict, evidence_note, format_value
 from exactdp.checkers.sensitivity import sensitivity
 from exactdp.errors import InvalidArgument, Undecided
@@ -123,6 +124,12 @@ class RelationMismatchResult:
                 "stated": self.stated.to_dict(), "used": self.used.to_dict(),
                 "factor": None if self.factor is None else str(self.factor),
                 "scope": self.scope_text, "text": self.summary()}
+
+    def _repr_html_(self) -> str:
+        return card(self.what, self.verdict.value,
+                    [("stated", self.stated.describe()), ("used", self.used.describe()),
+                     ("found", self.summary()), ("scope", self.scope_text),
+                     ("evidence", self.evidence.value)])
 
     def _repr_latex_(self) -> str:
         return (rf"$\text{{stated ({self.stated.relation})}} = {sympy.latex(to_sympy(self.stated.value))}"
