@@ -161,8 +161,10 @@ def register(subparsers) -> None:
         "  exactdp sensitivity --query median --pool 1,2,2,2,5,5,7,8,9,9 --size 6 "
         "--neighbors substitute --json"))
     s.add_argument("--query", required=True, action="append",
-                   help="count|sum|mean|median|percentile:P[:METHOD]|quantile:Q|var|var:1|std|std:1; "
-                        "repeat it for several queries (each printed; with --plot, one figure)")
+                   help="count|sum|mean|median|percentile:P[:METHOD]|quantile:Q|var|var:1|std|std:1, "
+                        "or the vector quantile-score:ALPHA:C1,C2,...[:seed|code] (seed 002's "
+                        "candidate scores, L-infinity distance); repeat it for several queries "
+                        "(each printed; with --plot, one figure)")
     s.add_argument("--universe", metavar="SPEC", help="values: 'A..B' (integers) or '1,5/2,0.25'")
     s.add_argument("--sizes", metavar="A..B", help="dataset sizes with --universe (inclusive)")
     s.add_argument("--pool", metavar="SPEC", help="a record pool such as '1,2,2,2,5,5,7,8,9,9'")

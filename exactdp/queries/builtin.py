@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 from exactdp.errors import InvalidArgument
 from exactdp.numeric.exact import common_denominator, format_exact, to_exact
 from exactdp.queries.base import UNDEFINED, GraphQuery, IncrementalForm, Query, check_result, make_query
+from exactdp.queries.scores import quantile_score
 
 __all__ = [
     "count", "sum_", "mean", "median", "quantile", "percentile", "variance",
@@ -336,7 +337,7 @@ def user_query(
 
 
 QUERY_NAMES = ("count", "sum", "mean", "median", "percentile:P", "quantile:Q", "var",
-               "var:1", "std", "std:1")
+               "var:1", "std", "std:1", "quantile-score:ALPHA:C1,C2,...")
 
 _SIMPLE = {"count": lambda: count, "sum": lambda: sum_, "mean": lambda: mean,
            "median": lambda: median, "var": lambda: variance(0), "var:0": lambda: variance(0),
@@ -347,10 +348,14 @@ _SIMPLE = {"count": lambda: count, "sum": lambda: sum_, "mean": lambda: mean,
 def parse_query(text: str) -> Query:
     """Parse a CLI query name: ``count``, ``sum``, ``mean``, ``median``,
     ``percentile:P[:METHOD]``, ``quantile:Q[:METHOD]``, ``var``, ``var:1``, ``std``,
-    ``std:1``.
+    ``std:1``, and the vector ``quantile-score:ALPHA:C1,C2,...[:FORM]`` (seed 002's scores
+    of the candidates for the ALPHA-quantile, FORM ``seed`` (default) or ``code``; see
+    :mod:`exactdp.queries.scores`).
 
     >>> parse_query("percentile:25").name
     'percentile:25'
+    >>> parse_query("quantile-score:1/2:0,1,2").name
+    'quantile-score:1/2:0,1,2'
     """
     key = text.strip()
     if key in _SIMPLE:
@@ -360,10 +365,30 @@ def parse_query(text: str) -> Query:
         level, _, method = rest.partition(":")
         make = percentile if head == "percentile" else quantile
         return make(level, method or "linear")
+    if head == "quantile-score":
+        return _parse_quantile_score(text, rest)
     raise InvalidArgument(
         f"query={text!r} is not a known query; use one of {', '.join(QUERY_NAMES)} "
         f"(P in 0..100, Q in 0..1, METHOD one of {', '.join(QUANTILE_METHODS)})"
     )
+
+
+def _parse_quantile_score(text: str, rest: str) -> Query:
+    """``quantile-score:ALPHA:C1,C2,...[:FORM]`` after its head."""
+    example = "e.g. quantile-score:1/2:0,1,2,3"
+    parts = rest.split(":")
+    if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
+        raise InvalidArgument(f"query={text!r} is not quantile-score:ALPHA:C1,C2,...[:FORM] "
+                              f"(an exact level, the candidates, FORM seed or code); {example}")
+    form = parts[2].strip() if len(parts) == 3 else "seed"
+    if form not in ("seed", "code"):
+        raise InvalidArgument(f"query={text!r}: form {form!r} is not seed or code (seed 002's "
+                              f"formula or its Python); {example}:code")
+    entries = [c.strip() for c in parts[1].split(",")]
+    if any(not c for c in entries):
+        raise InvalidArgument(f"query={text!r} has an empty candidate; give exact numbers "
+                              f"separated by commas, {example}")
+    return quantile_score(parts[0].strip(), entries, form)
 
 
 def as_query(query: object, *, functions: bool = False) -> Query | GraphQuery:

@@ -50,6 +50,7 @@ from exactdp.queries.builtin import count as count_query
 from exactdp.queries.builtin import mean as mean_query
 from exactdp.queries.builtin import sum_ as sum_query
 from exactdp.queries.builtin import variance as variance_query
+from exactdp.queries.scores import quantile_score_values
 from exactdp.spaces.datasets import Multisets
 from exactdp.spaces.metrics import ChangeDistance, SymmetricDistance
 from exactdp.spaces.universe import ExactSet, IntegerRange
@@ -635,21 +636,9 @@ def make_quantile_score(candidates: Iterable[object], alpha=None, form: str = "s
 
     def exact(b):
         al = b["alpha"] if form != "integer" else to_exact(alpha, "alpha")
-        num, den = al.numerator, al.denominator
 
-        def scores(xs):
-            n = len(xs)
-            out = []
-            for c in cands:
-                lt = sum(1 for x in xs if x < c)
-                gt = sum(1 for x in xs if x > c)
-                if form == "seed":
-                    out.append(-abs((1 - al) * lt - al * gt))
-                elif form == "code":
-                    out.append(-abs((n - gt) - al * n))
-                else:
-                    out.append(abs((den - num) * lt - num * gt))
-            return out
+        def scores(xs):  # the queries layer's formulas, one copy
+            return quantile_score_values(xs, cands, al, form)
 
         lo, hi = math.floor(cands[0]) - 1, math.ceil(cands[-1]) + 1
         universe = sorted(set(range(lo, hi + 1)) | set(cands))

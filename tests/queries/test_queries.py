@@ -363,12 +363,13 @@ def test_parse_query(text, name, value):
 
 @pytest.mark.parametrize("listed", QUERY_NAMES)
 def test_every_listed_query_name_parses(listed):
-    text = listed.replace(":P", ":50").replace(":Q", ":1/2")
+    text = listed.replace(":ALPHA:C1,C2,...", ":1/2:0,2,5").replace(":P", ":50").replace(":Q", ":1/2")
     q = parse_query(text)
     assert q(DATA) == {
         "count": 4, "sum": 10, "mean": Fraction(5, 2), "median": Fraction(5, 2),
         "percentile:50": Fraction(5, 2), "quantile:1/2": Fraction(5, 2), "var": Fraction(5, 4),
         "var:1": Fraction(5, 3), "std": sympy.sqrt(5) / 2, "std:1": sympy.sqrt(15) / 3,
+        "quantile-score:1/2:0,2,5": (Fraction(-2), Fraction(-1, 2), Fraction(-2)),
     }[text]
 
 
