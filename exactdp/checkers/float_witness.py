@@ -39,7 +39,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from exactdp._budget import check_budget, refuse_above
-from exactdp.checkers._float_search import Candidate, Context, run_search, size
+from exactdp.checkers._float_search import Candidate, Context, run_search
 from exactdp.checkers._float_sim import Grid
 from exactdp.checkers.results import Evidence
 from exactdp.errors import InvalidArgument
@@ -123,7 +123,7 @@ class FloatWitness:
 
     @property
     def sizes(self) -> tuple[int, int]:
-        return size(self.x), size(self.x_prime)
+        return sum(c for _, c in self.x), sum(c for _, c in self.x_prime)
 
     def expand(self) -> tuple[list[Fraction], list[Fraction]]:
         """Both datasets as plain lists, in data order (mind the size)."""
@@ -303,7 +303,8 @@ def _check_neighbors(neighbors: object) -> str:
 
 
 def _bounds(bounds: object) -> tuple[Fraction, Fraction]:
-    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+    if (isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__")
+            or not hasattr(bounds, "__getitem__") or len(bounds) != 2):  # a set: no bounds[0]
         raise InvalidArgument(f"bounds={bounds!r} is not a pair (L, U); pass e.g. bounds=(0, 1)")
     lo, hi = to_exact(bounds[0], "L"), to_exact(bounds[1], "U")
     if hi < lo:

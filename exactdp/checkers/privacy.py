@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import sympy
 
@@ -297,10 +297,13 @@ def check_mechanism(
     eps_claim = _claim_value(epsilon, "epsilon")
     delta_claim = _claim_value(delta, "delta")
     rho_claim = _claim_value(rho, "rho")
+    # with a rho claim, the mechanism's certified rho of a pair (only some mechanisms have one)
+    rho_of: Callable[[Any, Any], tuple[Fraction, Fraction]] | None = None
     if rho_claim is not None:
         if eps_claim is not None or delta_claim is not None:
             raise InvalidArgument("a zCDP claim (rho) stands alone; drop epsilon and delta")
-        if not hasattr(mechanism, "rho_enclosure"):
+        rho_of = getattr(mechanism, "rho_enclosure", None)
+        if rho_of is None:
             raise InvalidArgument(
                 f"{mechanism.name} has no zCDP rho here (only the Gaussian and the discrete "
                 f"Gaussian); check epsilon or (epsilon, delta) instead"
@@ -370,12 +373,14 @@ def check_mechanism(
         scope_text = (f"{scope_obj.describe()}; {len(pairs):,} distinct pairs of "
                       f"{setup.query.name} values")
 
-    worst = worst_pair = worst_output = None
+    # the worst loss so far: exact, INFINITY or an enclosure (lo, hi); None before the first
+    worst: object = None
+    worst_pair = worst_output = None
     undecided = False
     for (a, b), keys in pairs:
         try:
-            if rho_claim is not None:
-                value, output = mechanism.rho_enclosure(a, b), None
+            if rho_of is not None:  # set exactly when rho_claim is
+                value, output = rho_of(a, b), None
             elif delta_claim is None:
                 loss = mechanism.epsilon(a, b)
                 value, output = loss.value, loss.output
@@ -397,6 +402,7 @@ def check_mechanism(
         else:
             table = setup.table
             witness = PrivacyWitness(table.dataset(keys[0]), table.dataset(keys[1]), a, b, worst_output)
+    verdict: Verdict | None
     if not pairs:  # a maximum over nothing: VACUOUS with or without a claim (never a bound)
         verdict = Verdict.VACUOUS
     elif eps_claim is None and rho_claim is None:

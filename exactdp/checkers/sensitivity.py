@@ -324,7 +324,10 @@ def assert_claim(claim: object, query, space, metric=None, d_in: int = 1, **opti
 
 def _multiset_result(plan: _plan.Plan, d_in: int, answer: _plan.Answer) -> SensitivityResult:
     """A verdict-ready result from the multiset engine's answer."""
-    witness = None if answer.witness is None else Witness(*answer.witness, answer.value)
+    witness = None
+    if answer.witness is not None:
+        x, x_prime, fx, fx_prime = answer.witness
+        witness = Witness(x, x_prime, fx, fx_prime, answer.value)
     d_eff = answer.d_in_effective
     scope = Scope(
         space=plan.space, metric=plan.metric, d_in=d_in, exact_k=plan.exact_k, scope=plan.scope,

@@ -286,10 +286,10 @@ class DatasetSpace(SizeRange):
         dataset's size rather than the universe's."""
         m, lo, hi = self.universe.size, self.min_size, self.max_size
         caps = [self.max_count(i) for i in range(m)] if self._caps is not None else None
-        # after[i] = most records that values i+1.. can take (for pruning short prefixes)
-        if caps is None:
-            after = None
-        else:
+        # after[i] = most records that values i+1.. can take (for pruning short prefixes);
+        # read only with caps, so left empty without them
+        after: list[int] = []
+        if caps is not None:
             after = [0] * (m + 1)
             for i in range(m - 1, -1, -1):
                 after[i] = after[i + 1] + caps[i]

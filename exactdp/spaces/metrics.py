@@ -167,7 +167,10 @@ class Metric(Parameterless):
 
     def moves(self, m: int, d_in: int, exact_k: bool = False) -> list[Move]:
         """Every move ``(R, A)`` realising a pair at distance ``<= d_in`` (or exactly)."""
-        return list(_cached_moves(type(self), m, d_in, exact_k))
+        # as a plain ``type``: mypy takes a class whose instances define __hash__ for an
+        # unhashable value (its __hash__ seen unbound), though every class object is hashable
+        cls: type = type(self)
+        return list(_cached_moves(cls, m, d_in, exact_k))
 
     def _moves(self, m: int, d_in: int, exact_k: bool) -> list[Move]:
         raise NotImplementedError

@@ -350,6 +350,7 @@ BAD = [
     (dict(fmt="float128"), InvalidArgument, "fmt='float128'"),
     (dict(bounds=(1, 0)), InvalidArgument, "Cannot have U=0 < L=1"),
     (dict(bounds=(0, 1, 2)), InvalidArgument, "not a pair"),
+    (dict(bounds={0, 1}), InvalidArgument, "not a pair"),  # a set has a length, no bounds[0] (was a TypeError)
     (dict(bounds=(0, 0.5)), InexactInput, "U=0.5 is a float"),
     (dict(bounds=(0, "0.1")), InvalidArgument, "not a value of float32"),
     (dict(max_n=0), InvalidArgument, "max_n=0"),

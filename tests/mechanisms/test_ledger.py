@@ -180,6 +180,12 @@ BAD = [
     (lambda: BudgetLedger(epsilon=1).spend(epsilon="abc"), InvalidArgument, "'abc' is not an exact number"),
     (lambda: BudgetLedger(epsilon=1).approx_dp_of_rho("1e-6"), InvalidArgument, "has no rho account"),
     (lambda: BudgetLedger(rho=1).approx_dp_of_rho("1e-6"), InvalidArgument, "nothing has been spent"),
+    # a validated Spend recorded directly (as `exactdp compose` does) to an account the ledger lacks:
+    # refused by name (it was a TypeError from None + amount)
+    (lambda: BudgetLedger(rho=1)._record(Spend(1, "sum", epsilon=Fraction(1, 10), delta=Fraction(0))),
+     InvalidArgument, "spend #1 'sum' spends epsilon=1/10 but this ledger has no epsilon budget"),
+    (lambda: BudgetLedger(epsilon=1)._record(Spend(1, None, rho=Fraction(1, 2))),
+     InvalidArgument, "spend #1 spends rho=1/2 but this ledger has no rho budget"),
 ]
 
 

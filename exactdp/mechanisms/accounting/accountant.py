@@ -313,7 +313,7 @@ def _randomized_response(params: dict) -> _Component:
         o = (1 - p) / (k - 1)
         if p == o:
             return _Component("randomized-response", shown_params, "null", pure_epsilon=Fraction(0))
-        args = (None, p, k)
+        args: tuple[Fraction | None, Fraction | None, int] = (None, p, k)  # (epsilon, p, k_values)
         if rate is not None and rate < 1:
             return _finite_subsampled("randomized-response", shown_params, rate, args,
                                       lambda iv: iv.log(exact_interval(p / o)))
@@ -483,6 +483,8 @@ _report_noisy_max = _selection("report-noisy-max")
 def _component(item) -> _Component:
     """A component from ``"name"``, ``("name", {params})`` or an object with ``name`` and
     ``params`` (a mechanism from :func:`exactdp.mechanisms.mechanism.make_mechanism`)."""
+    name: str
+    params: dict[str, Any]
     if isinstance(item, str):
         name, params = item, {}
     elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], dict):
@@ -493,7 +495,9 @@ def _component(item) -> _Component:
         raise InvalidArgument(
             f"mechanism={item!r} is not a name, a (name, params) pair or a mechanism; pass e.g. "
             f"('discrete-laplace', {{'scale': 10}})")
-    build = specs.resolve(specs.spec(name, "account").account)
+    reference = specs.spec(name, "account").account
+    assert reference is not None  # spec(name, "account") refuses a mechanism without one
+    build = specs.resolve(reference)
     params = dict(params)
     times = _integer_param(params.pop("times"), "times", 1) if "times" in params else 1
     wor = _without_replacement(params, name)
@@ -593,8 +597,8 @@ def _convolve(x: list, y: list, square: bool, bits: int) -> list:
         raw = prod.to_bytes(n * nbytes, "little")
         return [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") >> bits for i in range(n)]
     px = fmpz_poly(x)
-    prod = px * px if square else px * fmpz_poly(y)
-    w = [int(c) >> bits for c in prod.coeffs()]
+    poly = px * px if square else px * fmpz_poly(y)
+    w = [int(c) >> bits for c in poly.coeffs()]
     return w + [0] * (n - len(w))  # coeffs() stops at the highest nonzero term
 
 
@@ -640,6 +644,7 @@ def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, ba
                 result = base if result is None else _multiply(result, base, trim)
             k >>= 1
             if not k:
+                assert result is not None  # k >= 1: its lowest set bit set result
                 return result
             base = _multiply(base, base, trim)
     bits, stride, unit = base.bits, base.stride, fmpz(1 << base.bits)
@@ -682,7 +687,7 @@ def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, ba
                     squarings[j] = sq
 
     last = squarings.get("last") if squarings is not None else None
-    if last is not None and last[0] < k:  # base**k' held: times base**(k - k'), kept for the next gap alike
+    if squarings is not None and last is not None and last[0] < k:  # base**k' held: times base**(k - k'), kept for the next gap alike
         gap = k - last[0]
         held = squarings.get("gap")
         step = held[1] if held is not None and held[0] == gap else power(gap)
@@ -872,7 +877,7 @@ class AccountCheck:
     published: Fraction
     quantity: str
     verdict: str
-    lower: Fraction
+    lower: Fraction | float  # math.inf when no finite epsilon holds (epsilon(0) of a Gaussian)
     upper: Fraction | float
     upper_only: bool = False  # the enclosure is a dominating pair's: only its upper end binds
 
@@ -982,7 +987,8 @@ class AccountResult:
         """The bounds as decimal strings, the lower rounded down and the upper rounded up."""
         if digits is None:
             w = self.relative_width()
-            digits = 17 if w == 0 or w == math.inf else max(  # log10 of the ints: w may be below 1e-308
+            # a float w is math.inf; log10 of the ints: a Fraction w may be below 1e-308
+            digits = 17 if w == 0 or isinstance(w, float) else max(
                 17, 4 - math.floor(math.log10(w.numerator) - math.log10(w.denominator)))
         if isinstance(self.lower, float):
             lo = "inf"
@@ -1248,7 +1254,7 @@ def _bisect(evaluate, delta: Fraction, a: Fraction, b: Fraction, width: Fraction
     return a, b, True
 
 
-def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Fraction, Fraction | float]:
+def _pure_epsilon_total(scaled_all: list, k: int, width: Fraction) -> tuple[Fraction | float, Fraction | float]:
     """``epsilon(0)``: the sum of the pure epsilons, or infinity."""
     total = Fraction(0)
     log_terms: dict = {}
@@ -1415,7 +1421,12 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
             raise lattice_refusal from None
     bits = _START_BITS
     if kind == "gaussian":  # the losses' magnitude mu**2 costs its bits: start past them
-        mu2 = k * sum(c.mu2 * c.times for c in components if c.kind == "gaussian")
+        mu2 = Fraction(0)
+        for c in components:
+            if c.kind == "gaussian":
+                assert c.mu2 is not None  # a Gaussian component carries its mu**2
+                mu2 += c.mu2 * c.times
+        mu2 *= k
         mag = mu2.numerator.bit_length() - mu2.denominator.bit_length()
         refuse_above(64 + max(0, mag), _GAUSS_MAX_PREC, option=None,
                      what=f"bits of working precision for mu**2 = k*(sensitivity/sigma)**2 ~ 2^{mag}",
@@ -1446,6 +1457,8 @@ def account(mechanisms, k: int = 1, *, delta=None, epsilon=None, params: dict | 
                 if c.times > 1:
                     lat = _power(lat, c.times)
                 base = lat if base is None else _multiply(base, lat)
+            # a lattice: at least one live component, and _common gave their common unit
+            assert base is not None and unit is not None
             composed = _power(base, k)
             evaluate = _LatticeEvaluator(composed, unit)
             slots = len(composed.w)
@@ -1696,7 +1709,10 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
         else:
             unit = _Unit(Fraction(1, 2**m))
             grid_key = (m, bits, tail_bits, per_step, tol)
-            rounds, held_steps = cache.get(("rounds",) + grid_key) or ({}, {})  # a curve's other k built them
+            # per direction ("lower", "remove", "add"): one round's lattice, and the steps it holds
+            kept_rounds: tuple[dict[str, _Lattice], dict[str, int]] = \
+                cache.get(("rounds",) + grid_key) or ({}, {})  # a curve's other k built them
+            rounds, held_steps = kept_rounds
             for model, times in (parts if not rounds else ()):
                 pairs = lattice_pairs(model, m, bits, tail_bits=tail_bits,
                                       cache=cache.setdefault(("points", model), {}), tol=tol)
@@ -1776,6 +1792,8 @@ def _refine_grid(parts, symmetric, steps, k, quantity, given, w, max_slots, max_
     else:
         stop = stop or (f"the loss grid reached 2**-{last_m}, the finest this width asks for within the last "
                         f"level tried (2**-{_SUB_LAST_M}); ask for a larger width")
+    # the first grid returns, sets best or is refused (refuse_above raises while best is None)
+    assert best is not None
     return _with_stop(best, "; ".join(x for x in (stop, capped) if x))
 
 

@@ -213,20 +213,28 @@ class BudgetLedger:
         delta the optimal composition ``1 - prod(1 - delta_i)``."""
         if key == "delta":
             return 1 - self._survival * (1 - amount)
-        return self._spent[key] + amount
+        spent = self._spent[key]
+        assert spent is not None  # _excess refused a spend to an account this ledger lacks
+        return spent + amount
 
     def _excess(self, spend: Spend) -> list[str]:
         """Per account key, why the spend does not fit (empty list: it fits)."""
         out = []
         for key in _KEYS:
-            amount = getattr(spend, key)
+            amount, budget = getattr(spend, key), self._budget[key]
             if amount is None:
                 continue
+            if budget is None:  # _make_spend refuses this; a Spend passed to _record may not
+                raise InvalidArgument(
+                    f"{spend.name} spends {key}={shown(amount)} but this ledger has no {key} budget; "
+                    f"charge it to the account the ledger has (convert it first), or create the "
+                    f"ledger with {key}=..."
+                )
             total = self._total(key, amount)
-            if total > self._budget[key]:
+            if total > budget:
                 how = (f"1 - (1 - {shown(self._spent[key])})(1 - {shown(amount)})" if key == "delta"
                        else f"spent {shown(self._spent[key])} + {shown(amount)}")
-                out.append(f"{key}: {how} = {shown(total)} > budget {shown(self._budget[key])}")
+                out.append(f"{key}: {how} = {shown(total)} > budget {shown(budget)}")
         return out
 
     def check(self, epsilon=None, delta=None, *, rho=None) -> bool:
@@ -311,7 +319,9 @@ class BudgetLedger:
             budget, spent = self._budget[key], self._spent[key]
             if budget is None:
                 out[key] = None
-            elif key == "delta":
+                continue
+            assert spent is not None  # an account's total spent exists exactly when its budget does
+            if key == "delta":
                 out[key] = Fraction(1) if spent == 1 else (budget - spent) / (1 - spent)
             else:
                 out[key] = budget - spent
