@@ -687,7 +687,8 @@ def _power(base: _Lattice, k: int, trim: int = _TRIM_ULPS, per_step: int = 0, ba
                     squarings[j] = sq
 
     last = squarings.get("last") if squarings is not None else None
-    if squarings is not None and last is not None and last[0] < k:  # base**k' held: times base**(k - k'), kept for the next gap alike
+    # base**k' held (so squarings is a dict): times base**(k - k'), kept for the next gap alike
+    if squarings is not None and last is not None and last[0] < k:
         gap = k - last[0]
         held = squarings.get("gap")
         step = held[1] if held is not None and held[0] == gap else power(gap)
