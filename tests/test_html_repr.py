@@ -137,3 +137,13 @@ def test_a_conversion_a_relation_mismatch_and_a_data_dependent_result():
     dd = check_data_dependent(DataDependentSum("min-max", epsilon=1), Multisets(IntegerRange(0, 2), sizes=(1, 2)))
     text = _text(dd._repr_html_())
     assert "data-dependent clipped sum: worst loss" in text and dd.witness_text() in text
+
+
+def test_a_float_witness_search():
+    from exactdp import search_float_witness
+
+    r = search_float_witness("sequential", "float32", (0, 1), max_n=10_000, claim=1)
+    markup = r._repr_html_()
+    text = _text(markup)
+    assert "sequential sum in float32: claim 1" in text and "violated" in text and "#f6d2d2" in markup
+    assert str(r.witness).splitlines()[0] in text and "bit-exact" in text

@@ -39,6 +39,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from exactdp._budget import check_budget, refuse_above
+from exactdp._display import card
 from exactdp.checkers._float_search import Candidate, Context, run_search
 from exactdp.checkers._float_sim import Grid
 from exactdp.checkers.results import Evidence
@@ -235,6 +236,13 @@ class FloatWitnessResult:
         if self.witness is not None:
             text += "\n" + str(self.witness)
         return text + "\n  scope: " + self.scope()
+
+    def _repr_html_(self) -> str:
+        return card(f"{self.model} sum in {self.fmt.name}: claim {format_exact(self.claim)}",
+                    self.verdict.value,
+                    [("found", self.message), ("witness", self.witness), ("scope", self.scope()),
+                     ("reproduce", f"search_float_witness(..., seed={self.seed})"),
+                     ("evidence", self.evidence.value)])
 
     def to_dict(self) -> dict:
         return {
