@@ -314,7 +314,7 @@ def composition(mechanisms, k: int = 1, *, params: dict | None = None, width="1e
 def _epsilon_grid(epsilons) -> list:
     if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
         raise InvalidArgument(f"epsilons={epsilons!r} is not a sequence; pass e.g. [0, '1/2', 1, 2]")
-    out = []
+    out: list = []
     for i, e in enumerate(epsilons):
         refuse_above(len(out) + 1, MAX_PROFILE_POINTS, what="epsilons in one privacy profile",
                      option=None, hint="ask for fewer epsilons")
@@ -397,7 +397,9 @@ def privacy_profile(sources, epsilons) -> PlotData:
         ys, los, his = [], [], []
         for eps in grid:
             y, lo, hi = _profile_point(label, eps, fn(eps))
-            ys.append(y), los.append(lo), his.append(hi)
+            ys.append(y)
+            los.append(lo)
+            his.append(hi)
         series.append(Series(label, tuple(grid), tuple(ys), tuple(los), tuple(his)))
     return PlotData(None, tuple(series))
 
@@ -519,6 +521,7 @@ def _draw(data: PlotData, path: str | None, *, xlabel: str, ylabel: str, title: 
 
     panels = data.panels()
     given = ax  # the loop below names each panel's axes ax
+    axes: Any  # a grid of Axes: [[given]], or matplotlib's array of them
     if given is not None:
         if len(panels) != 1:
             raise InvalidArgument(f"ax= draws one panel; this figure has {len(panels)} ({', '.join(panels)}): "

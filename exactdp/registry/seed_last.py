@@ -77,22 +77,22 @@ _S002_EXP = ("seed 002 (Hands-on DP, ch. 6), section A Private Mechanism on l-in
 _S003_CONC = "seed 003 notebook (Global Sensitivity From Scratch), Conclusions"
 _S002_EX1 = "seed 002 (Hands-on DP, ch. 6), Exercises 1: duplicate"
 
-ADULT_PRINTED = {"rows": 32563, "education_above_10": 10517, "education_at_most_10": 22046,
+ADULT_PRINTED: dict[str, Any] = {"rows": 32563, "education_above_10": 10517, "education_at_most_10": 22046,
                  "age_sum_education_above_10": 441431, "mean": "41.973091185699346"}
 """The values seed 000 prints from the adult dataset (not shipped)."""
 
-FLOAT_SAMPLER_CASE = {"epsilon": 1, "sensitivity": 1, "gaps": (1, 200)}
+FLOAT_SAMPLER_CASE: dict[str, Any] = {"epsilon": 1, "sensitivity": 1, "gaps": (1, 200)}
 """Two candidates with scores ``(0, -s)`` and the neighbour ``(0, -s - 1)`` (each score
 moves by the sensitivity 1), ``s`` searched over ``gaps``, the uniform on the 2^-53 grid."""
 
-CLIP_SWEEP_CASE = {"epsilon_i": "0.01", "log_bounds": 15, "signal": 1360238, "chosen": 256}
+CLIP_SWEEP_CASE: dict[str, Any] = {"epsilon_i": "0.01", "log_bounds": 15, "signal": 1360238, "chosen": 256}
 """Seed 000's log-scale clipping sweep: ``xs = [2**i for i in range(15)]``, the printed
 clipped sum as the signal, and the bound it reads off the plot (``2^8``)."""
 
-UNIVERSE_SWEEP = {"sizes": (10, 20, 40, 80, 160), "k": 1}
+UNIVERSE_SWEEP: dict[str, Any] = {"sizes": (10, 20, 40, 80, 160), "k": 1}
 """Universe sizes ``N`` (release size ``N/2``) and the Hamming distance of the sweep."""
 
-PERCENTILE_CASE = {"tail": "1/100", "resolution": "1/100", "epsilon": 1, "domain": (0, 300)}
+PERCENTILE_CASE: dict[str, Any] = {"tail": "1/100", "resolution": "1/100", "epsilon": 1, "domain": (0, 300)}
 """The 99th percentile (tail 1/100) of ``|h - h'|``, bracketed to ``resolution`` cm, and the
 Laplace calibration judged at ``epsilon`` on one height in ``domain``."""
 

@@ -114,8 +114,8 @@ def _neighbour_bound(domain: TableDomain, change: ProtectedChange) -> int:
         n = change.max_rows
         return sum(comb(a + u - 1, a) * comb(b + u - 1, b)
                    for a in range(n + 1) for b in range(n + 1 - a))
-    cap = domain.rows_per_id if domain.rows_per_id is not None else \
-        domain.rows_per_key * len(domain.keys)
+    per_key = domain.rows_per_key or 0  # exactly one of the two caps is set (TableDomain checks)
+    cap = domain.rows_per_id if domain.rows_per_id is not None else per_key * len(domain.keys)
     block = len(domain.keys) * len(domain.values)
     return len(domain.ids) * (1 + sum(comb(s + block - 1, block - 1) for s in range(cap + 1)))
 
@@ -368,6 +368,7 @@ def id_worst_case(truncate: Callable[[Table], Table], domain: TableDomain, group
         key, value = _norm_value(norm, zero, fb)
         if key > best_key:
             best_key, best = key, TablePair(((),), (b,), zero, fb, value)
+    assert best is not None  # blocks holds the empty multiset at least
     scope = (f"every multiset of rows of one id in {domain.describe()} ({len(blocks):,}), "
              f"added to any table; AddRowsWithID; {norm.upper()} distance of the group-by outputs")
     return WorstCase(best.distance, best if best_key > 0 else None, scope, len(blocks))
