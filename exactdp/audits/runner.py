@@ -45,6 +45,7 @@ SUITES = {
     "opendp": "exactdp.audits.suite_opendp",
     "diffprivlib": "exactdp.audits.suite_diffprivlib",
     "tumult": "exactdp.audits.suite_tumult",
+    "tumult-analytics": "exactdp.audits.suite_tumult_analytics",
     "dp-accounting": "exactdp.audits.suite_dp_accounting",
     "prv-accountant": "exactdp.audits.suite_prv_accountant",
     "smartnoise-sql": "exactdp.audits.suite_smartnoise",
