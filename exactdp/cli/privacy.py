@@ -12,7 +12,7 @@ from exactdp.cli import _options as opt
 from exactdp.cli._status import CLAIM_FAILED, OK
 from exactdp.errors import ExactDPError, InvalidArgument
 from exactdp.mechanisms._params import parse_params
-from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names
+from exactdp.mechanisms.mechanism import make_mechanism, mechanism_names, takes
 from exactdp.numeric.exact import clip_text, refuse_non_finite, to_exact
 from exactdp.spaces.metrics import parse_metric
 
@@ -41,7 +41,9 @@ examples:
   exactdp privacy --mechanism randomized-response --param p=3/4 --values 0,1 --epsilon 'log(3)'
   exactdp privacy --mechanism randomized-response --param epsilon=1 --values 0,1 --epsilon 1 --delta 0
   exactdp privacy --mechanism randomized-response --param p=3/4 --query count --universe 0..3 --sizes 0..1 --json
-  exactdp privacy --mechanism exponential --param epsilon=1 --values '0,0;1,-1' --epsilon 1"""
+  exactdp privacy --mechanism exponential --param epsilon=1 --values '0,0;1,-1' --epsilon 1
+  exactdp privacy --mechanism exponential --param epsilon=1 --query quantile-score:1/2:0,1,2,3 --universe 0..3 --sizes 0..3
+  exactdp privacy --mechanism laplace --param scale=1 --values '1,2;3,4' --epsilon 4 --delta 0"""
 
 
 def run(args) -> int:
@@ -94,16 +96,23 @@ def _check_claim(text: str | None, option: str) -> None:
 def query_values(text: str, mechanism) -> tuple:
     """The two query values of ``--values``: ``'A,B'`` (two numbers) for a mechanism that
     takes one number per query value, ``'A1,A2;B1,B2'`` (two vectors of the same length)
-    for one that takes a vector (the utilities of a selection mechanism's candidates).
-    Every refusal quotes ``--values`` as it was typed, its first 60 characters when longer."""
+    for one that takes a vector (the utilities of a selection mechanism's candidates), either
+    for one whose ``input_kind`` is ``"scalar-or-vector"`` (laplace, gaussian: noise on
+    each coordinate). Every refusal quotes ``--values`` as it was typed, its first 60
+    characters when longer."""
     import shlex
 
     typed = f"--values {shlex.quote(clip_text(text))}"
-    vector = getattr(mechanism, "input_kind", "scalar") == "vector"
+    numbers, vectors = takes(mechanism)
+    vector = vectors and not numbers  # vectors only
     name = getattr(mechanism, "name", "the mechanism")
     example = "--values '0,1;1,0'" if vector else "--values 0,1"
-    expected = ("two vectors of candidate utilities of the same length, A1,A2;B1,B2"
-                if vector else "two numbers A,B")
+    if vector:
+        expected = "two vectors of candidate utilities of the same length, A1,A2;B1,B2"
+    elif vectors:
+        expected = "two numbers A,B or two vectors of the same length A1,A2;B1,B2"
+    else:
+        expected = "two numbers A,B"
     if not text.strip():
         raise InvalidArgument(f"{typed} is empty; give {expected}, e.g. {example}")
     parts = text.split(";")
@@ -125,7 +134,7 @@ def query_values(text: str, mechanism) -> tuple:
             count = "one number" if len(lists[0]) == 1 else f"{len(lists[0])} numbers"
             raise InvalidArgument(f"{typed} gives {count}; give exactly two, A,B, e.g. {example}")
         return tuple(_entry(entry, typed) for entry in lists[0])
-    if not vector:
+    if not vectors:
         if all(len(entries) == 1 for entries in lists) and len(lists) == 2:
             fix = f"--values {shlex.quote(clip_text(','.join(e[0].strip() for e in lists)))}"
         else:
@@ -134,11 +143,13 @@ def query_values(text: str, mechanism) -> tuple:
                               f"vectors: write {fix}")
     if len(parts) != 2:
         raise InvalidArgument(f"{typed} gives {len(parts)} vectors; give exactly two, "
-                              f"A1,A2;B1,B2, e.g. {example}")
+                              f"A1,A2;B1,B2, e.g. --values '0,1;1,0'")
     if len(lists[0]) != len(lists[1]):
+        each = "one utility per candidate" if vector else "one number per coordinate"
+        example = example if vector else "--values '0,1;1,0'"
         raise InvalidArgument(
             f"{typed} gives vectors of different lengths ({len(lists[0])} and {len(lists[1])}); "
-            f"give one utility per candidate in each, e.g. {example}")
+            f"give {each} in each, e.g. {example}")
     return tuple(tuple(_entry(entry, typed) for entry in entries) for entries in lists)
 
 

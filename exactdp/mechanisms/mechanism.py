@@ -32,7 +32,13 @@ from exactdp.numeric.decide import compare
 from exactdp.numeric.exact import show_exact
 from exactdp.numeric.exact import to_exact
 
-__all__ = ["Mechanism", "make_mechanism", "mechanism_names"]
+__all__ = ["INPUT_KINDS", "Mechanism", "make_mechanism", "mechanism_names"]
+
+INPUT_KINDS = ("scalar", "vector", "scalar-or-vector")
+"""What a mechanism takes per query value (its ``input_kind``): ``"scalar"`` one number;
+``"vector"`` a tuple (the utilities of a selection mechanism's candidates);
+``"scalar-or-vector"`` either, the two values of a pair of the same kind (the Laplace and
+Gaussian mechanisms: independent noise on each coordinate of a vector)."""
 
 
 class Mechanism:
@@ -40,7 +46,7 @@ class Mechanism:
     :meth:`distribution` (finite outputs) or override :meth:`epsilon` and :meth:`delta`."""
 
     name = "mechanism"
-    input_kind = "scalar"  # "scalar" (one number) or "vector" (a tuple, e.g. utilities)
+    input_kind = "scalar"  # one of INPUT_KINDS
 
     def __init__(self, **params: Any):
         self.params = params
@@ -69,14 +75,20 @@ class Mechanism:
         return value
 
     def check_pair(self, a, b) -> tuple:
-        """Both query values of a pair, validated; vectors (``input_kind = "vector"``, e.g.
-        the utilities of selection's candidates) must have the same length: a candidate
-        present on one side only would read as an infinite loss."""
+        """Both query values of a pair, validated; vectors (``input_kind`` ``"vector"``,
+        e.g. the utilities of selection's candidates, or ``"scalar-or-vector"``) must have
+        the same length: a candidate present on one side only would read as an infinite
+        loss; a number against a vector is refused."""
         a, b = self.check_value(a), self.check_value(b)
-        if self.input_kind == "vector" and len(a) != len(b):
+        if self.input_kind == "scalar-or-vector" and isinstance(a, tuple) != isinstance(b, tuple):
+            raise InvalidArgument(
+                f"the query values {_either_text(a)} and {_either_text(b)} are a vector and a "
+                f"number; {self.name} takes two numbers or two vectors of the same length")
+        if isinstance(a, tuple) and self.input_kind != "scalar" and len(a) != len(b):
+            entry = "one entry per candidate" if self.input_kind == "vector" else "one entry per coordinate"
             raise InvalidArgument(
                 f"the query values {show_vector(a)} and {show_vector(b)} have different lengths "
-                f"({len(a)} and {len(b)}); {self.name} needs one entry per candidate in both")
+                f"({len(a)} and {len(b)}); {self.name} needs {entry} in both")
         return a, b
 
     # -- display -----------------------------------------------------------------------
@@ -99,6 +111,28 @@ def one_number(value, mechanism: Mechanism, name: str = "value"):
             f"{mechanism.name} takes one number per query value; {name}={show_vector(value)} is "
             f"a vector of {len(value)}: pass one number, e.g. values=(0, 1)")
     return to_exact(value, name)
+
+
+def number_or_vector(value, mechanism: Mechanism, name: str = "value"):
+    """``value`` as an exact number, or a vector (tuple or list, at least one entry) as a
+    tuple of exact numbers, for a mechanism whose ``input_kind`` is ``"scalar-or-vector"``."""
+    if isinstance(value, (tuple, list)):
+        if not value:
+            raise InvalidArgument(f"{name}=() is an empty vector; {mechanism.name} needs at "
+                                  f"least one coordinate, e.g. values=((0, 1), (1, 1))")
+        return tuple(to_exact(x, f"{name} entry") for x in value)
+    return to_exact(value, name)
+
+
+def takes(mechanism) -> tuple[bool, bool]:
+    """``(numbers, vectors)``: whether ``mechanism`` takes a number, a vector per query
+    value (from its ``input_kind``; an object without one takes numbers)."""
+    kind = getattr(mechanism, "input_kind", "scalar")
+    return kind in ("scalar", "scalar-or-vector"), kind in ("vector", "scalar-or-vector")
+
+
+def _either_text(value) -> str:
+    return show_vector(value) if isinstance(value, tuple) else _param_text(value)
 
 
 def show_vector(value) -> str:

@@ -84,7 +84,9 @@ SPECS: tuple[MechanismSpec, ...] = (
         account_help="p=P (truth probability) or epsilon=E, k_values=2",
         proofs=("exactdp-randomized-response.md", "accountant-rdp.md")),
     MechanismSpec(
-        "gaussian", "sigma=S (continuous Gaussian noise; delta is an enclosure)",
+        "gaussian", "sigma=S (continuous Gaussian noise; delta is an enclosure); query values: "
+                    "numbers, or vectors of the same length (noise on each coordinate; the loss "
+                    "depends on the L2 distance)",
         model="exactdp.mechanisms.models.noise:Gaussian", account="exactdp.mechanisms.accounting.accountant:_gaussian", rdp="exactdp.mechanisms.accounting.rdp:_gaussian_part",
         account_help="sigma=S, sensitivity=1; DP-SGD: sampling=poisson rate=Q (each record in a "
                      "batch with probability Q; add/remove neighbours, both directions)",
@@ -96,7 +98,8 @@ SPECS: tuple[MechanismSpec, ...] = (
         account_help="sigma=S or sigma_squared=S2, sensitivity=1",
         proofs=("accountant-rdp.md",)),
     MechanismSpec(
-        "laplace", "scale=B (continuous Laplace noise)",
+        "laplace", "scale=B (continuous Laplace noise); query values: numbers, or vectors of "
+                   "the same length (noise on each coordinate: epsilon is the L1 distance over B)",
         model="exactdp.mechanisms.models.noise:Laplace", account="exactdp.mechanisms.accounting.accountant:_laplace",
         account_help="scale=B, sensitivity=1 (the continuous Laplace mechanism)",
         proofs=("accountant-profile.md",)),

@@ -26,10 +26,16 @@ discrete Gaussian, and the continuous Laplace and Gaussian.
   there, so a checker that does not know enclosures answers UNDECIDED, never a guess.
 * ``laplace`` with ``scale=b`` (continuous, any exact real query value): ``epsilon =
   |a-b|/b`` (witness ``max(a, b)``: every output beyond it attains it) and
-  ``delta(eps) = max(0, 1 - exp((eps - |a-b|/b)/2))`` exactly.
+  ``delta(eps) = max(0, 1 - exp((eps - |a-b|/b)/2))`` exactly. On vectors (the L1
+  mechanism: independent noise of scale ``b`` on each coordinate) ``epsilon =
+  ||a-b||_1/b`` (witness the output ``a``, in the direction ``P_a/P_b``) and ``delta(eps)``
+  is exact too, see :meth:`Laplace.delta`.
 * ``gaussian`` with ``sigma``: epsilon infinite (witness ``None``, as the discrete one),
   ``delta_enclosure`` from :func:`exactdp.mechanisms.calibration.gaussian.delta_of_sigma`'s
-  characterisation (Balle & Wang 2018), ``delta`` raises ``Undecided``.
+  characterisation (Balle & Wang 2018), ``delta`` raises ``Undecided``. On vectors
+  (independent noise of standard deviation ``sigma`` on each coordinate) the privacy loss
+  depends only on ``||a-b||_2`` (rotation invariance), so everything is the scalar's at
+  the shift ``||a-b||_2`` (a square root, enclosed exactly).
 
 >>> dl = make_mechanism("discrete-laplace", scale=1)
 >>> dl.epsilon(0, 2)
@@ -38,10 +44,16 @@ Divergence(value=Fraction(2, 1), output=2)
 (1 - exp(-1))/(exp(-1) + 1)
 >>> make_mechanism("laplace", scale=2).delta(0, 1, 0)
 1 - exp(-1/4)
+>>> loss = make_mechanism("laplace", scale=1).epsilon((0, 0), (1, -2))
+>>> loss.value, str(loss.output)
+(Fraction(3, 1), '(0, 0)')
+>>> make_mechanism("laplace", scale=1).delta((0, 0), (0, 2), 0) == make_mechanism("laplace", scale=1).delta(0, 2, 0)
+True
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -49,11 +61,13 @@ import sympy
 
 from exactdp._budget import refuse_above
 from exactdp.errors import InvalidArgument, Undecided
-from exactdp.mechanisms.models._exppoly import ExpPoly, ExpPolyMechanism
+from exactdp.mechanisms.models._exppoly import ExpPoly, ExpPolyMechanism, ratio_value
 from exactdp.mechanisms._params import positive
 from exactdp.mechanisms.calibration.discrete import discrete_gaussian_delta
 from exactdp.mechanisms.distribution import INFINITY, Divergence
-from exactdp.mechanisms.mechanism import Mechanism, make_mechanism, one_number  # noqa: F401 (doctests)
+from exactdp.mechanisms.mechanism import (  # noqa: F401 (make_mechanism: doctests)
+    Mechanism, make_mechanism, number_or_vector, one_number, show_vector,
+)
 from exactdp.numeric.decide import compare, to_fraction_if_rational, to_sympy
 from exactdp.numeric.exact import show_exact, to_exact
 from exactdp.numeric.intervals import (
@@ -64,10 +78,16 @@ from exactdp.numeric.intervals import (
     normal_cdf,
 )
 
-__all__ = ["MAX_RANGE", "DiscreteGaussian", "DiscreteLaplace", "Gaussian", "Laplace"]
+__all__ = ["MAX_LAPLACE_COORDINATES", "MAX_RANGE", "DiscreteGaussian", "DiscreteLaplace",
+           "Gaussian", "Laplace"]
 
 MAX_RANGE = 10_000
 """Most outputs a clamped or truncated discrete Laplace may have (each is compared exactly)."""
+
+MAX_LAPLACE_COORDINATES = 6
+"""Most coordinates on which two vectors may differ for the exact ``delta(eps)`` of the
+vector Laplace mechanism (its sum has ``4**d`` terms, 4,096 at 6 coordinates, about a
+second; coordinates that agree cost nothing)."""
 
 
 def _integer_value(value, name: str = "value") -> int:
@@ -210,7 +230,7 @@ class _EnclosedDelta(Mechanism):
     """A mechanism whose delta(eps) is known only as an enclosure (see module docstring)."""
 
     def epsilon(self, a, b) -> Divergence:
-        a, b = self.check_value(a), self.check_value(b)
+        a, b = self.check_pair(a, b)
         if a == b:
             return Divergence(Fraction(0), a)
         return Divergence(INFINITY, None)
@@ -302,28 +322,181 @@ class Laplace(Mechanism):
             self.scale = positive(scale, "scale")
         super().__init__(scale=self.scale)
 
+    input_kind = "scalar-or-vector"
+
     def check_value(self, value):
-        return one_number(value, self)
+        return number_or_vector(value, self)
 
     def epsilon(self, a, b) -> Divergence:
-        a, b = self.check_value(a), self.check_value(b)
+        """``|a-b|/b`` (witness ``max(a, b)``); on vectors ``||a-b||_1/b``, attained at the
+        output ``a`` in the direction ``P_a/P_b`` (every coordinate's loss is then
+        ``|a_i - b_i|/b``, its largest)."""
+        a, b = self.check_pair(a, b)
+        if isinstance(a, tuple):
+            dist, witness = sum((abs(x - y) for x, y in zip(a, b)), Fraction(0)), _Point(a)
+        else:
+            dist, witness = abs(a - b), max(a, b)
         if isinstance(self.scale, Fraction):
-            return Divergence(abs(a - b) / self.scale, max(a, b))
-        return Divergence(to_sympy(abs(a - b)) / self.scale, max(a, b))
+            return Divergence(dist / self.scale, witness)
+        return Divergence(to_sympy(dist) / self.scale, witness)
 
     def delta(self, a, b, epsilon):
-        a, b = self.check_value(a), self.check_value(b)
+        """The tight ``delta(eps)``, exact. On numbers the closed form of the module
+        docstring. On vectors, by :func:`_vector_laplace_delta`: the privacy loss is the sum
+        of independent per-coordinate losses, each (in units of ``c_i = |a_i-b_i|/b``) an
+        atom ``c_i`` of mass 1/2, an atom ``-c_i`` of mass ``e^-c_i/2`` and the density
+        ``e^(l/2 - c_i/2)/4`` on ``(-c_i, c_i)``; ``delta = E[(1 - e^(eps - L))_+]`` is a finite
+        sum of integrals of a polynomial times an exponential (``4**d`` terms for ``d``
+        coordinates that differ, at most :data:`MAX_LAPLACE_COORDINATES`): an exponential
+        polynomial with rational exponents for a rational ``eps`` and scale, an exact SymPy
+        expression otherwise. Both directions are equal (reflect each coordinate)."""
+        a, b = self.check_pair(a, b)
         eps = _epsilon_claim(epsilon)
+        if isinstance(a, tuple):
+            shifts = [abs(x - y) for x, y in zip(a, b) if x != y]
+            refuse_above(len(shifts), MAX_LAPLACE_COORDINATES,
+                         what=f"coordinates on which the vectors {show_vector(a)} and "
+                              f"{show_vector(b)} differ for laplace's exact delta",
+                         option=None, hint="check fewer coordinates at a time, or check "
+                                           "the pure epsilon (no --delta), exact at any length")
+            if isinstance(self.scale, Fraction):
+                cs = [c / self.scale for c in shifts]
+            else:
+                cs = [to_sympy(c) / self.scale for c in shifts]
+            return _vector_laplace_delta(cs, eps)
         L = abs(a - b) / self.scale
         if compare(eps, L) >= 0:
             return Fraction(0)
         return to_fraction_if_rational(1 - sympy.exp((to_sympy(eps) - to_sympy(L)) / 2))
 
 
+class _Point(tuple):
+    """An output vector (a tuple) shown as ``(1, 2)``, its entries as exact numbers."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return show_vector(self)
+
+
+class _ExpPolyRing:
+    """Numbers ``sum c_i exp(q_i)`` (rational ``c_i``, ``q_i``) as :class:`ExpPoly`."""
+
+    zero = ExpPoly()
+
+    @staticmethod
+    def num(x) -> ExpPoly:
+        return ExpPoly.constant(x)
+
+    @staticmethod
+    def exp(x) -> ExpPoly:
+        return ExpPoly.monomial(x)
+
+    @staticmethod
+    def value(x: ExpPoly):
+        return ratio_value(x, ExpPoly.constant(1))
+
+
+class _SympyRing:
+    """Exact SymPy numbers (an irrational scale or eps)."""
+
+    zero = sympy.Integer(0)
+
+    @staticmethod
+    def num(x):
+        return to_sympy(x)
+
+    @staticmethod
+    def exp(x):
+        return sympy.exp(to_sympy(x))
+
+    @staticmethod
+    def value(x):
+        return to_fraction_if_rational(x)
+
+
+def _less(x, y) -> bool:
+    if isinstance(x, Fraction) and isinstance(y, Fraction):
+        return x < y
+    return compare(x, y) < 0
+
+
+def _antiderivative_poly(y, k: int, two) -> object:
+    """``P(y) = sum_j (-1)^j k!/(k-j)! y^(k-j) two^(j+1)``: ``int y^k e^(y/two) dy =
+    e^(y/two) P(y)`` (``two`` is 2 or -2)."""
+    total = 0
+    falling = 1  # k!/(k-j)!
+    for j in range(k + 1):
+        total += (-1) ** j * falling * y ** (k - j) * two ** (j + 1)
+        falling *= k - j
+    return total
+
+
+def _vector_laplace_delta(cs: list, eps):
+    """``E[(1 - e^(eps - L))_+]`` for ``L = sum_i l_i``, ``l_i`` independent with the law of
+    :meth:`Laplace.delta` (``c_i > 0``).
+
+    Expand the product of the ``d`` laws: each coordinate is its atom ``+c`` (mass 1/2),
+    its atom ``-c`` (mass ``e^-c/2``) or its continuous part, whose density is
+    ``e^(-c/2)/4 * e^(l/2)``. For a choice with continuous set ``S`` (``n = |S| >= 1``,
+    ``C = sum_S c_i``) and atoms summing to ``m``, the continuous sum ``V`` has density
+    ``e^(v/2)`` times the volume density of a box, ``h(v) = sum_{R subset S} (-1)^|R|
+    (v - beta_R)_+^(n-1)/(n-1)!``, ``beta_R = 2 sum_R c_i - C``, zero beyond ``C``; so its
+    share is ``sum_R (-1)^|R|/(n-1)! int_{max(eps - m, beta_R)}^{C} (v - beta_R)^(n-1)
+    (e^(v/2) - e^(eps - m - v/2)) dv``, integrated in closed form
+    (:func:`_antiderivative_poly`). With no continuous part the share is the atom's
+    ``(1 - e^(eps - m))`` where ``m > eps``. Every bound and exponent is rational for a
+    rational ``eps`` and ``c_i``: the sum is then an exponential polynomial."""
+    exact = isinstance(eps, Fraction) and all(isinstance(c, Fraction) for c in cs)
+    ring = _ExpPolyRing if exact else _SympyRing
+    total = sum((c for c in cs), Fraction(0)) if exact else sympy.Add(*cs)
+    if not _less(eps, total):  # the loss never exceeds ||a-b||_1/b
+        return Fraction(0)
+    half = Fraction(1, 2)
+    acc = ring.zero
+    for choice in itertools.product(range(4), repeat=len(cs)):
+        m, expo, coef, sign = 0, 0, Fraction(1), 1
+        big_c, c_r, n = 0, 0, 0
+        for c, kind in zip(cs, choice):
+            if kind == 0:  # atom +c
+                m, coef = m + c, coef * half
+            elif kind == 1:  # atom -c
+                m, expo, coef = m - c, expo - c, coef * half
+            else:  # continuous; kind 3: also in R
+                big_c, n, expo, coef = big_c + c, n + 1, expo - c * half, coef / 4
+                if kind == 3:
+                    c_r, sign = c_r + c, -sign
+        if n == 0:
+            if _less(eps, m):
+                acc = acc + ring.num(coef) * ring.exp(expo) * (ring.num(1) - ring.exp(eps - m))
+            continue
+        beta = 2 * c_r - big_c
+        lo = beta if _less(eps - m, beta) else eps - m
+        if not _less(lo, big_c):
+            continue
+        weight = Fraction(sign) * coef / math.factorial(n - 1)
+        span = _primitive(ring, big_c, beta, eps - m, n - 1) - _primitive(ring, lo, beta, eps - m, n - 1)
+        acc = acc + ring.num(weight) * ring.exp(expo) * span
+    return ring.value(acc)
+
+
+def _primitive(ring, v, beta, t, k: int):
+    """At ``v``, a primitive of ``(v - beta)^k (e^(v/2) - e^(t - v/2))``:
+    ``e^(v/2) P_2(v - beta) - e^(t - v/2) P_-2(v - beta)`` (:func:`_antiderivative_poly`)."""
+    y, half = v - beta, Fraction(1, 2)
+    return (ring.exp(v * half) * ring.num(_antiderivative_poly(y, k, 2))
+            - ring.exp(t - v * half) * ring.num(_antiderivative_poly(y, k, -2)))
+
+
 class Gaussian(_EnclosedDelta):
-    """Continuous Gaussian noise of standard deviation ``σ`` on a real query."""
+    """Continuous Gaussian noise of standard deviation ``σ`` on a real query, or on each
+    coordinate of a vector query (independently): the privacy loss of ``N(a, σ²I)``
+    against ``N(b, σ²I)`` depends only on ``Δ = ||a-b||_2`` (rotate ``a - b`` onto the
+    first axis: the other coordinates cancel), so a pair of vectors is the scalar pair
+    ``0, Δ``; ``Δ`` may be irrational (the square root of a rational), and is enclosed."""
 
     name = "gaussian"
+    input_kind = "scalar-or-vector"
 
     def __init__(self, *, sigma):
         self.sigma = positive(sigma, "sigma")
@@ -331,23 +504,57 @@ class Gaussian(_EnclosedDelta):
         super().__init__(sigma=self.sigma)
 
     def check_value(self, value):
-        return one_number(value, self)
+        return number_or_vector(value, self)
+
+    @staticmethod
+    def _shift_squared(a, b) -> Fraction:
+        """``||a - b||_2^2`` (``(a - b)^2`` for numbers), exact."""
+        if isinstance(a, tuple):
+            return sum((Fraction(x - y) ** 2 for x, y in zip(a, b)), Fraction(0))
+        return Fraction(a - b) ** 2
+
+    def rho_enclosure(self, a, b) -> tuple[Fraction, Fraction]:
+        """``||a - b||_2^2 / (2 σ²)``, exact (the scalar's at the L2 shift)."""
+        a, b = self.check_pair(a, b)
+        value = self._shift_squared(a, b) / (2 * self.sigma_squared)
+        return value, value
+
+    def delta_enclosure(self, a, b, epsilon) -> tuple[Fraction, Fraction]:
+        """Fractions ``lo <= delta(eps) <= hi`` at the shift ``||a - b||_2`` (on numbers,
+        ``|a - b|``)."""
+        a, b = self.check_pair(a, b)
+        eps = _epsilon_claim(epsilon)
+        k2 = self._shift_squared(a, b)
+        if k2 == 0:
+            return Fraction(0), Fraction(0)
+        e_lo, e_hi = _bracket(eps)
+        return self._enclosure_squared(k2, e_hi)[0], self._enclosure_squared(k2, e_lo)[1]
 
     def output_exceeding(self, a, b, epsilon):
-        """For the continuous Gaussian: an output (a rational) beyond which the loss
-        exceeds ``epsilon`` (same formula as the discrete one)."""
-        a, b = self.check_value(a), self.check_value(b)
+        """For the continuous Gaussian: an output (a rational, or a vector of them) beyond
+        which the loss exceeds ``epsilon`` (same formula as the discrete one; on vectors
+        the output ``a + t (a - b)``, whose loss is ``||a-b||² (1 + 2t)/(2σ²)``)."""
+        a, b = self.check_pair(a, b)
         if a == b:
             raise InvalidArgument("a == b: the loss is 0 at every output")
         _, hi = _bracket(_epsilon_claim(epsilon))
+        if isinstance(a, tuple):
+            k2 = self._shift_squared(a, b)
+            t = max(Fraction(0), (2 * self.sigma_squared * hi / k2 - 1) / 2) + 1
+            return _Point(x + t * (x - y) for x, y in zip(a, b))
         k = abs(a - b)
         return max(max(a, b), (2 * self.sigma_squared * hi / k + a + b) / 2) + 1
 
     def _enclosure(self, k, eps: Fraction):
-        s, d = self.sigma, Fraction(k)
+        return self._enclosure_squared(Fraction(k) ** 2, eps)
+
+    def _enclosure_squared(self, k2: Fraction, eps: Fraction):
+        s = self.sigma
+        root = _rational_sqrt(k2)
 
         def fn(iv):
-            sg, e, dd = exact_interval(s), exact_interval(eps), exact_interval(d)
+            sg, e = exact_interval(s), exact_interval(eps)
+            dd = exact_interval(root) if root is not None else iv.sqrt(exact_interval(k2))
             x, y = dd / (2 * sg), e * sg / dd
             return normal_cdf(x - y) - iv.exp(e) * normal_cdf(-x - y)
 
@@ -358,3 +565,9 @@ class Gaussian(_EnclosedDelta):
             if hi - lo <= hi / 2**60 or prec >= 1024:
                 return lo, min(hi, Fraction(1))
             prec *= 2
+
+
+def _rational_sqrt(x: Fraction) -> Fraction | None:
+    """``sqrt(x)`` when it is rational, else ``None``."""
+    n, d = math.isqrt(x.numerator), math.isqrt(x.denominator)
+    return Fraction(n, d) if n * n == x.numerator and d * d == x.denominator else None
