@@ -84,6 +84,8 @@ class PrivacyWitness:
 def _output_text(o) -> str:
     if isinstance(o, (Fraction, int)) and not isinstance(o, bool):
         return format_exact(o)
+    if isinstance(o, tuple) and type(o) is tuple:  # an output vector: its entries as exact numbers
+        return format_value(o)
     return str(o)
 
 

@@ -333,7 +333,7 @@ class Laplace(Mechanism):
         ``|a_i - b_i|/b``, its largest)."""
         a, b = self.check_pair(a, b)
         if isinstance(a, tuple):
-            dist, witness = sum((abs(x - y) for x, y in zip(a, b)), Fraction(0)), _Point(a)
+            dist, witness = sum((abs(x - y) for x, y in zip(a, b)), Fraction(0)), tuple(a)
         else:
             dist, witness = abs(a - b), max(a, b)
         if isinstance(self.scale, Fraction):
@@ -368,15 +368,6 @@ class Laplace(Mechanism):
         if compare(eps, L) >= 0:
             return Fraction(0)
         return to_fraction_if_rational(1 - sympy.exp((to_sympy(eps) - to_sympy(L)) / 2))
-
-
-class _Point(tuple):
-    """An output vector (a tuple) shown as ``(1, 2)``, its entries as exact numbers."""
-
-    __slots__ = ()
-
-    def __str__(self) -> str:
-        return show_vector(self)
 
 
 class _ExpPolyRing:
@@ -541,7 +532,7 @@ class Gaussian(_EnclosedDelta):
         if isinstance(a, tuple):
             k2 = self._shift_squared(a, b)
             t = max(Fraction(0), (2 * self.sigma_squared * hi / k2 - 1) / 2) + 1
-            return _Point(x + t * (x - y) for x, y in zip(a, b))
+            return tuple(x + t * (x - y) for x, y in zip(a, b))
         k = abs(a - b)
         return max(max(a, b), (2 * self.sigma_squared * hi / k + a + b) / 2) + 1
 

@@ -56,6 +56,7 @@ from exactdp.errors import InvalidArgument
 from exactdp.mechanisms._params import positive
 from exactdp.numeric.exact import format_exact, from_float, to_exact
 from exactdp.numeric.floatformat import FLOAT64, FloatOverflow
+from exactdp.queries.scores import quantile_score_values
 from exactdp.numeric.intervals import exact_interval, refine_until
 from exactdp.errors import Undecided
 from exactdp.numeric.intervals import enclose, interval_to_fractions
@@ -182,10 +183,7 @@ def quantile_scores(data: Sequence, candidates: Sequence, alpha="1/2") -> tuple[
     >>> quantile_scores([1, 2, 3], [1, 2, 3])
     (Fraction(-1, 2), Fraction(-1, 2), Fraction(-3, 2))
     """
-    a = to_exact(alpha, "alpha")
-    xs = [to_exact(v, "data value") for v in data]
-    return tuple(-abs(sum(1 for x in xs if x <= to_exact(c, "candidate")) - a * len(xs))
-                 for c in candidates)
+    return quantile_score_values(data, candidates, alpha, form="code")
 
 
 @dataclass(frozen=True)
