@@ -35,9 +35,15 @@ reported as skipped.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import os
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from exactdp import _optional
@@ -78,7 +84,7 @@ _INFO_NAME = {"LAPLACE": "AddLaplaceNoise", "GEOMETRIC": "AddGeometricNoise",
 
 # the seed's setting: an ID column, a group column; MaxGroupsPerID and MaxRowsPerGroupPerID
 _GROUPS, _ROWS = 2, 3
-_ROWS_OF_DATA = {"id": [1, 1, 2], "g": ["a", "b", "a"], "i": [1, 2, 3], "f": [0.5, 1.5, 2.5]}
+_ROWS_OF_DATA = [(1, "a", 1, 0.5), (1, "b", 2, 1.5), (2, "a", 3, 2.5)]  # id, g, i (bigint), f (double)
 
 
 @dataclass(frozen=True)
@@ -179,21 +185,65 @@ def _noise_in(objects: list) -> list:
     return found
 
 
-def _frame():
-    import pandas as pd  # lazy: pandas comes with the optional library
+def _spark():
+    """The local Spark session: the adapter's (one core, no UI), started here with a warehouse
+    directory of its own in the temporary directory when none is running, because a Session
+    saves its private table as a Spark table (dropped again by :func:`_drop_tables`)."""
+    from pyspark.sql import SparkSession  # lazy: pyspark is optional
 
-    return tumult.spark_session().createDataFrame(pd.DataFrame(_ROWS_OF_DATA))
+    if SparkSession.getActiveSession() is None:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        warehouse = tempfile.mkdtemp(prefix="exactdp-tmlt-analytics-")
+        atexit.register(shutil.rmtree, warehouse, ignore_errors=True)
+        (SparkSession.builder.master("local[1]").appName("exactdp-audit-tumult-analytics")
+         .config("spark.sql.warehouse.dir", warehouse).config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "1")
+         .config("spark.default.parallelism", "1").getOrCreate())
+    return tumult.spark_session()
 
 
-def _run_case(ta, measure: str, case: _Case) -> dict[str, Any]:
-    """A fresh session (budget 10, exact), the query evaluated at budget 1 and collected;
-    the noise the library used, its exact parameter, the column type, the library's report."""
-    total, spend = ((ta.PureDPBudget(10), ta.PureDPBudget(1)) if measure == "PureDP"
-                    else (ta.RhoZCDPBudget(10), ta.RhoZCDPBudget(1)))
-    change = ta.AddOneRow() if case.change == "AddOneRow" else ta.AddRowsWithID("id")
-    session = call_library(f"Session.from_dataframe({total}, protected_change={case.change})",
-                           ta.Session.from_dataframe, privacy_budget=total, source_id="t",
-                           dataframe=_frame(), protected_change=change)
+def _drop_tables() -> None:
+    """Drop the temporary database Tumult keeps its sessions' tables in (tmlt.analytics'
+    own ``utils.cleanup``)."""
+    from tmlt.analytics import utils  # lazy: the library is optional
+
+    utils.cleanup()
+
+
+def _session(ta, measure: str, change: str):
+    """A Session over the 3-row DataFrame with an exact budget of 10 (queries spend 1)."""
+    from pyspark.sql import types  # lazy: pyspark is optional
+
+    total = ta.PureDPBudget(10) if measure == "PureDP" else ta.RhoZCDPBudget(10)
+    protected = ta.AddOneRow() if change == "AddOneRow" else ta.AddRowsWithID("id")
+    schema = types.StructType([types.StructField("id", types.LongType(), False),
+                               types.StructField("g", types.StringType(), False),
+                               types.StructField("i", types.LongType(), False),
+                               types.StructField("f", types.DoubleType(), False)])
+    frame = _spark().createDataFrame(_ROWS_OF_DATA, schema)
+    return call_library(f"Session.from_dataframe({total}, protected_change={change})",
+                        ta.Session.from_dataframe, privacy_budget=total, source_id="t",
+                        dataframe=frame, protected_change=protected)
+
+
+def _seed_parameter(measure: str, case: _Case) -> Fraction | None:
+    """Seed 001's sensitivity under AddRowsWithID turned into the noise parameter at budget 1:
+    Laplace, sensitivity MaxRowsPerGroupPerID * MaxGroupsPerID * b, scale = sensitivity / 1;
+    Gaussian, sensitivity MaxRowsPerGroupPerID * sqrt(MaxGroupsPerID) * b, sigma**2 =
+    sensitivity**2 / (2 * 1); b is a row's largest contribution (1 to a count, 3 to a sum
+    clamped to [0, 3]). None for the AddOneRow cases."""
+    if case.change == "AddOneRow":
+        return None
+    b = 1 if case.column is None else 3
+    if measure == "PureDP":
+        return Fraction(_ROWS * _GROUPS * b)
+    return Fraction((_ROWS * b) ** 2 * _GROUPS, 2)
+
+
+def _run_case(ta, session, measure: str, case: _Case) -> dict[str, Any]:
+    """The query evaluated at budget 1 and collected: the noise the library used, its exact
+    parameter, the column type, the library's report."""
+    spend = ta.PureDPBudget(1) if measure == "PureDP" else ta.RhoZCDPBudget(1)
     query = case.build(ta)
     report = call_library(f"Session._noise_info({case.name}, {spend})", session._noise_info, query, spend)
     with _recording() as asked:
@@ -207,55 +257,101 @@ def _run_case(ta, measure: str, case: _Case) -> dict[str, Any]:
         "query": case.name, "protected_change": case.change, "budget": f"{type(spend).__name__}({spend.value})",
         "column": case.column, "column_type": column_type,
         "noise": [type(m).__name__ for m in noise],
-        "parameters": [format_value(tumult.exact(getattr(m, _NOISE_ATTR[type(m).__name__]))) for m in noise],
-        "output_measures": sorted({type(m.output_measure).__name__ for m in noise}),
+        "parameters": [tumult.exact(getattr(m, _NOISE_ATTR[type(m).__name__])) for m in noise],
         "reported": [_INFO_NAME.get(getattr(i["noise_mechanism"], "name", ""), str(i["noise_mechanism"]))
                      for i in report],
+        "seed_parameter": _seed_parameter(measure, case),
         "rows_returned": len(rows),
     }
 
 
-def _check_default(measure: str) -> Callable[[], Finding]:
-    family, classes = FAMILIES[measure]
+def _run_all(ta, measure: str) -> list[dict[str, Any]]:
+    """Every case, one Session per protected change; the temporary tables dropped after."""
+    sessions: dict[str, Any] = {}
+    runs = []
+    try:
+        for case in _cases():
+            if case.change not in sessions:
+                sessions[case.change] = _session(ta, measure, case.change)
+            runs.append(_run_case(ta, sessions[case.change], measure, case))
+    finally:
+        _drop_tables()
+    return runs
 
+
+def _replay(ta, measure: str, run: dict[str, Any]) -> dict[str, Any]:
+    """The witness's query again, on a fresh Session."""
+    case = next(c for c in _cases() if c.name == run["query"] and c.change == run["protected_change"])
+    try:
+        return _run_case(ta, _session(ta, measure, case.change), measure, case)
+    finally:
+        _drop_tables()
+
+
+def _check_default(measure: str) -> Callable[[], Finding]:
     def check() -> Finding:
         ta = _library()
-        version = _optional.version(DISTRIBUTION, EXTRA, INSTALL_NOTE)
-        runs = [_run_case(ta, measure, case) for case in _cases()]
-        bad = next((r for r in runs if not r["noise"] or any(n not in classes for n in r["noise"])
-                    or sorted(r["reported"]) != sorted(r["noise"])), None)
-        used = "; ".join(f"{r['query']} [{r['protected_change']}"
-                         + (f", column {r['column']}: {r['column_type']}" if r["column"] else "")
-                         + f"]: {', '.join(f'{n}({p})' for n, p in zip(r['noise'], r['parameters']))}"
-                         for r in runs)
-        scope = (f"tmlt.analytics {version}: {len(runs)} queries left at their DEFAULT mechanism, each "
-                 f"evaluated at {runs[0]['budget']} on a fresh Session over a 3-row Spark DataFrame "
-                 f"(columns id, g, i: INTEGER, f: DECIMAL); the noise measurements Tumult Core's "
-                 f"SequentialQueryable was asked to answer while Session.evaluate ran, matched by class, "
-                 f"parameters read exactly; the library's own report (Session._noise_info) compared")
-        settings = Settings(len(runs), "count, sum, average; INTEGER and DECIMAL columns; AddOneRow and "
-                                       "AddRowsWithID with MaxGroupsPerID and MaxRowsPerGroupPerID")
-        claim = f"the default noise under {measure} is {family} noise ({' or '.join(classes)})"
-        if bad is not None:
-            case = next(c for c in _cases() if c.name == bad["query"] and c.change == bad["protected_change"])
-            again = _run_case(ta, measure, case)
-            witness = {k: bad[k] for k in ("query", "protected_change", "budget", "column", "column_type",
-                                           "noise", "parameters", "reported")}
-            return Finding(claim=claim, truth=f"{bad['query']}: {', '.join(bad['noise']) or 'no noise found'}",
-                           verdict=Verdict.VIOLATED, witness=witness,
-                           replay=Replay.of(again["noise"] == bad["noise"]), evidence=Evidence.BIT_EXACT,
-                           scope=scope, settings=settings)
-        continuous = [r for r in runs if r["noise"] == [classes[0]]]
-        discrete = [r for r in runs if r["noise"] == [classes[1]]]
-        note = (f"the {family} family in both forms: {classes[0]} on "
-                f"{', '.join(sorted({str(r['column_type']) for r in continuous})) or 'no'} columns, "
-                f"{classes[1]} (its discrete counterpart, which the library's {family.upper()} option "
-                f"selects too) on counts and "
-                f"{', '.join(sorted({str(r['column_type']) for r in discrete if r['column_type']})) or 'no'} "
-                f"columns; the library's report names the same mechanism in every case")
-        return Finding(claim=claim, truth=used, verdict=Verdict.HOLDS, evidence=Evidence.BIT_EXACT_GRID,
-                       scope=scope, settings=settings, note=note)
+        return _finding(ta, measure, _run_all(ta, measure), _optional.version(DISTRIBUTION, EXTRA, INSTALL_NOTE))
     return check
+
+
+def _finding(ta, measure: str, runs: list[dict[str, Any]], version: str) -> Finding:
+    """The verdict on ``runs`` (of :func:`_run_all`): violated when a query's noise is of
+    another family (replayed on a fresh Session); no verdict when no noise was recorded or the
+    library's own report names other mechanisms than the recording (the reading is then in
+    doubt, not the library)."""
+    family, classes = FAMILIES[measure]
+    doubtful = [r for r in runs if not r["noise"] or sorted(r["reported"]) != sorted(r["noise"])]
+    bad = next((r for r in runs if any(n not in classes for n in r["noise"])), None)
+    used = "; ".join(f"{r['query']} [{r['protected_change']}"
+                     + (f", column {r['column']}: {r['column_type']}" if r["column"] else "")
+                     + f"]: {', '.join(f'{n}({format_value(p)})' for n, p in zip(r['noise'], r['parameters']))}"
+                     for r in runs)
+    scope = (f"tmlt.analytics {version}: {len(runs)} queries left at their DEFAULT mechanism, each "
+             f"evaluated at {runs[0]['budget']} on a Session of budget 10 (one per protected change) over a "
+             f"3-row Spark DataFrame "
+             f"(columns id, g, i: INTEGER, f: DECIMAL); the noise measurements Tumult Core's "
+             f"SequentialQueryable was asked to answer while Session.evaluate ran, matched by class, "
+             f"parameters read exactly; the library's own report (Session._noise_info) compared")
+    settings = Settings(len(runs), "count, sum, average; INTEGER and DECIMAL columns; AddOneRow and "
+                                   "AddRowsWithID with MaxGroupsPerID and MaxRowsPerGroupPerID")
+    claim = f"the default noise under {measure} is {family} noise ({' or '.join(classes)})"
+    if doubtful:
+        r = doubtful[0]
+        return Finding(claim=claim, truth=f"{r['query']}: recorded {r['noise']}, the library reports {r['reported']}",
+                       verdict=Verdict.UNDECIDED, evidence=None, scope=scope, settings=settings,
+                       note=f"the noise recorded while Session.evaluate ran and the library's own report "
+                            f"disagree on {len(doubtful)} of {len(runs)} queries: the reading is in doubt")
+    if bad is not None:
+        again = _replay(ta, measure, bad)
+        witness = {k: bad[k] for k in ("query", "protected_change", "budget", "column", "column_type",
+                                       "noise", "reported")}
+        witness["parameters"] = [format_value(p) for p in bad["parameters"]]
+        return Finding(claim=claim, truth=f"{bad['query']}: {', '.join(bad['noise']) or 'no noise found'}",
+                       verdict=Verdict.VIOLATED, witness=witness,
+                       replay=Replay.of(again["noise"] == bad["noise"]), evidence=Evidence.BIT_EXACT,
+                       scope=scope, settings=settings)
+    continuous = [r for r in runs if r["noise"] == [classes[0]]]
+    discrete = [r for r in runs if r["noise"] == [classes[1]]]
+    note = (f"the {family} family in both forms: {classes[0]} on "
+            f"{', '.join(sorted({str(r['column_type']) for r in continuous})) or 'no'} columns, "
+            f"{classes[1]} (its discrete counterpart, which the library's {family.upper()} option "
+            f"selects too) on counts and "
+            f"{', '.join(sorted({str(r['column_type']) for r in discrete if r['column_type']})) or 'no'} "
+            f"columns; the library's report names the same mechanism in every case")
+    seeded = [r for r in runs if r["seed_parameter"] is not None]
+    if seeded:
+        agree = all(r["parameters"] == [r["seed_parameter"]] for r in seeded)
+        formula = ("scale = MaxRowsPerGroupPerID * MaxGroupsPerID * b / epsilon" if measure == "PureDP" else
+                   "sigma**2 = (MaxRowsPerGroupPerID * sqrt(MaxGroupsPerID) * b)**2 / (2 rho)")
+        note += (f"; under AddRowsWithID (MaxGroupsPerID {_GROUPS}, MaxRowsPerGroupPerID {_ROWS}) the "
+                 f"library's parameters {'are' if agree else 'are NOT'} seed 001's sensitivity formula "
+                 f"turned into the noise parameter, {formula} (b: a row's largest contribution, 1 to a "
+                 f"count, 3 to a sum on [0, 3]): "
+                 + ", ".join(f"{format_value(r['seed_parameter'])} expected, "
+                             f"{', '.join(format_value(p) for p in r['parameters'])} used" for r in seeded))
+    return Finding(claim=claim, truth=used, verdict=Verdict.HOLDS, evidence=Evidence.BIT_EXACT_GRID,
+                   scope=scope, settings=settings, note=note)
 
 
 _EXPECTED = {"s001/defaults/pure-dp-laplace": "holds-on-grid",
