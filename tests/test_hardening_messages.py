@@ -107,7 +107,7 @@ def test_privacy_values(capsys, mechanism, values, fragment):
 
 @pytest.mark.parametrize("name, params, values, fragment", [
     ("randomized-response", {"p": "3/4"}, ((0, 1), (2,)),
-     "randomized-response takes one number per query value; value=(0, 1) is a vector of 2"),
+     "randomized-response takes one number per query value; the value (0, 1) is a vector of 2"),
     # gaussian takes numbers or vectors (issue 28), never one of each
     ("gaussian", {"sigma": 1}, ([0, 1], 2),
      "the query values (0, 1) and 2 are a vector and a number; gaussian takes two numbers or two vectors"),

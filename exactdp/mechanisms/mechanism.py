@@ -108,8 +108,9 @@ def one_number(value, mechanism: Mechanism, name: str = "value"):
     a vector (tuple or list) is refused saying so, other values as :func:`to_exact` does."""
     if isinstance(value, (tuple, list)):
         raise InvalidArgument(
-            f"{mechanism.name} takes one number per query value; {name}={show_vector(value)} is "
-            f"a vector of {len(value)}: pass one number, e.g. values=(0, 1)")
+            f"{mechanism.name} takes one number per query value; the value {show_vector(value)} is "
+            f"a vector of {len(value)}: give one number per query value (a scalar query such as "
+            f"sum), or a mechanism that takes vectors (laplace, gaussian)")
     return to_exact(value, name)
 
 
