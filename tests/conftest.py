@@ -117,6 +117,21 @@ def cli_run(capsys):
     return run
 
 
+@pytest.fixture
+def checked_claim():
+    """``checked_claim(id)``: the built-in claim's result, asserting it found what the
+    registry expects of it."""
+    from exactdp import registry
+
+    def run(claim_id):
+        claim = registry.claim(claim_id)
+        result = claim.check()
+        assert claim.meets_expectation(result), (claim_id, result)
+        return result
+
+    return run
+
+
 # Projects copied into temporary folders by their tests, not tests of this suite: the sample
 # project (run as a user's project by tests/test_pytestplugin.py and tests/test_cli_check.py)
 # and the audit plug-in fixtures.

@@ -7,7 +7,6 @@ import itertools
 
 import pytest
 
-from exactdp import registry
 from exactdp.checkers.results import Verdict
 from exactdp.errors import InvalidArgument, TooLarge
 from exactdp.relational.changes import AddRowsWithID
@@ -22,15 +21,10 @@ DOMAIN = TableDomain(keys=("a", "b"), values=(1, 2), ids=(1, 2), rows_per_id=2)
 PUBLIC = (("a", "TN"), ("a", "KY"), ("b", "NC"))
 
 
-def _run(claim_id):
-    claim = registry.claim(claim_id)
-    result = claim.check()
-    assert claim.meets_expectation(result)
-    return result
 
 
-def test_the_three_transformations_keep_add_rows_with_id():
-    r = _run("s001/add-rows-with-id/transformations-keep-change")
+def test_the_three_transformations_keep_add_rows_with_id(checked_claim):
+    r = checked_claim("s001/add-rows-with-id/transformations-keep-change")
     d = r.to_dict()
     assert r.verdict is Verdict.HOLDS and d["broken"] == []
     # every id of every database: 225 tables on the left, 36 on the right
@@ -89,8 +83,8 @@ def test_rows_with_tuple_values_print_plainly():
 
 # --- graphs -----------------------------------------------------------------------------
 
-def test_graph_node_count_claim():
-    r = _run("s002/exercise/graph/node-count")
+def test_graph_node_count_claim(checked_claim):
+    r = checked_claim("s002/exercise/graph/node-count")
     d = r.to_dict()
     assert r.verdict is Verdict.HOLDS_TIGHT
     assert d["node_count"] == 1 and d["edge_count"] == 4 and d["graphs"] == 1450
@@ -130,8 +124,8 @@ def test_graph_errors_name_the_value():
 
 # --- seed 003, scenario (b) -----------------------------------------------------------
 
-def test_replicated_universe_claim():
-    r = _run("s003/b/replicated-universe")
+def test_replicated_universe_claim(checked_claim):
+    r = checked_claim("s003/b/replicated-universe")
     d = r.to_dict()
     assert r.verdict is Verdict.HOLDS_TIGHT and d["release_size"] == 4
     assert d["columns"]["mood"]["by_replicates"] == {"1": 0, "2": 1, "3": 3, "4": 5}

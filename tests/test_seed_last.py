@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdp import registry
 from exactdp.checkers.results import Verdict
 from exactdp.mechanisms.models.samplers import float_exponential_sampler_distribution
 
 
-def _run(id):
-    c = registry.claim(id)
-    r = c.check()
-    assert c.meets_expectation(r)
-    return r
 
 
-def test_float_sampler_gives_infinite_epsilon_at_the_first_vanishing_step():
-    r = _run("s002/exponential/float-sampler")
+def test_float_sampler_gives_infinite_epsilon_at_the_first_vanishing_step(checked_claim):
+    r = checked_claim("s002/exponential/float-sampler")
     assert r.verdict is Verdict.VIOLATED
     w = r.witness
     # the witness pair: candidate 1 reachable from one score vector and not from the other
@@ -32,25 +26,25 @@ def test_float_sampler_gives_infinite_epsilon_at_the_first_vanishing_step():
                for t in range(60, s + 1))
 
 
-def test_duplicate_exercise_raises_name_error():
-    r = _run("s002/exercise/duplicate/code-runs")
+def test_duplicate_exercise_raises_name_error(checked_claim):
+    r = checked_claim("s002/exercise/duplicate/code-runs")
     assert r.verdict is Verdict.VIOLATED
     assert r.to_dict()["error"] == "NameError" and "instanceof" in r.to_dict()["message"]
 
 
-def test_adult_printed_arithmetic():
-    r = _run("s000/adult/education-counts-add-up")
+def test_adult_printed_arithmetic(checked_claim):
+    r = checked_claim("s000/adult/education-counts-add-up")
     assert r.verdict is Verdict.HOLDS and r.to_dict()["sum"] == 32563
-    m = _run("s000/adult/mean-is-sum-over-count")
+    m = checked_claim("s000/adult/mean-is-sum-over-count")
     d = m.to_dict()
     assert m.verdict is Verdict.HOLDS and d["exact"] == "441431/10517"
     assert d["float"] == d["printed"] == "41.973091185699346"
 
 
-def test_larger_k_does_not_always_increase_the_sensitivity():
+def test_larger_k_does_not_always_increase_the_sensitivity(checked_claim):
     from exactdp.registry.seed003 import seed003_claims
 
-    r = _run("s003/conclusions/larger-k-increases")
+    r = checked_claim("s003/conclusions/larger-k-increases")
     d = r.to_dict()
     assert r.verdict is Verdict.VIOLATED and d["series"] == 120 and d["undecided"] == []
     # no series falls; the flat steps include the bounded count, 0 at every k
@@ -60,10 +54,10 @@ def test_larger_k_does_not_always_increase_the_sensitivity():
     assert set(bounded_counts.values()) == {0} and len(bounded_counts) == 4
 
 
-def test_noise_overwhelms_the_signal_only_at_the_largest_log_bound():
+def test_noise_overwhelms_the_signal_only_at_the_largest_log_bound(checked_claim):
     from math import isqrt
 
-    r = _run("s000/clip-sweep/noise-overwhelms-signal")
+    r = checked_claim("s000/clip-sweep/noise-overwhelms-signal")
     d = r.to_dict()
     assert r.verdict is Verdict.HOLDS and d["bounds_over"] == [2**14]
     # sqrt(2) * 16384 * 100 = 2317047.6...: floor, and 2^13 stays below the signal
@@ -71,10 +65,10 @@ def test_noise_overwhelms_the_signal_only_at_the_largest_log_bound():
     assert 2 * 819200**2 < 1360238**2 < 2 * 1638400**2
 
 
-def test_universe_sweep_counts_the_notebooks_datasets():
+def test_universe_sweep_counts_the_notebooks_datasets(checked_claim):
     from math import comb
 
-    r = _run("s003/limitations/universe-size-sweep")
+    r = checked_claim("s003/limitations/universe-size-sweep")
     d = r.to_dict()
     assert r.verdict is Verdict.HOLDS and d["sizes"] == [10, 20, 40, 80, 160]
     # N = 10, n = 5, k = 1: 252 releases, each with 5 smaller and 5 larger neighbours
@@ -83,12 +77,12 @@ def test_universe_sweep_counts_the_notebooks_datasets():
     assert f[0] == Fraction(comb(20, 10) * 21, comb(10, 5) * 11) and all(a < b for a, b in zip(f, f[1:]))
 
 
-def test_a_high_percentile_as_sensitivity_is_not_epsilon_dp():
+def test_a_high_percentile_as_sensitivity_is_not_epsilon_dp(checked_claim):
     from exactdp.mechanisms.calibration.typical import exceedance_probability
     from exactdp.numeric.decide import compare
     from exactdp.registry.seed004 import height_mixture
 
-    r = _run("s004/laplace/high-percentile")
+    r = checked_claim("s004/laplace/high-percentile")
     d = r.to_dict()
     lo, hi = (Fraction(q) for q in d["quantile"])
     assert r.verdict is Verdict.VIOLATED and hi - lo <= Fraction(1, 100)
@@ -100,11 +94,11 @@ def test_a_high_percentile_as_sensitivity_is_not_epsilon_dp():
     assert d["witness"] == {"x": "0", "x_prime": "300", "output": "300"}
 
 
-def test_curve_shapes_of_the_printed_series():
+def test_curve_shapes_of_the_printed_series(checked_claim):
     from exactdp.registry.seed003 import seed003_claims
     from exactdp.registry.seed_last import curve_shape
 
-    r = _run("s003/conclusions/curve-shapes")
+    r = checked_claim("s003/conclusions/curve-shapes")
     d = r.to_dict()
     assert r.verdict is Verdict.VIOLATED and d["series"] == 80 and d["no_shape"] == 40
     assert d["counts"] == {"constant": 4, "linear": 12, "plateau": 40, "concave": 9, "falls": 0,
@@ -128,10 +122,10 @@ def test_curve_shape_reads_each_shape():
     assert curve_shape([3, 2, 4]) == "falls"
 
 
-def test_the_density_figure_claim_against_mpmath():
+def test_the_density_figure_claim_against_mpmath(checked_claim):
     import mpmath
 
-    r = _run("s004/mixture/density-figure")
+    r = checked_claim("s004/mixture/density-figure")
     d = r.to_dict()
     assert r.verdict is Verdict.HOLDS
     with mpmath.workdps(50):
