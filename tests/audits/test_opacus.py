@@ -26,6 +26,12 @@ from exactdp.audits import runner
 from exactdp.audits import suite_opacus as S
 from exactdp.errors import InvalidArgument, MissingDependency
 
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("hidden_library", Path(__file__).resolve().parent.parent / "hidden_library.py")
+_hidden = _util.module_from_spec(_spec)
+_spec.loader.exec_module(_hidden)  # the code that hides a library in a child process
+
 ROOT = Path(__file__).resolve().parents[2]
 HAS_OPACUS = importlib.util.find_spec("opacus") is not None
 SKIP_REASON = ("Opacus is not installed: it needs torch, so it has its own environment "
@@ -96,16 +102,7 @@ def test_suite_is_registered_and_lists_without_the_library():
         "opacus.privacy_engine.PrivacyEngine.make_private_with_epsilon"}
 
 
-_HIDE = textwrap.dedent("""
-    import importlib.metadata as md, sys
-    _real = md.version
-    def _version(name):
-        if name.lower() == "opacus":
-            raise md.PackageNotFoundError(name)
-        return _real(name)
-    md.version = _version
-    sys.modules["opacus"] = None
-""")
+_HIDE = _hidden.hide("opacus", "opacus")
 
 
 def test_audit_without_opacus_exits_2_naming_the_extra():

@@ -21,6 +21,12 @@ import pytest
 from exactdp.adapters import smartnoise as adapter
 from exactdp.errors import InvalidArgument, MissingDependency
 
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("hidden_library", Path(__file__).resolve().parent.parent / "hidden_library.py")
+_hidden = _util.module_from_spec(_spec)
+_spec.loader.exec_module(_hidden)  # the code that hides a library in a child process
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SKIP_REASON = ("smartnoise-sql is not installed: it needs its own environment (it pins "
@@ -37,16 +43,7 @@ needs_snsql = pytest.mark.skipif(not _has_snsql(), reason=SKIP_REASON)
 
 # --- everywhere: the library missing ----------------------------------------------------
 
-_HIDE = textwrap.dedent("""
-    import importlib.metadata as md, sys
-    _real = md.version
-    def _version(name):
-        if name.lower().replace("_", "-") == "smartnoise-sql":
-            raise md.PackageNotFoundError(name)
-        return _real(name)
-    md.version = _version
-    sys.modules["snsql"] = None
-""")
+_HIDE = _hidden.hide("smartnoise-sql", "snsql")
 
 
 def _run_cli_without_snsql(*args: str) -> subprocess.CompletedProcess:

@@ -21,6 +21,12 @@ import pytest
 from exactdp.adapters import tumult as adapter
 from exactdp.errors import InvalidArgument, MissingDependency
 
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("hidden_library", Path(__file__).resolve().parent.parent / "hidden_library.py")
+_hidden = _util.module_from_spec(_spec)
+_spec.loader.exec_module(_hidden)  # the code that hides a library in a child process
+
 ROOT = Path(__file__).resolve().parents[2]
 # pyspark leaves its result sockets to the garbage collector (a ResourceWarning, raised as an
 # "unraisable" warning at the next test): pyspark's, not exactdp's, so not an error here.
@@ -47,17 +53,7 @@ def _has_tmlt() -> bool:
 
 # Where tmlt.core is installed (its own environment), the child hides it: the import fails
 # and the distribution's metadata is not found, as in an environment without it.
-_HIDE = textwrap.dedent("""
-    import importlib.metadata as md, sys
-    _real = md.version
-    def _version(name):
-        if name.lower().replace("-", ".").replace("_", ".") == "tmlt.core":
-            raise md.PackageNotFoundError(name)
-        return _real(name)
-    md.version = _version
-    sys.modules["tmlt"] = None
-    sys.modules["tmlt.core"] = None
-""")
+_HIDE = _hidden.hide("tmlt.core", "tmlt", "tmlt.core")
 
 
 def _run_cli_without_tmlt(*args: str) -> subprocess.CompletedProcess:

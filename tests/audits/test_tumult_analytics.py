@@ -22,6 +22,12 @@ from exactdp.audits import runner
 from exactdp.audits import suite_tumult_analytics as suite
 from exactdp.checkers.results import Verdict
 
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location("hidden_library", Path(__file__).resolve().parent.parent / "hidden_library.py")
+_hidden = _util.module_from_spec(_spec)
+_spec.loader.exec_module(_hidden)  # the code that hides a library in a child process
+
 ROOT = Path(__file__).resolve().parents[2]
 # pyspark's socket ResourceWarnings, tmlt.core 0.19.1's importlib.resources.path, and what
 # pyspark says when tmlt.analytics runs its pandas UDFs (a type-hint UserWarning; its pandas
@@ -66,16 +72,7 @@ def test_families_name_the_seed_and_tumults_classes():
 
 # Where tmlt.analytics is installed, the child hides it: the import fails and its metadata is
 # not found, as in an environment without it.
-_HIDE = textwrap.dedent("""
-    import importlib.metadata as md, sys
-    _real = md.version
-    def _version(name):
-        if name.lower().replace("-", ".").replace("_", ".") == "tmlt.analytics":
-            raise md.PackageNotFoundError(name)
-        return _real(name)
-    md.version = _version
-    sys.modules["tmlt.analytics"] = None
-""")
+_HIDE = _hidden.hide("tmlt.analytics", "tmlt.analytics")
 
 
 def test_audit_without_the_library_exits_2_saying_where_it_runs():
