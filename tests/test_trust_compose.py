@@ -308,7 +308,7 @@ def test_a_finite_expression_claim_still_works():
 
 @pytest.mark.parametrize("values, fragment", [
     ("0," * 2500, "has an empty entry"),
-    ("1;" * 2499 + "1", "takes one number per query value"),
+    ("1;" * 2499 + "1", "gives 2500 vectors; give exactly two"),  # gaussian takes vectors
     ("x" * 4998 + ",1", "has 4,998 characters, more than 4,000"),
 ])
 def test_a_long_values_is_quoted_short(capsys, values, fragment):

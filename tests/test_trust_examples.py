@@ -132,6 +132,18 @@ EXPECT: dict[str, tuple[int, tuple[str, ...]]] = {
         "            witness x=[], x'=[10]: f(x)=0, f(x')=10",)),
     "exactdp verify --all --json": (0, (
         '"query": "count"', '"verdict": "violated"', '"evidence": "bit-exact"')),
+    # vector queries and values (docs/command-line.md)
+    "exactdp sensitivity --query quantile-score:1/3:0,1,2 --universe 0..3 --sizes 0..3 --claim 2/3": (0, (
+        "quantile-score:1/3:0,1,2: HOLDS, tight: claim 2/3 is attained by x=[], x'=[0]: f(x)=(0, 0, 0), "
+        "f(x')=(0, -2/3, -2/3)",)),
+    "exactdp privacy --mechanism exponential --param epsilon=1 --query quantile-score:1/2:0,1,2,3 "
+    "--universe 0..3 --sizes 0..3": (0, (
+        "~ [0.326809369873, 0.326809369874]; witness x=[2, 3], x'=[0, 2, 3]",
+        "60 distinct pairs of quantile-score:1/2:0,1,2,3 values")),
+    "exactdp privacy --mechanism laplace --param scale=1 --values 1,2;3,4 --epsilon 1 --delta 1/2": (1, (
+        "laplace(scale=1): VIOLATED: claim (1, 1/2)-DP, exact delta(1) = 1 - 7*exp(-3/2)/4",)),
+    "exactdp privacy --mechanism laplace --param scale=1 --values 1,2;3,4 --epsilon 4 --delta 0": (0, (
+        "laplace(scale=1): HOLDS, tight: claim (4, 0)-DP, exact delta(4) = 0",)),
     # sensitivity
     "exactdp sensitivity --query sum --universe=-3..13 --sizes 0..3 --clip 2,10 --claim U-L": (1, (
         "clipped(sum, 2, 10): VIOLATED: claim U-L = 8 < sensitivity 10; witness x=[], x'=[10]",)),

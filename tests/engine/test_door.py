@@ -101,7 +101,7 @@ def test_every_builtin_kind_has_an_evaluator_and_the_wide_ones_are_named():
     values = tuple(Fraction(v) for v in range(4))
     seen = set()
     for name in QUERY_NAMES:
-        text = name.replace("P", "50").replace("Q", "1/2").replace(":METHOD", "")
+        text = name.replace(":ALPHA:C1,C2,...", ":1/2:0,2").replace(":P", ":50").replace(":Q", ":1/2")
         form = parse_query(text).incremental(values)
         if form is not None:
             seen.add(form.kind)

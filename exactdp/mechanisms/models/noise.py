@@ -45,8 +45,8 @@ Divergence(value=Fraction(2, 1), output=2)
 >>> make_mechanism("laplace", scale=2).delta(0, 1, 0)
 1 - exp(-1/4)
 >>> loss = make_mechanism("laplace", scale=1).epsilon((0, 0), (1, -2))
->>> loss.value, str(loss.output)
-(Fraction(3, 1), '(0, 0)')
+>>> loss.value, loss.output
+(Fraction(3, 1), (Fraction(0, 1), Fraction(0, 1)))
 >>> make_mechanism("laplace", scale=1).delta((0, 0), (0, 2), 0) == make_mechanism("laplace", scale=1).delta(0, 2, 0)
 True
 """
