@@ -517,7 +517,7 @@ def _draw(data: PlotData, path: str | None, *, xlabel: str, ylabel: str, title: 
     Jupyter session keeps its backend), or the one of the Axes ``ax`` given (one panel only);
     written to ``path`` when one is given."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib, an optional dependency (the plot extra)
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # lazy: matplotlib, an optional dependency (the plot extra)
 
     panels = data.panels()
     given = ax  # the loop below names each panel's axes ax

@@ -269,7 +269,7 @@ class FloatWitnessResult:
         }
 
     def _repr_latex_(self) -> str:
-        import sympy
+        import sympy  # lazy: SymPy is heavy; only a notebook's LaTeX display needs it
 
         c = sympy.latex(sympy.Rational(self.claim.numerator, self.claim.denominator))
         if self.witness is None:

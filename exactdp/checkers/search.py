@@ -207,7 +207,7 @@ def _storage_outside_cwd():
     under its home directory, ``./.hypothesis`` by default: ``exactdp search`` left a 140 kB
     ``.hypothesis/`` folder in the user's working directory. A home directory set before
     (``HYPOTHESIS_STORAGE_DIRECTORY``, ``set_hypothesis_home_dir``) is restored afterwards."""
-    from hypothesis import configuration
+    from hypothesis import configuration  # lazy: hypothesis, an optional dependency (the hypothesis extra)
 
     key = "__hypothesis_home_directory"  # the setting set_hypothesis_home_dir writes
     setter = getattr(configuration, "set_hypothesis_home_dir", None)
@@ -322,8 +322,8 @@ def search_claim(
                 return SearchResult(text, value, SearchVerdict.VIOLATED, w, seed, 0, "corner",
                                     corner_result, scope, params)
 
-    from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
+    from hypothesis import HealthCheck, Phase, find, settings  # lazy: hypothesis, an optional dependency (the hypothesis extra)
+    from hypothesis.errors import NoSuchExample, Unsatisfiable  # lazy: hypothesis, an optional dependency
 
     value_of = universe.value
     evaluated = [0]

@@ -28,6 +28,8 @@ Fraction(5, 1)
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import islice
@@ -207,8 +209,6 @@ PLOT_FORMATS = (".png", ".pdf", ".svg")
 def check_plot_target(path: object) -> str:
     """Refuse, before any computation, a plot that could not be written: matplotlib
     missing (the ``plot`` extra), an unknown format, or a folder that does not exist."""
-    import importlib.util
-    import os
 
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise InvalidArgument(f"plot path={path!r} is not a file name; pass e.g. 'sens.png'")

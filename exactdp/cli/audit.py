@@ -9,6 +9,7 @@ import importlib
 import json
 import os
 import sys
+import textwrap
 import time
 from datetime import datetime, timezone
 
@@ -96,7 +97,6 @@ and marks the audits of a library that is not installed as skipped."""
 
 
 def _evidence_lines() -> str:
-    import textwrap
 
     return "\n".join(textwrap.fill(text, 90, initial_indent=f"  {e.value:<17}", subsequent_indent=" " * 19)
                      for e, text in EVIDENCE_TEXT.items())

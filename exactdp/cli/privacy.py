@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from fractions import Fraction
 
 from exactdp._budget import DEFAULT_MAX_DATASETS, DEFAULT_MAX_PAIRS
@@ -100,7 +101,6 @@ def query_values(text: str, mechanism) -> tuple:
     for one whose ``input_kind`` is ``"scalar-or-vector"`` (laplace, gaussian: noise on
     each coordinate). Every refusal quotes ``--values`` as it was typed, its first 60
     characters when longer."""
-    import shlex
 
     typed = f"--values {shlex.quote(clip_text(text))}"
     numbers, vectors = takes(mechanism)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 
@@ -42,8 +44,6 @@ def _run_many(args) -> int:
         query, space = opt.query(one), opt.space(one)
         for d in (opt.d_in_values(one.d_in) if one.claim is not None else ()):
             bind_claim(one.claim, claim_parameters(query, space, d))
-    import contextlib
-    import io
 
     collect: dict = {"curves": {}, "json": []}
     status, shown = OK, io.StringIO()

@@ -20,6 +20,9 @@ import it).
 
 from __future__ import annotations
 
+import inspect
+import typing
+from fractions import Fraction
 from typing import Any, Callable, Hashable
 
 from exactdp.errors import ExactDPError, InvalidArgument
@@ -147,7 +150,6 @@ def show_vector(value) -> str:
 
 
 def _param_text(v) -> str:
-    from fractions import Fraction
 
     if isinstance(v, Fraction) or (isinstance(v, int) and not isinstance(v, bool)):
         return show_exact(v)
@@ -186,8 +188,6 @@ def _parameters(factory: Callable) -> tuple[list[str], list[str]] | None:
     """The keyword parameters a registered constructor takes and those it requires: from its
     own signature, or, for a ``(**params)`` wrapper, from the class it returns. ``None``
     when they cannot be told."""
-    import inspect
-    import typing
 
     def named(fn) -> tuple[list[str], list[str]] | None:
         try:

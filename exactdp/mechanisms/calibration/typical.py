@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 import sympy
 
 from exactdp._budget import refuse_above
@@ -433,7 +434,6 @@ def _optimal_rho(m: int) -> Fraction:
     ``exp(W_{-1}(-1/(4m))/2)`` (Rubinstein and Aldà; diffpriv's ``.sensitivity_sampler_config``).
     Any ``rho`` in ``(0, 1)`` gives a valid guarantee; this one only makes it tight, so a
     float approximation rounded to a rational is harmless."""
-    import mpmath
 
     with mpmath.workdps(30):
         rho = mpmath.exp(mpmath.lambertw(-mpmath.mpf(1) / (4 * m), -1).real / 2)
