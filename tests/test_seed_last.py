@@ -158,4 +158,10 @@ def test_plot_mixture_density_returns_the_exact_values():
     general = data["general"]
     assert general.x == tuple(Fraction(x) for x in range(160, 181, 5))
     assert general.y[2] == mix.density(170)
+    import mpmath  # an independent reading of the same density at 170 cm
+
+    with mpmath.workdps(40):
+        direct = (mpmath.npdf(170, 178, 7) + mpmath.npdf(170, 162, mpmath.mpf(13) / 2)) / 2
+        lo, hi = (mpmath.mpf(b.numerator) / b.denominator for b in (general.lower[2], general.upper[2]))
+        assert lo <= direct <= hi and hi - lo < mpmath.mpf(10) ** -16
     assert all(lo <= float(y) <= hi for y, lo, hi in zip(general.y, general.lower, general.upper))

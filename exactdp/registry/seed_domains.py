@@ -104,7 +104,7 @@ def _graph_claim() -> StatementResult:
             f"with it: {edges.witness})")
     return StatementResult(verdict, text, nodes.scope + " (proof: proofs/s002-graph-node-count.md)",
                            {"node_count": nodes.value, "edge_count": edges.value,
-                            "pairs": nodes.pairs, "graphs": domain.count()})
+                            "pairs": nodes.pairs, "graphs": nodes.graphs})
 
 
 def _replicated_claim() -> StatementResult:

@@ -187,6 +187,7 @@ class GraphWorstCase:
     witness: GraphPair | None
     pairs: int
     scope: str
+    graphs: int = 0  # the graphs of the domain, counted as they were enumerated
 
 
 def graph_sensitivity(query: Callable[[Graph], object], domain: GraphDomain, relation,
@@ -197,8 +198,9 @@ def graph_sensitivity(query: Callable[[Graph], object], domain: GraphDomain, rel
     if not isinstance(relation, (NodeChange, EdgeChange)):
         raise InvalidArgument(f"relation={relation!r} is not a graph neighbour relation; give "
                               f"NodeChange() or EdgeChange()")
-    best, witness, pairs = None, None, 0
+    best, witness, pairs, graphs = None, None, 0, 0
     for g in domain.graphs(max_graphs):
+        graphs += 1
         fg = query(g)
         for h in relation.smaller(g):
             fh = query(h)
@@ -209,6 +211,6 @@ def graph_sensitivity(query: Callable[[Graph], object], domain: GraphDomain, rel
     if best is None:
         raise InvalidArgument(f"no neighbouring pair in {domain.describe()}; give at least one "
                               f"individual")
-    scope = (f"every one of the {domain.count(max_graphs):,} {domain.describe()} and every "
+    scope = (f"every one of the {graphs:,} {domain.describe()} and every "
              f"neighbour ({relation.describe()}): {pairs:,} pairs")
-    return GraphWorstCase(best, witness if best else None, pairs, scope)
+    return GraphWorstCase(best, witness if best else None, pairs, scope, graphs)

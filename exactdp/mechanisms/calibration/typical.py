@@ -178,9 +178,9 @@ class GaussianMixture:
         sigma_i^2)`` at an exact ``h``, exact: its sign, decided by
         :func:`~exactdp.numeric.decide.compare`, says where the density rises or falls."""
         x = _exact_real(h, "h")
-        return sympy.Add(*(-(x - to_sympy(m)) / to_sympy(s) ** 2
-                           * GaussianMixture((Fraction(1),), (m,), (s,)).density(x) * to_sympy(w)
-                           for w, m, s in zip(self.weights, self.means, self.sigmas)))
+        return sympy.Add(*(-(x - to_sympy(m)) / to_sympy(s) ** 2 * to_sympy(w) * part.density(x)
+                           for w, m, s, part in zip(self.weights, self.means, self.sigmas,
+                                                    self.components())))
 
     def mass(self, a, b) -> sympy.Expr:
         """``P(a <= h <= b)``: ``sum_i w_i/2 (erf((b - mu_i)/(sigma_i sqrt 2)) -
